@@ -1,0 +1,69 @@
+"""milp-anon: provably optimal table anonymization as mixed-integer programs.
+
+Quick start::
+
+    import milp_anon as ma
+    table = ma.Table.from_csv("adult.csv", qi=["sex", "age", "race"], sep=";")
+    result = ma.anonymize(table, ma.KAnonymity(5), time_limit=60)
+    print(result.summary())
+    result.table.head()
+"""
+
+from __future__ import annotations
+
+from .candidates import Candidates, suppression_candidates
+from .criteria import Criterion, KAnonymity
+from .errors import InputError, MilpAnonError, ModelTooLargeError, SolverError, VerificationError
+from .formulations import AssignmentFormulation, KAnonymityProblem
+from .result import Result
+from .rowtypes import RowTypes
+from .solve import SolverOptions
+from .table import SUPPRESSED, Table, read_csv
+
+__version__ = "0.1.0"
+
+
+def anonymize(table, *criteria, closure: bool = True, mps: str | None = None, lp_file: str | None = None,
+              **solver_options) -> Result:
+    """Anonymize ``table`` optimally under ``criteria``.
+
+    Parameters
+    ----------
+    table
+        A :class:`Table`.
+    *criteria
+        Privacy criteria, e.g. ``KAnonymity(5)``.
+    closure
+        Closure pruning of the candidates (exact; default on).
+    mps, lp_file
+        Also write the model to these paths.
+    **solver_options
+        Fields of :class:`SolverOptions` (``time_limit``, ``threads``, ``gap``,
+        ``solver``, ``msg``, ...).
+    """
+    if not isinstance(table, Table):
+        raise InputError("anonymize() takes a milp_anon.Table; build one with Table.from_frame or from_csv")
+    options = SolverOptions(**solver_options)
+    return AssignmentFormulation(criteria, closure=closure).solve(table, options, mps=mps, lp_file=lp_file)
+
+
+__all__ = [
+    "AssignmentFormulation",
+    "Candidates",
+    "Criterion",
+    "InputError",
+    "KAnonymity",
+    "KAnonymityProblem",
+    "MilpAnonError",
+    "ModelTooLargeError",
+    "Result",
+    "RowTypes",
+    "SUPPRESSED",
+    "SolverError",
+    "SolverOptions",
+    "Table",
+    "VerificationError",
+    "anonymize",
+    "read_csv",
+    "suppression_candidates",
+]

@@ -1,0 +1,294 @@
+"""The ``milp-anon`` command line.
+
+Exit codes (a contract users' scripts rely on):
+
+* 0 — optimal (proven, gap 0);
+* 1 — internal error (e.g. a solution failed the verifier: a bug, nothing written);
+* 2 — bad input (one line on stderr, no output file);
+* 3 — infeasible (the reason on stderr);
+* 4 — stopped by a limit (time, or a user gap > 0): output written only if a
+  verified feasible solution exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+from .errors import InputError, MilpAnonError, SolverError, VerificationError
+
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_LIMIT = 0, 1, 2, 3, 4
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports bad arguments in one line with exit code 2."""
+
+    def error(self, message):
+        raise InputError(f"{self.prog}: {message}")
+
+
+def _split(s: str | None) -> list[str]:
+    if s is None:
+        return []
+    return [c.strip() for c in s.split(",") if c.strip() != ""]
+
+
+def _sep(s: str) -> str:
+    s = {"\\t": "\t", "tab": "\t"}.get(s, s)
+    if len(s) != 1:
+        raise InputError(f"--sep must be one character, got {s!r}")
+    return s
+
+
+def _same_path(a: str, b: str) -> bool:
+    try:
+        if os.path.exists(b):
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _check_out_path(path: str, inputs: list[str], what: str):
+    for inp in inputs:
+        if _same_path(inp, path):
+            raise InputError(f"{what} {path} is the input file; choose another path (the input is never modified)")
+    d = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(d):
+        raise InputError(f"{what} directory does not exist: {d}")
+    if os.path.isdir(path):
+        raise InputError(f"{what} {path} is a directory")
+
+
+def write_atomic(path: str, write) -> None:
+    """Write through a temporary file in the same directory, then rename."""
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".milp-anon-", suffix=".tmp", dir=d)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            write(fh)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def write_table_csv(frame, path: str, sep: str) -> None:
+    import csv
+
+    def w(fh):
+        wr = csv.writer(fh, delimiter=sep, lineterminator="\n")
+        wr.writerow(list(frame.columns))
+        wr.writerows(frame.astype(str).itertuples(index=False, name=None))
+
+    write_atomic(path, w)
+
+
+def _add_solver_args(p):
+    p.add_argument("--time-limit", type=float, default=None, metavar="SEC", help="solver time limit in seconds")
+    p.add_argument("--threads", type=int, default=None, metavar="N", help="solver threads")
+    p.add_argument("--gap", type=float, default=0.0, metavar="G",
+                   help="relative MIP gap to stop at (default 0: prove optimality)")
+    p.add_argument("--solver", default="HiGHS", metavar="NAME",
+                   help="PuLP solver name (default HiGHS, in bulk through highspy; e.g. PULP_CBC_CMD)")
+    p.add_argument("--no-closure", action="store_true", help="disable closure pruning of candidates")
+    p.add_argument("--max-memory-gb", type=float, default=None, metavar="GB",
+                   help="refuse models estimated above this size (default 80%% of available memory)")
+    p.add_argument("--verbose", action="store_true", help="show the solver log")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="milp-anon", description="Provably optimal k-anonymization by cell suppression.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    s = sub.add_parser("solve", help="anonymize a CSV table optimally")
+    s.add_argument("input", metavar="INPUT.csv")
+    s.add_argument("--qi", required=True, help="comma-separated quasi-identifier columns")
+    s.add_argument("--k", type=int, default=None, help="k of k-anonymity")
+    s.add_argument("--sensitive", default=None, help="comma-separated sensitive column(s), carried unchanged")
+    s.add_argument("--sep", default=",", help="delimiter for reading and writing (default ',')")
+    s.add_argument("--out", required=True, metavar="OUT.csv", help="anonymized table")
+    s.add_argument("--report", default=None, metavar="REPORT.json", help="machine-readable report")
+    s.add_argument("--mps", default=None, metavar="MODEL.mps", help="also write the model as MPS")
+    s.add_argument("--lp", default=None, metavar="MODEL.lp", help="also write the model as LP")
+    _add_solver_args(s)
+
+    i = sub.add_parser("inspect", help="sizes of the model without solving")
+    i.add_argument("input", metavar="INPUT.csv")
+    i.add_argument("--qi", required=True)
+    i.add_argument("--k", type=int, required=True)
+    i.add_argument("--sensitive", default=None)
+    i.add_argument("--sep", default=",")
+    i.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    d = sub.add_parser("demo", help="solve the bundled UCI Adult table optimally")
+    d.add_argument("--qi", default="sex,age,race,marital-status", help="QI columns of Adult")
+    d.add_argument("--k", type=int, default=5)
+    d.add_argument("--out", default=None, metavar="OUT.csv", help="also write the anonymized table")
+    _add_solver_args(d)
+    return parser
+
+
+def _criteria(args):
+    from .criteria import KAnonymity
+
+    if args.k is None:
+        raise InputError("give --k (the k of k-anonymity)")
+    return [KAnonymity(args.k)]
+
+
+def _options(args):
+    from .solve import SolverOptions
+
+    return SolverOptions(solver=args.solver, time_limit=args.time_limit, threads=args.threads, gap=args.gap,
+                         msg=args.verbose, max_memory_gb=args.max_memory_gb)
+
+
+def _finish(result, args, out_path, report_path, sep) -> int:
+    print(result.summary())
+    if result.status == "infeasible":
+        print(f"milp-anon: infeasible: {result.reason or result.solver_status}", file=sys.stderr)
+        code = EXIT_INFEASIBLE
+    elif result.status == "optimal":
+        code = EXIT_OK
+    else:
+        code = EXIT_LIMIT
+    if result.table is not None and out_path:
+        write_table_csv(result.table, out_path, sep)
+        print(f"wrote {out_path}")
+    elif out_path:
+        print(f"milp-anon: {result.status}: no verified solution, {out_path} not written", file=sys.stderr)
+    if report_path:
+        write_atomic(report_path, lambda fh: fh.write(result.to_json() + "\n"))
+        print(f"wrote {report_path}")
+    return code
+
+
+def cmd_solve(args) -> int:
+    from .formulations import AssignmentFormulation
+    from .table import Table
+
+    sep = _sep(args.sep)
+    qi = _split(args.qi)
+    outs = [(args.out, "output"), (args.report, "report"), (args.mps, "MPS file"), (args.lp, "LP file")]
+    paths = [p for p, _ in outs if p]
+    if len(set(map(os.path.abspath, paths))) != len(paths):
+        raise InputError("--out, --report, --mps and --lp must be different paths")
+    for p, what in outs:
+        if p:
+            _check_out_path(p, [args.input], what)
+    criteria = _criteria(args)
+    options = _options(args)
+    table = Table.from_csv(args.input, qi, _split(args.sensitive) or None, sep=sep)
+    form = AssignmentFormulation(criteria, closure=not args.no_closure)
+    mps_tmp = lp_tmp = None
+    if args.mps or args.lp:  # model files are written atomically too
+        mps_tmp = args.mps and args.mps + ".part"
+        lp_tmp = args.lp and args.lp + ".part"
+    try:
+        result = form.solve(table, options, mps=mps_tmp, lp_file=lp_tmp)
+        for tmp, final in ((mps_tmp, args.mps), (lp_tmp, args.lp)):
+            if tmp and os.path.exists(tmp):
+                os.replace(tmp, final)
+    finally:
+        for tmp in (mps_tmp, lp_tmp):
+            if tmp and os.path.exists(tmp):
+                os.unlink(tmp)
+    return _finish(result, args, args.out, args.report, sep)
+
+
+def cmd_inspect(args) -> int:
+    from .formulations import AssignmentFormulation, estimate_size
+    from .rowtypes import RowTypes
+    from .table import Table
+
+    sep = _sep(args.sep)
+    table = Table.from_csv(args.input, _split(args.qi), _split(args.sensitive) or None, sep=sep)
+    form = AssignmentFormulation(_criteria(args))
+    t0 = time.perf_counter()
+    types = RowTypes.from_table(table)
+    why = form.infeasibility(table)
+    info = {"n_rows": table.n, "m": table.m, "t_in": types.t_in, "k": args.k, "infeasible": why}
+    if not why:
+        cands = form.candidates(types)
+        est = estimate_size(types, cands, form.criteria)
+        info.update(candidates=dict(cands.counts), n_candidates=cands.n_candidates, n_pairs=cands.n_pairs, **est)
+    info["seconds"] = round(time.perf_counter() - t0, 3)
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return EXIT_OK
+    print(f"rows          {info['n_rows']}   QI columns {info['m']}   t_in {info['t_in']}")
+    if why:
+        print(f"infeasible    {why}")
+        return EXIT_OK
+    c = info["candidates"]
+    print(f"candidates    generated {c['generated']}  after support {c['support']}  "
+          f"after closure {c['closure_only']}  after both {c['kept']}")
+    print(f"pairs         {info['n_pairs']} compatible (type, candidate) pairs")
+    print(f"model         {info['n_variables']} variables ({info['n_integer']} binary), "
+          f"{info['n_constraints']} constraints, {info['n_nonzeros']} nonzeros")
+    print(f"memory        about {info['bytes_highs'] / 2**20:.0f} MiB to solve with HiGHS, "
+          f"{info['bytes_pulp'] / 2**20:.0f} MiB with a PuLP model")
+    return EXIT_OK
+
+
+def cmd_demo(args) -> int:
+    from .datasets import ADULT_QI, load_adult
+    from .formulations import AssignmentFormulation
+    from .table import Table
+
+    qi = _split(args.qi)
+    bad = [c for c in qi if c not in ADULT_QI]
+    if bad:
+        raise InputError(f"not a QI column of Adult: {', '.join(bad)} (choose from {', '.join(ADULT_QI)})")
+    if args.out:
+        _check_out_path(args.out, [], "output")
+    frame = load_adult()
+    print(f"UCI Adult (ARX preparation): {len(frame)} rows; QIs {', '.join(qi)}; sensitive occupation; "
+          f"k = {args.k}")
+    table = Table.from_frame(frame, qi, "occupation", sep=";", source="adult.csv")
+    result = AssignmentFormulation(_criteria(args), closure=not args.no_closure).solve(table, _options(args))
+    code = _finish(result, args, args.out, None, ";")
+    if result.table is not None:
+        t = result.table
+        sizes = t.groupby(list(qi)).size().sort_values()
+        print(f"\nsmallest classes (verified: every class has >= {args.k} rows):")
+        print(sizes.head(5).to_string())
+        starred = t[(t[qi] == "*").any(axis=1)]
+        print(f"\n{len(starred)} of {len(t)} rows have a suppressed cell; a few of them:")
+        print(starred.head(8).to_string(index=False))
+    return code
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        handler = {"solve": cmd_solve, "inspect": cmd_inspect, "demo": cmd_demo}[args.command]
+        return handler(args)
+    except InputError as exc:
+        print(f"milp-anon: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except VerificationError as exc:
+        print(f"milp-anon: internal error (please report): {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+    except SolverError as exc:
+        print(f"milp-anon: solver error: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+    except MilpAnonError as exc:  # pragma: no cover
+        print(f"milp-anon: error: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+    except KeyboardInterrupt:
+        print("milp-anon: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

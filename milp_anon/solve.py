@@ -1,0 +1,232 @@
+"""Solver options and the one place where solver statuses become ours.
+
+Status vocabulary of the toolkit:
+
+``optimal``
+    HiGHS's own model status is Optimal *and* the gap is zero (the dual bound,
+    rounded up where every objective coefficient is integral, reaches the
+    objective). PuLP maps a time limit to ``LpStatusOptimal``; we never read
+    PuLP's status for HiGHS.
+``gap_limit``
+    HiGHS stopped at the user's relative gap tolerance ``gap > 0`` with a
+    positive gap: a feasible solution, not proven optimal.
+``time_limit``
+    a limit (time, iterations, interrupt) stopped the solver with a feasible
+    incumbent; the bound and gap are reported.
+``no_solution``
+    a limit stopped the solver before any feasible solution was found.
+``infeasible``
+    no solution exists (the solver proved it, or a pre-check named why).
+
+Other solvers are reached by their PuLP name (``PULP_CBC_CMD``,
+``HiGHS_CMD``, ...). For them the toolkit can only read PuLP's solution
+status: ``optimal`` then rests on that solver's own claim at gap 0, and the
+bound is reported only when it is the objective itself.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import InputError, SolverError
+
+STATUSES = ("optimal", "gap_limit", "time_limit", "no_solution", "infeasible")
+
+_ALIASES = {"highs": "HiGHS", "cbc": "PULP_CBC_CMD", "highs_cmd": "HiGHS_CMD", "glpk": "GLPK_CMD"}
+
+
+@dataclass(frozen=True)
+class SolverOptions:
+    """How to solve a model.
+
+    Parameters
+    ----------
+    solver
+        A PuLP solver name; ``"HiGHS"`` (default) passes the model to highspy
+        in bulk. Aliases: ``highs``, ``cbc``.
+    time_limit
+        Seconds for the solver (``None``: no limit).
+    threads
+        Solver threads (``None``: the solver's default).
+    gap
+        Relative MIP gap at which to stop; 0 (default) proves optimality.
+    msg
+        Show the solver's log.
+    via_pulp
+        Route HiGHS through PuLP's own HiGHS interface instead of the bulk
+        transfer (same model; slower to load; used to cross-check).
+    max_memory_gb
+        Refuse to build a model estimated above this size (``None``: 80 % of
+        the memory available now).
+    """
+
+    solver: str = "HiGHS"
+    time_limit: float | None = None
+    threads: int | None = None
+    gap: float = 0.0
+    msg: bool = False
+    via_pulp: bool = False
+    max_memory_gb: float | None = None
+
+    def __post_init__(self):
+        name = _ALIASES.get(str(self.solver).lower(), str(self.solver))
+        object.__setattr__(self, "solver", name)
+        if self.time_limit is not None and not (self.time_limit > 0 and math.isfinite(self.time_limit)):
+            raise InputError(f"time limit must be a positive number of seconds, got {self.time_limit}")
+        if self.threads is not None and (int(self.threads) != self.threads or self.threads < 1):
+            raise InputError(f"threads must be a whole number >= 1, got {self.threads}")
+        if not (0 <= self.gap < 1):
+            raise InputError(f"relative gap must be in [0, 1), got {self.gap}")
+        if self.max_memory_gb is not None and not self.max_memory_gb > 0:
+            raise InputError(f"max memory must be positive, got {self.max_memory_gb}")
+
+    @property
+    def is_highs(self) -> bool:
+        return self.solver == "HiGHS"
+
+
+@dataclass
+class SolveOutcome:
+    """What a solver returned, in the toolkit's vocabulary."""
+
+    status: str
+    x: np.ndarray | None
+    objective: float | None
+    bound: float | None
+    solver_status: str
+    seconds: float
+
+
+def relative_gap(objective: float | None, bound: float | None) -> float | None:
+    """``(objective - bound) / |objective|``; 0 when both are 0; ``None`` if unknown."""
+    if objective is None or bound is None:
+        return None
+    diff = max(0.0, objective - bound)
+    if diff <= 1e-9:
+        return 0.0
+    if abs(objective) <= 1e-9:
+        return math.inf
+    return diff / abs(objective)
+
+
+def effective_bound(bound: float | None, integral_objective: bool) -> float | None:
+    """The dual bound, rounded up when every feasible objective value is an integer."""
+    if bound is None or not math.isfinite(bound):
+        return None
+    if integral_objective:
+        return float(math.ceil(bound - 1e-6))
+    return float(bound)
+
+
+def solve_model(lm, options: SolverOptions, *, integral_objective: bool = True, hint=None) -> SolveOutcome:
+    """Solve a :class:`~milp_anon.model.LinearModel` and map the status.
+
+    ``hint`` is an optional full column vector handed to HiGHS as a start.
+    """
+    if options.is_highs and not options.via_pulp:
+        return _solve_highs(lm, options, integral_objective, hint)
+    return _solve_pulp(lm, options, integral_objective)
+
+
+def _highs_options(h, options: SolverOptions):
+    h.setOptionValue("output_flag", bool(options.msg))
+    h.setOptionValue("mip_rel_gap", float(options.gap))
+    h.setOptionValue("mip_abs_gap", 0.0 if options.gap == 0 else 1e-6)
+    if options.time_limit is not None:
+        h.setOptionValue("time_limit", float(options.time_limit))
+    if options.threads is not None:
+        h.setOptionValue("threads", int(options.threads))
+
+
+def _map_highs(h, integral_objective: bool, gap_requested: float):
+    import highspy
+
+    ms = h.getModelStatus()
+    info = h.getInfo()
+    raw = h.modelStatusToString(ms)
+    S = highspy.HighsModelStatus
+    has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
+    x = np.asarray(h.getSolution().col_value, dtype=float) if has_solution else None
+    obj = float(info.objective_function_value) if has_solution else None
+    bound = effective_bound(float(info.mip_dual_bound), integral_objective)
+    if ms == S.kOptimal and has_solution:
+        if bound is None:  # LP without integers: the LP optimum is the bound
+            bound = effective_bound(obj, integral_objective)
+        gap = relative_gap(obj, bound)
+        status = "optimal" if gap == 0 else "gap_limit"
+    elif ms in (S.kInfeasible,):
+        status, x, obj, bound = "infeasible", None, None, None
+    elif ms in (S.kTimeLimit, S.kIterationLimit, S.kInterrupt, S.kSolutionLimit, S.kMemoryLimit,
+                S.kObjectiveBound, S.kObjectiveTarget, S.kHighsInterrupt):
+        status = "time_limit" if has_solution else "no_solution"
+    else:
+        raise SolverError(f"HiGHS ended with model status '{raw}'")
+    return status, x, obj, bound, raw
+
+
+def _solve_highs(lm, options, integral_objective, hint) -> SolveOutcome:
+    import highspy
+
+    h = highspy.Highs()
+    _highs_options(h, options)
+    lm.to_highs(h)
+    if hint is not None:
+        sol = highspy.HighsSolution()
+        sol.col_value = np.asarray(hint, dtype=float)
+        sol.value_valid = True
+        h.setSolution(sol)
+    t0 = time.perf_counter()
+    h.run()
+    secs = time.perf_counter() - t0
+    status, x, obj, bound, raw = _map_highs(h, integral_objective, options.gap)
+    return SolveOutcome(status, x, obj, bound, raw, secs)
+
+
+def _solve_pulp(lm, options, integral_objective) -> SolveOutcome:
+    import pulp
+
+    if options.solver not in pulp.listSolvers():
+        raise InputError(f"unknown solver {options.solver!r}; PuLP knows: {', '.join(pulp.listSolvers())}")
+    kwargs = dict(msg=bool(options.msg), timeLimit=options.time_limit, gapRel=options.gap)
+    if options.threads is not None:
+        kwargs["threads"] = int(options.threads)
+    try:
+        solver = pulp.getSolver(options.solver, **kwargs)
+    except TypeError:
+        kwargs.pop("threads", None)
+        solver = pulp.getSolver(options.solver, **kwargs)
+    if not solver.available():
+        raise InputError(f"solver {options.solver!r} is not available on this machine")
+    prob, variables = lm.to_pulp()
+    t0 = time.perf_counter()
+    try:
+        prob.solve(solver)
+    except pulp.PulpSolverError as exc:
+        raise SolverError(f"{options.solver} failed: {exc}") from None
+    secs = time.perf_counter() - t0
+    if options.solver == "HiGHS":
+        # PuLP's in-process HiGHS: read HiGHS's own status, not PuLP's.
+        status, x_h, obj, bound, raw = _map_highs(prob.solverModel, integral_objective, options.gap)
+        x = None
+        if x_h is not None:
+            x = np.array([v.varValue for v in variables], dtype=float)
+        return SolveOutcome(status, x, obj, bound, raw, secs)
+    raw = f"{pulp.LpStatus[prob.status]} / {pulp.LpSolution[prob.sol_status]}"
+    has = prob.sol_status in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible)
+    x = np.array([v.varValue if v.varValue is not None else np.nan for v in variables]) if has else None
+    if has and np.isnan(x).any():
+        x = None
+        has = False
+    obj = float(pulp.value(prob.objective) or 0.0) if has else None
+    if prob.sol_status == pulp.LpSolutionOptimal and options.gap == 0:
+        return SolveOutcome("optimal", x, obj, obj, raw, secs)
+    if prob.status == pulp.LpStatusInfeasible or prob.sol_status == pulp.LpSolutionInfeasible:
+        return SolveOutcome("infeasible", None, None, None, raw, secs)
+    if has:
+        status = "gap_limit" if prob.sol_status == pulp.LpSolutionOptimal else "time_limit"
+        return SolveOutcome(status, x, obj, None, raw, secs)
+    return SolveOutcome("no_solution", None, None, None, raw, secs)

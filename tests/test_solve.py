@@ -1,0 +1,105 @@
+"""Status mapping: 'optimal' only from HiGHS's own Optimal at zero gap."""
+
+import types as _types
+
+import highspy
+import numpy as np
+import pandas as pd
+import pytest
+
+import milp_anon as ma
+from milp_anon.formulations import AssignmentFormulation
+from milp_anon.rowtypes import RowTypes
+from milp_anon.solve import _map_highs, effective_bound, relative_gap
+
+S = highspy.HighsModelStatus
+
+
+class FakeHighs:
+    def __init__(self, status, obj, bound, feasible=True):
+        self._status, self._obj, self._bound, self._feasible = status, obj, bound, feasible
+
+    def getModelStatus(self):
+        return self._status
+
+    def modelStatusToString(self, s):
+        return str(s)
+
+    def getInfo(self):
+        return _types.SimpleNamespace(primal_solution_status=2 if self._feasible else 0,
+                                      objective_function_value=self._obj, mip_dual_bound=self._bound)
+
+    def getSolution(self):
+        return _types.SimpleNamespace(col_value=[0.0])
+
+
+def test_time_limit_is_never_optimal():
+    # PuLP maps this to LpStatusOptimal; we must not
+    status, x, obj, bound, _ = _map_highs(FakeHighs(S.kTimeLimit, 10.0, 9.2), True, 0.0)
+    assert status == "time_limit" and obj == 10.0 and bound == 10.0  # 9.2 rounded up: integral costs
+    status, *_ = _map_highs(FakeHighs(S.kTimeLimit, 12.0, 9.2), True, 0.0)
+    assert status == "time_limit"
+
+
+def test_time_limit_without_incumbent():
+    status, x, *_ = _map_highs(FakeHighs(S.kTimeLimit, np.inf, -np.inf, feasible=False), True, 0.0)
+    assert status == "no_solution" and x is None
+
+
+def test_optimal_needs_zero_gap():
+    assert _map_highs(FakeHighs(S.kOptimal, 10.0, 9.9999999), True, 0.0)[0] == "optimal"
+    # integral costs: a bound of 9.5 proves 10 optimal, a bound of 9 does not
+    assert _map_highs(FakeHighs(S.kOptimal, 10.0, 9.5), True, 0.1)[0] == "optimal"
+    assert _map_highs(FakeHighs(S.kOptimal, 10.0, 9.0), True, 0.1)[0] == "gap_limit"
+    # without integral costs, 9.5 is not rounded up
+    assert _map_highs(FakeHighs(S.kOptimal, 10.0, 9.5), False, 0.1)[0] == "gap_limit"
+
+
+def test_gap_helpers():
+    assert relative_gap(0.0, 0.0) == 0.0
+    assert relative_gap(10.0, 8.0) == pytest.approx(0.2)
+    assert relative_gap(10.0, None) is None
+    assert effective_bound(8.0000001, True) == 8.0
+    assert effective_bound(7.2, True) == 8.0
+    assert effective_bound(-np.inf, True) is None
+
+
+def test_fractional_solution_is_repaired_exactly():
+    """A feasible but fractional LP point (not a vertex) is re-solved as ROW
+    ASSIGNMENT for the same y; the result is integral and verifies.
+
+    Rows a,a,a,a,b,b,b,b with k = 2 and candidates 'a', 'b', '*' all used: the
+    point g(A,a)=2.5, g(A,*)=1.5, g(B,b)=3.5, g(B,*)=0.5 is feasible for the
+    LP; the best integral assignment for that y puts exactly 2 rows into '*'
+    (k = 2 forces it), so the repaired cost is 2 (hand count)."""
+    frame = pd.DataFrame({"a": list("aaaabbbb")})
+    table = ma.Table.from_frame(frame, ["a"])
+    form = AssignmentFormulation([ma.KAnonymity(2)])
+    types = RowTypes.from_table(table)
+    cands = form.candidates(types)
+    am = form.build(types, cands)
+    name = lambda j: "*" if not cands.keep[j, 0] else table.values[0][cands.codes[j, 0]]  # noqa: E731
+    tname = lambda i: table.values[0][types.codes[i, 0]]  # noqa: E731
+    value = {("a", "a"): 2.5, ("a", "*"): 1.5, ("b", "b"): 3.5, ("b", "*"): 0.5}
+    x = np.zeros(am.lm.n_cols)
+    x[am.y] = 1.0
+    for p, (i, j) in enumerate(zip(cands.pair_type, cands.pair_cand)):
+        x[am.g[p]] = value[(tname(i), name(j))]
+    used, g, repaired = form._extract(am, x, ma.SolverOptions())
+    assert repaired == "fractional assignment"
+    released, groups, cost = form.release(table, am, g)
+    form.verify(table, released, cost)  # raises if invalid
+    assert cost == 2
+
+
+def test_gap_option_can_only_weaken_the_claim():
+    from milp_anon.datasets import ADULT_QI, load_adult
+
+    t = ma.Table.from_frame(load_adult().head(400), list(ADULT_QI[:6]))
+    exact = ma.anonymize(t, ma.KAnonymity(4))
+    loose = ma.anonymize(t, ma.KAnonymity(4), gap=0.5)
+    assert exact.status == "optimal"
+    assert loose.status in ("optimal", "gap_limit")
+    assert loose.objective >= exact.objective
+    if loose.status == "optimal":
+        assert loose.objective == exact.objective
