@@ -96,6 +96,10 @@ class AssignmentFormulation:
     closure
         Apply closure pruning to the candidates (exact for the cost
         objective; default on).
+    assignment
+        ``"continuous"`` (default) or ``"integer"`` assignment variables
+        ``g``. Both are exact (ROW ASSIGNMENT has integral vertices); the
+        benchmark in ``benchmarks/results/k_anonymity.md`` compares them.
 
     Examples
     --------
@@ -103,7 +107,10 @@ class AssignmentFormulation:
     >>> result = f.solve(table, SolverOptions(time_limit=60))  # doctest: +SKIP
     """
 
-    def __init__(self, criteria, *, closure: bool = True):
+    def __init__(self, criteria, *, closure: bool = True, assignment: str = "continuous"):
+        if assignment not in ("continuous", "integer"):
+            raise InputError(f"assignment must be 'continuous' or 'integer', got {assignment!r}")
+        self.assignment = assignment
         criteria = list(criteria)
         if not criteria:
             raise InputError("no privacy criterion given")
@@ -135,7 +142,8 @@ class AssignmentFormulation:
         C, P = cands.n_candidates, cands.n_pairs
         y = lm.add_vars("y", C, lower=0, upper=1, integer=True)
         n_i = types.counts.astype(float)
-        g = lm.add_vars("g", P, lower=0, upper=n_i[cands.pair_type], cost=cands.cost[cands.pair_cand])
+        g = lm.add_vars("g", P, lower=0, upper=n_i[cands.pair_type], cost=cands.cost[cands.pair_cand],
+                        integer=self.assignment == "integer")
         lm.add_rows("assign", types.t_in, rows=cands.pair_type, cols=g, vals=1.0,
                     lower=n_i, upper=n_i)
         pr = np.arange(P)

@@ -15,6 +15,6 @@ class KAnonymityProblem(AssignmentFormulation):
     the number of row types and surviving candidates, not on ``n``.
     """
 
-    def __init__(self, k: int, *, closure: bool = True):
-        super().__init__([KAnonymity(k)], closure=closure)
+    def __init__(self, k: int, *, closure: bool = True, assignment: str = "continuous"):
+        super().__init__([KAnonymity(k)], closure=closure, assignment=assignment)
         self.k = self.criteria[0].k

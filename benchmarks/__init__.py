@@ -1,0 +1,1 @@
+"""Benchmarks of milp-anon (not tests: they measure, they do not assert)."""
