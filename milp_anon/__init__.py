@@ -12,8 +12,9 @@ Quick start::
 from __future__ import annotations
 
 from .candidates import Candidates, suppression_candidates
-from .criteria import Criterion, KAnonymity
+from .criteria import Criterion, KAnonymity, LDiversity, PSensitivity, TCloseness
 from .errors import InputError, MilpAnonError, ModelTooLargeError, SolverError, VerificationError
+from .hierarchy import Hierarchy
 from .formulations import AssignmentFormulation, KAnonymityProblem
 from .result import Result
 from .rowtypes import RowTypes
@@ -54,6 +55,10 @@ __all__ = [
     "InputError",
     "KAnonymity",
     "KAnonymityProblem",
+    "LDiversity",
+    "PSensitivity",
+    "TCloseness",
+    "Hierarchy",
     "MilpAnonError",
     "ModelTooLargeError",
     "Result",

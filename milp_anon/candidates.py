@@ -73,6 +73,25 @@ class Candidates:
         """Number of compatible (type, candidate) pairs."""
         return int(self.pair_type.shape[0])
 
+    def subset(self, keep: np.ndarray, stage: str) -> "Candidates":
+        """The candidates where ``keep`` holds, re-indexed; ``counts[stage]`` records how many."""
+        keep = np.asarray(keep, dtype=bool)
+        new_id = np.full(self.n_candidates, -1, dtype=np.int64)
+        new_id[keep] = np.arange(int(keep.sum()))
+        sel = keep[self.pair_cand]
+        counts = dict(self.counts)
+        counts[stage] = int(keep.sum())
+        counts["kept"] = int(keep.sum())
+        return Candidates(
+            keep=self.keep[keep],
+            codes=self.codes[keep],
+            cost=self.cost[keep],
+            capacity=self.capacity[keep],
+            pair_type=self.pair_type[sel],
+            pair_cand=new_id[self.pair_cand[sel]],
+            counts=counts,
+        )
+
 
 def estimate_enumeration(m: int, t_in: int) -> int:
     """Number of (type, mask) projections the mask enumeration touches."""

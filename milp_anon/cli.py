@@ -104,11 +104,27 @@ def _add_solver_args(p):
     p.add_argument("--verbose", action="store_true", help="show the solver log")
 
 
+def _add_criteria_args(p):
+    g = p.add_argument_group("criteria on the sensitive column(s) (each applies to every --sensitive column)")
+    g.add_argument("--p", type=int, default=None, help="p-sensitivity (= distinct l-diversity)")
+    g.add_argument("--l", type=float, default=None, help="l of l-diversity")
+    g.add_argument("--l-kind", default="frequency", choices=["frequency", "distinct", "recursive"],
+                   help="kind of l-diversity (default frequency)")
+    g.add_argument("--c", type=float, default=None, help="c of recursive (c,l)-diversity")
+    g.add_argument("--t", type=float, default=None, help="t of t-closeness (EMD), in [0, 1]")
+    g.add_argument("--distance", default="equal", choices=["equal", "ordered", "hierarchical"],
+                   help="ground distance of t-closeness (default equal)")
+    g.add_argument("--order", default=None, help="value order for --distance ordered: v1,v2,...")
+    g.add_argument("--sensitive-hierarchy", default=None, metavar="FILE",
+                   help="ARX hierarchy of the sensitive values for --distance hierarchical")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="milp-anon", description="Provably optimal k-anonymization by cell suppression.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     s = sub.add_parser("solve", help="anonymize a CSV table optimally")
+    s.set_defaults(l_kind="frequency")
     s.add_argument("input", metavar="INPUT.csv")
     s.add_argument("--qi", required=True, help="comma-separated quasi-identifier columns")
     s.add_argument("--k", type=int, default=None, help="k of k-anonymity")
@@ -116,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--sep", default=",", help="delimiter for reading and writing (default ',')")
     s.add_argument("--out", required=True, metavar="OUT.csv", help="anonymized table")
     s.add_argument("--report", default=None, metavar="REPORT.json", help="machine-readable report")
+    _add_criteria_args(s)
     s.add_argument("--mps", default=None, metavar="MODEL.mps", help="also write the model as MPS")
     s.add_argument("--lp", default=None, metavar="MODEL.lp", help="also write the model as LP")
     _add_solver_args(s)
@@ -123,10 +140,12 @@ def build_parser() -> argparse.ArgumentParser:
     i = sub.add_parser("inspect", help="sizes of the model without solving")
     i.add_argument("input", metavar="INPUT.csv")
     i.add_argument("--qi", required=True)
-    i.add_argument("--k", type=int, required=True)
+    i.add_argument("--k", type=int, default=None)
     i.add_argument("--sensitive", default=None)
     i.add_argument("--sep", default=",")
     i.add_argument("--json", action="store_true", help="print JSON instead of text")
+    i.add_argument("--no-closure", action="store_true", help="disable closure pruning of candidates")
+    _add_criteria_args(i)
 
     d = sub.add_parser("demo", help="solve the bundled UCI Adult table optimally")
     d.add_argument("--qi", default="sex,age,race,marital-status", help="QI columns of Adult")
@@ -137,11 +156,33 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _criteria(args):
-    from .criteria import KAnonymity
+    """Criteria objects from the command line; ``--k`` defaults to 1 when another criterion is given."""
+    from .criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
 
-    if args.k is None:
-        raise InputError("give --k (the k of k-anonymity)")
-    return [KAnonymity(args.k)]
+    crits = []
+    p = getattr(args, "p", None)
+    l_ = getattr(args, "l", None)
+    t = getattr(args, "t", None)
+    if p is not None:
+        crits.append(PSensitivity(p))
+    if l_ is not None:
+        kind = args.l_kind
+        if kind in ("distinct", "recursive") and float(l_) != int(l_):
+            raise InputError(f"--l must be a whole number for {kind} l-diversity, got {l_:g}")
+        crits.append(LDiversity(int(l_) if kind != "frequency" else l_, kind=kind,
+                                c=args.c if kind == "recursive" else None))
+        if args.c is not None and kind != "recursive":
+            raise InputError("--c applies to --l-kind recursive only")
+    elif getattr(args, "c", None) is not None or getattr(args, "l_kind", None) not in (None, "frequency"):
+        raise InputError("--l-kind and --c need --l")
+    if t is not None:
+        order = _split(args.order) if args.order else None
+        crits.append(TCloseness(t, distance=args.distance, order=order, hierarchy=args.sensitive_hierarchy))
+    elif getattr(args, "order", None) or getattr(args, "sensitive_hierarchy", None):
+        raise InputError("--order and --sensitive-hierarchy need --t")
+    if args.k is None and not crits:
+        raise InputError("give --k (the k of k-anonymity) or another criterion (--p, --l, --t)")
+    return [KAnonymity(args.k if args.k is not None else 1)] + crits
 
 
 def _options(args):
@@ -205,35 +246,30 @@ def cmd_solve(args) -> int:
 
 
 def cmd_inspect(args) -> int:
-    from .formulations import AssignmentFormulation, estimate_size
-    from .rowtypes import RowTypes
+    from .formulations import AssignmentFormulation
     from .table import Table
 
     sep = _sep(args.sep)
+    criteria = _criteria(args)
     table = Table.from_csv(args.input, _split(args.qi), _split(args.sensitive) or None, sep=sep)
-    form = AssignmentFormulation(_criteria(args))
-    t0 = time.perf_counter()
-    types = RowTypes.from_table(table)
-    why = form.infeasibility(table)
-    info = {"n_rows": table.n, "m": table.m, "t_in": types.t_in, "k": args.k, "infeasible": why}
-    if not why:
-        cands = form.candidates(types)
-        est = estimate_size(types, cands, form.criteria)
-        info.update(candidates=dict(cands.counts), n_candidates=cands.n_candidates, n_pairs=cands.n_pairs, **est)
-    info["seconds"] = round(time.perf_counter() - t0, 3)
+    info = AssignmentFormulation(criteria, closure=not args.no_closure).inspect(table)
     if args.json:
         print(json.dumps(info, indent=2))
         return EXIT_OK
-    print(f"rows          {info['n_rows']}   QI columns {info['m']}   t_in {info['t_in']}")
-    if why:
-        print(f"infeasible    {why}")
+    print(f"rows          {info['n_rows']}   QI columns {info['m']}   t_in {info['t_in']}"
+          + (f"   units {info['n_units']}" if "n_units" in info else ""))
+    print(f"criteria      {', '.join(info['criteria'])}")
+    if info["infeasible"]:
+        print(f"infeasible    {info['infeasible']}")
         return EXIT_OK
-    c = info["candidates"]
-    print(f"candidates    generated {c['generated']}  after support {c['support']}  "
-          f"after closure {c['closure_only']}  after both {c['kept']}")
-    print(f"pairs         {info['n_pairs']} compatible (type, candidate) pairs")
-    print(f"model         {info['n_variables']} variables ({info['n_integer']} binary), "
-          f"{info['n_constraints']} constraints, {info['n_nonzeros']} nonzeros")
+    c = dict(info["candidates"])
+    extra = "".join(f"  after {k} {v}" for k, v in c.items()
+                    if k not in ("generated", "support", "closure_only", "kept"))
+    print(f"candidates    generated {c.pop('generated')}  after support {c.pop('support')}  "
+          f"after closure {c.pop('closure_only')}  after both {c.pop('kept')}{extra}")
+    print(f"pairs         {info['n_pairs']} assignment pairs (unit, candidate)")
+    print(f"model         {info['n_variables']} variables ({info['n_integer']} integer), "
+          f"{info['n_constraints']} constraints, {info['n_nonzeros']} nonzeros (estimated before building)")
     print(f"memory        about {info['bytes_highs'] / 2**20:.0f} MiB to solve with HiGHS, "
           f"{info['bytes_pulp'] / 2**20:.0f} MiB with a PuLP model")
     return EXIT_OK

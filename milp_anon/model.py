@@ -20,6 +20,16 @@ import numpy as np
 INF = float("inf")
 
 
+def _unique(name: str, taken: dict) -> str:
+    """``name``, or ``name_2``, ``name_3``, ... if taken (a criterion may appear twice)."""
+    if name not in taken:
+        return name
+    i = 2
+    while f"{name}_{i}" in taken:
+        i += 1
+    return f"{name}_{i}"
+
+
 @dataclass
 class VarBlock:
     name: str
@@ -55,8 +65,7 @@ class LinearModel:
     def add_vars(self, name, size, *, lower=0.0, upper=INF, cost=0.0, integer=False) -> np.ndarray:
         """Add a block of ``size`` variables; returns their global indices."""
         size = int(size)
-        if name in self.var_blocks:
-            raise ValueError(f"variable block {name!r} exists")
+        name = _unique(name, self.var_blocks)
         self.var_blocks[name] = VarBlock(name, self.n_cols, size)
         bc = lambda v, dt=float: np.broadcast_to(np.asarray(v, dtype=dt), (size,)).copy()  # noqa: E731
         self.col_cost.append(bc(cost))
@@ -70,8 +79,7 @@ class LinearModel:
     def add_rows(self, name, size, rows, cols, vals, *, lower=-INF, upper=INF) -> np.ndarray:
         """Add ``size`` rows from triplets; ``rows`` are local (0..size-1), ``cols`` global."""
         size = int(size)
-        if name in self.row_blocks:
-            raise ValueError(f"row block {name!r} exists")
+        name = _unique(name, self.row_blocks)
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
         vals = np.broadcast_to(np.asarray(vals, dtype=float), rows.shape).copy()

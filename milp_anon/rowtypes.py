@@ -71,3 +71,55 @@ class RowTypes:
     def m(self) -> int:
         """Number of QI columns."""
         return int(self.codes.shape[1])
+
+
+@dataclass(frozen=True)
+class Units:
+    """The assignment's units: row types, split by sensitive values when needed.
+
+    Without a sensitive criterion a unit is a row type. With one, a unit is a
+    row type together with one joint vector of sensitive values (all
+    sensitive columns at once, so the split stays exact with several
+    sensitive columns): ``x_{uj}`` then counts rows of unit ``u`` released as
+    candidate ``j`` (MODELS.md §3).
+
+    Attributes
+    ----------
+    unit_type
+        ``(U,)`` the row type of each unit, sorted.
+    counts
+        ``(U,)`` rows per unit.
+    sensitive
+        ``(U, S)`` sensitive value codes of each unit (``S = 0`` when not split).
+    row_unit
+        ``(n,)`` the unit of every row.
+    """
+
+    unit_type: np.ndarray
+    counts: np.ndarray
+    sensitive: np.ndarray
+    row_unit: np.ndarray
+
+    @classmethod
+    def of(cls, table: Table, types: RowTypes, split: bool) -> "Units":
+        if not split or table.sensitive_codes.shape[1] == 0:
+            t = np.arange(types.t_in, dtype=np.int64)
+            return cls(t, types.counts.copy(), np.zeros((types.t_in, 0), np.int32), types.row_type.copy())
+        key = np.column_stack([types.row_type, table.sensitive_codes])
+        uniq, row_unit, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+        return cls(uniq[:, 0].astype(np.int64), counts.astype(np.int64), uniq[:, 1:].astype(np.int32),
+                   row_unit.ravel().astype(np.int64))
+
+    @property
+    def n_units(self) -> int:
+        return int(self.counts.shape[0])
+
+    def expand_pairs(self, pair_type: np.ndarray, pair_cand: np.ndarray):
+        """Type-level compatible pairs -> unit-level pairs (unit, candidate)."""
+        first = np.searchsorted(self.unit_type, np.arange(int(self.unit_type.max()) + 2 if self.unit_type.size else 1))
+        per_type = np.diff(first)
+        reps = per_type[pair_type]
+        rep_pair = np.repeat(np.arange(pair_type.shape[0]), reps)
+        offset = np.arange(rep_pair.shape[0]) - np.repeat(np.cumsum(reps) - reps, reps)
+        unit = first[pair_type][rep_pair] + offset
+        return unit.astype(np.int64), pair_cand[rep_pair].astype(np.int64)

@@ -37,3 +37,61 @@ def edge_table(edges, n_vertices):
     for r, (u, v) in enumerate(edges):
         rows[r, u] = rows[r, v] = 1
     return rows
+
+
+# --- sensitive criteria ---------------------------------------------------------------
+#: a two-level hierarchy over the sensitive values 1..4 (used for hierarchical EMD)
+SENS_HIERARCHY = {"1": ["low", "*"], "2": ["low", "*"], "3": ["high", "*"], "4": ["high", "*"]}
+T_GRID = [0, 0.1, 0.125, 0.2, 0.25, 0.3, 1 / 3, 0.4, 0.5, 0.6, 0.75, 1]
+
+
+@st.composite
+def sensitive_tables(draw, n=(4, 9), m=(1, 3), alphabet=(2, 3), values=(2, 4), k=(1, 3)):
+    """(frame, qi, k): random QI columns q*, and a sensitive column 's' over '1'..'4'."""
+    frame, qi, k_ = draw(small_tables(n=n, m=m, alphabet=alphabet, k=k))
+    V = draw(st.integers(*values))
+    s = draw(st.lists(st.integers(1, V), min_size=len(frame), max_size=len(frame)))
+    frame = frame.copy()
+    frame["s"] = [str(v) for v in s]
+    return frame, qi, k_
+
+
+@st.composite
+def line_metric(draw, values):
+    """A metric over ``values`` from points on a line at multiples of 1/4 (max distance 1)."""
+    vals = sorted(values)
+    pts = [0, 4] + [draw(st.integers(0, 4)) for _ in vals[2:]]
+    pts = draw(st.permutations(pts))
+    return pd.DataFrame([[abs(a - b) / 4 for b in pts] for a in pts], index=vals, columns=vals)
+
+
+@st.composite
+def criteria_for(draw, frame, kinds=None):
+    """One sensitive criterion on column 's' of ``frame`` (kind drawn from ``kinds``)."""
+    kinds = kinds or ["p", "frequency", "distinct", "recursive", "t-equal", "t-ordered", "t-hier", "t-matrix"]
+    kind = draw(st.sampled_from(kinds))
+    present = sorted(set(frame["s"]))
+    if kind == "t-matrix" and len(present) < 2:
+        kind = "t-equal"
+    if kind == "p":
+        return ma.PSensitivity(draw(st.integers(1, 3)))
+    if kind == "frequency":
+        return ma.LDiversity(draw(st.sampled_from([1, 1.5, 2, 2.5, 3])))
+    if kind == "distinct":
+        return ma.LDiversity(draw(st.integers(1, 3)), kind="distinct")
+    if kind == "recursive":
+        return ma.LDiversity(draw(st.integers(1, 3)), kind="recursive", c=draw(st.sampled_from([1, 1.5, 2, 3])))
+    t = draw(st.sampled_from(T_GRID))
+    if kind == "t-equal":
+        return ma.TCloseness(t)
+    if kind == "t-ordered":
+        return ma.TCloseness(t, distance="ordered")
+    if kind == "t-hier":
+        return ma.TCloseness(t, distance="hierarchical", hierarchy=SENS_HIERARCHY)
+    return ma.TCloseness(t, distance=draw(line_metric(present)))
+
+
+def brute(frame, qi, criteria):
+    from milp_anon.exact import brute_force
+
+    return brute_force(frame[qi].to_numpy(), criteria, {"s": frame["s"].tolist()})[0]

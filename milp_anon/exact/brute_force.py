@@ -1,20 +1,23 @@
 """Brute force over set partitions of the rows.
 
-Problem: given an ``n × m`` table and ``k``, partition the rows into groups of
-at least ``k`` rows; a group's cost is its size times the number of columns on
-which its rows are not all equal (those cells must be suppressed so the group
-becomes one equivalence class; Blocki-Williams 2010, Def. 2-4). Minimize the
-total cost.
+Problem: given an ``n × m`` table of QI values, optional sensitive columns and
+privacy criteria, partition the rows into groups that each meet every
+criterion; a group's cost is its size times the number of QI columns on which
+its rows are not all equal (those cells must be suppressed so the group is
+one equivalence class; Blocki-Williams 2010, Def. 2-4). Minimize the total.
 
-Algorithm: exhaustive search over every set partition into blocks of size
-``>= k``, memoized on the set of rows still to be placed (the block holding
-the lowest unplaced row is chosen among all subsets of the rest). It uses no
-row types, candidates or solver, so it is an independent reference for the
-MILP. Time ``O(3^n · m)``, memory ``O(2^n)``: meant for ``n <= 12``.
+Algorithm: exhaustive search over every set partition, memoized on the set of
+rows still to be placed (the block holding the lowest unplaced row is chosen
+among all subsets of the rest). Every group condition is evaluated from its
+definition here (Python counters, exact fractions, and the Earth Mover's
+Distance as a min-cost flow in networkx); nothing is shared with the MILP or
+with the verifier. Time ``O(3^n · m)``, memory ``O(2^n)``: for ``n <= 12``.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations
 
@@ -25,26 +28,130 @@ MAX_ROWS = 12
 
 def suppression_cost(table: np.ndarray, block) -> int:
     """Stars needed to make the rows ``block`` of ``table`` identical."""
-    sub = table[list(block)]
+    sub = np.asarray(table, dtype=object)[list(block)]
     varying = int(np.sum(np.any(sub != sub[0], axis=0)))
     return varying * len(block)
 
 
-def brute_force_k_anonymity(table, k: int):
-    """Optimal k-anonymity by suppression, by exhaustive search.
+def emd_flow(p_counts, q_counts, dist, scale: int = 10**6) -> Fraction:
+    """EMD between two count vectors under the metric ``dist`` as a min-cost flow.
+
+    Masses are scaled to integers (``p = a/A``, ``q = b/B`` become ``a·B`` and
+    ``b·A``) and distances to integers of ``1/scale``, so networkx's network
+    simplex is exact; the result is exact for distances that are multiples of
+    ``1/scale``.
+    """
+    import networkx as nx
+
+    A, B = sum(p_counts), sum(q_counts)
+    G = nx.DiGraph()
+    V = len(p_counts)
+    for s in range(V):
+        G.add_node(("p", s), demand=-int(p_counts[s]) * B)
+        G.add_node(("q", s), demand=int(q_counts[s]) * A)
+    for s in range(V):
+        for t in range(V):
+            G.add_edge(("p", s), ("q", t), weight=int(round(float(dist[s][t]) * scale)))
+    cost = nx.min_cost_flow_cost(G)
+    return Fraction(cost, A * B * scale)
+
+
+def group_condition(criteria, sensitive: dict):
+    """A predicate on a block of row indices meeting every criterion, from the definitions.
+
+    ``sensitive`` maps each sensitive column name to its list of values.
+    """
+    from ..criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, exact
+
+    checks = []
+    k = 1
+    for crit in criteria:
+        if isinstance(crit, KAnonymity):
+            k = max(k, crit.k)
+            continue
+        cols = [crit.column] if crit.column is not None else list(sensitive)
+        for col in cols:
+            vals = sensitive[col]
+            if isinstance(crit, PSensitivity) or (isinstance(crit, LDiversity) and crit.kind == "distinct"):
+                need = crit.p if isinstance(crit, PSensitivity) else crit.l
+                checks.append(lambda b, v=vals, need=need: len({v[r] for r in b}) >= need)
+            elif isinstance(crit, LDiversity) and crit.kind == "frequency":
+                lf = exact(crit.l)
+                checks.append(lambda b, v=vals, lf=lf: lf * max(Counter(v[r] for r in b).values()) <= len(b))
+            elif isinstance(crit, LDiversity):
+                cf, ell = exact(crit.c), crit.l
+
+                def rec(b, v=vals, cf=cf, ell=ell):
+                    r = sorted(Counter(v[x] for x in b).values(), reverse=True)
+                    return r[0] < cf * sum(r[ell - 1:])
+
+                checks.append(rec)
+            elif isinstance(crit, TCloseness):
+                dom = _domain(crit, vals)
+                d = _metric(crit, dom)
+                whole = Counter(vals)
+                P = [whole.get(x, 0) for x in dom]
+                tf = exact(crit.t)
+
+                def close(b, v=vals, dom=dom, d=d, P=P, tf=tf):
+                    c = Counter(v[r] for r in b)
+                    return emd_flow(P, [c.get(x, 0) for x in dom], d) <= tf
+
+                checks.append(close)
+            else:  # pragma: no cover
+                raise ValueError(f"no brute-force definition for {crit!r}")
+    return k, (lambda block: all(f(block) for f in checks))
+
+
+def _domain(crit, vals):
+    present = sorted(set(vals))
+    if crit.distance_kind == "ordered":
+        return list(crit.order) if crit.order is not None else sorted(present, key=lambda x: (float(x), x))
+    return present
+
+
+def _metric(crit, dom):
+    V = len(dom)
+    if crit.distance_kind == "equal":
+        return [[0 if i == j else 1 for j in range(V)] for i in range(V)]
+    if crit.distance_kind == "ordered":
+        return [[Fraction(abs(i - j), max(V - 1, 1)) for j in range(V)] for i in range(V)]
+    if crit.distance_kind == "hierarchical":
+        h = crit.hierarchy
+        out = []
+        for a in dom:
+            row = []
+            for b in dom:
+                lvl = 0
+                while h.paths[a][lvl] != h.paths[b][lvl]:
+                    lvl += 1
+                row.append(Fraction(lvl, h.height))
+            out.append(row)
+        return out
+    import pandas as pd
+
+    m = crit.distance if isinstance(crit.distance, pd.DataFrame) else pd.DataFrame(crit.distance)
+    m.index = [str(i) for i in m.index]
+    m.columns = [str(c) for c in m.columns]
+    return m.loc[dom, dom].to_numpy().tolist()
+
+
+def brute_force(table, criteria, sensitive: dict | None = None):
+    """Optimal anonymization by suppression under ``criteria``, by exhaustive search.
 
     Parameters
     ----------
     table
-        ``(n, m)`` array-like of hashable values (``n <= 12``).
-    k
-        Minimum group size.
+        ``(n, m)`` array-like of QI values (``n <= 12``).
+    criteria
+        Criterion objects (their parameters are read; their models are not).
+    sensitive
+        ``{column name: list of n values}`` for sensitive criteria.
 
     Returns
     -------
     (cost, blocks)
-        The optimum and an optimal partition (tuple of row-index tuples), or
-        ``(None, None)`` when ``k > n``.
+        The optimum and an optimal partition, or ``(None, None)`` if none exists.
     """
     arr = np.asarray(table, dtype=object)
     if arr.ndim != 2:
@@ -52,11 +159,14 @@ def brute_force_k_anonymity(table, k: int):
     n = arr.shape[0]
     if n > MAX_ROWS:
         raise ValueError(f"brute force is limited to {MAX_ROWS} rows, got {n}")
-    if k > n:
-        return None, None
+    k, ok = group_condition(criteria, {c: list(map(str, v)) for c, v in (sensitive or {}).items()})
     if n == 0:
         return 0, ()
     cols = [list(arr[:, c]) for c in range(arr.shape[1])]
+
+    @lru_cache(maxsize=None)
+    def good(block):
+        return ok(block)
 
     def block_cost(block):
         varying = sum(1 for col in cols if len({col[r] for r in block}) > 1)
@@ -75,6 +185,8 @@ def brute_force_k_anonymity(table, k: int):
                 continue
             for others in combinations(rest, size):
                 block = (first,) + others
+                if not good(block):
+                    continue
                 sub_cost, sub_blocks = best(remaining - frozenset(block))
                 if sub_cost is None:
                     continue
@@ -84,3 +196,13 @@ def brute_force_k_anonymity(table, k: int):
         return top
 
     return best(frozenset(range(n)))
+
+
+def brute_force_k_anonymity(table, k: int):
+    """Optimal k-anonymity by suppression by exhaustive search (``(None, None)`` if ``k > n``)."""
+    from ..criteria import KAnonymity
+
+    n = np.asarray(table, dtype=object).shape[0]
+    if k > n:
+        return None, None
+    return brute_force(table, [KAnonymity(k)])

@@ -29,7 +29,7 @@ from ..criteria import Criterion, KAnonymity
 from ..errors import InputError, ModelTooLargeError, VerificationError
 from ..model import LinearModel
 from ..result import Result
-from ..rowtypes import RowTypes
+from ..rowtypes import RowTypes, Units
 from ..solve import SolverOptions, relative_gap, solve_model
 from ..table import SUPPRESSED, Table
 from .. import verify as _verify
@@ -43,30 +43,88 @@ _BYTES_PER_NZ_PULP = 250
 
 @dataclass
 class AssignmentModel:
-    """The built model and the arrays needed to read its solution back."""
+    """The built model and the arrays needed to read its solution back.
+
+    ``pair_unit``/``pair_cand`` are the assignment pairs (unit, candidate),
+    sorted by candidate; ``g[p]`` is the column of pair ``p``.
+    """
 
     lm: LinearModel
+    table: Table
     types: RowTypes
     cands: Candidates
+    units: Units
+    pair_unit: np.ndarray
+    pair_cand: np.ndarray
     y: np.ndarray  # global column index of y_j
-    g: np.ndarray  # global column index of g_ij, aligned with cands.pair_*
+    g: np.ndarray  # global column index of g_p (x_{uj} when split)
+    _size: np.ndarray | None = None
+    _cells: dict = dataclasses.field(default_factory=dict)
+
+    def size_vars(self) -> np.ndarray:
+        """Columns ``s_j = Σ_u x_uj`` (group size of candidate ``j``), created once."""
+        if self._size is None:
+            C = self.cands.n_candidates
+            s = self.lm.add_vars("size", C, lower=0, upper=self.cands.capacity.astype(float))
+            P = self.pair_cand.shape[0]
+            self.lm.add_rows("size_def", C, rows=np.concatenate([np.arange(C), self.pair_cand]),
+                             cols=np.concatenate([s, self.g]), vals=np.concatenate([np.ones(C), -np.ones(P)]),
+                             lower=0.0, upper=0.0)
+            self._size = s
+        return self._size
+
+    def cells(self, column: int):
+        """Count columns ``c_{jσ}`` for the (candidate, value) cells present in ``column``.
+
+        Returns ``(cell_cand, cell_value, cell_var)``: a cell exists when some
+        compatible unit of ``j`` carries value ``σ``; absent values count 0.
+        """
+        if column not in self._cells:
+            V = len(self.table.sensitive_values[column])
+            val = self.units.sensitive[self.pair_unit, column].astype(np.int64)
+            key = self.pair_cand * V + val
+            uniq, pair_cell = np.unique(key, return_inverse=True)
+            pair_cell = pair_cell.ravel()
+            n_cells = uniq.shape[0]
+            cap = np.bincount(pair_cell, weights=self.units.counts[self.pair_unit], minlength=n_cells)
+            cvar = self.lm.add_vars(f"count{column}", n_cells, lower=0, upper=cap)
+            P = self.pair_cand.shape[0]
+            self.lm.add_rows(f"count{column}_def", n_cells, rows=np.concatenate([np.arange(n_cells), pair_cell]),
+                             cols=np.concatenate([cvar, self.g]), vals=np.concatenate([np.ones(n_cells), -np.ones(P)]),
+                             lower=0.0, upper=0.0)
+            self._cells[column] = (uniq // V, uniq % V, cvar)
+        return self._cells[column]
 
 
-def estimate_size(types: RowTypes, cands: Candidates, criteria) -> dict:
-    """Model size and memory estimate, computed before anything is built."""
-    C, P, T = cands.n_candidates, cands.n_pairs, types.t_in
-    n_var = C + P
-    n_con = T + P
-    nnz = P + 2 * P
+def estimate_size(units: Units, n_pairs: int, cands: Candidates, criteria, table: Table) -> dict:
+    """Model size and memory estimate, computed before anything is built.
+
+    ``n_pairs`` is the number of (unit, candidate) assignment pairs.
+    """
+    C, P, U = cands.n_candidates, int(n_pairs), units.n_units
+    dims = {"C": C, "P": P, "V": [len(v) for v in table.sensitive_values]}
+    n_var, n_con, nnz = C + P, U + P, 3 * P
+    n_int = C
+    extra_size = False
+    cells_done = set()
     for crit in criteria:
-        if isinstance(crit, KAnonymity):
-            n_con += C
-            nnz += P + C
+        v, c, z, i = crit.size_estimate(dims)
+        n_var, n_con, nnz, n_int = n_var + v, n_con + c, nnz + z, n_int + i
+        extra_size |= crit.uses_size
+        for col in crit.columns(table) if crit.needs_sensitive else ():
+            cells_done.add(col)
+    if extra_size:
+        n_var, n_con, nnz = n_var + C, n_con + C, nnz + C + P
+    for col in cells_done:
+        cells = min(P, C * dims["V"][col])
+        n_var, n_con, nnz = n_var + cells, n_con + cells, nnz + cells + P
+    if any(crit.integral_assignment for crit in criteria):
+        n_int += P
     highs = _BYTES_PER_NZ_HIGHS * nnz + _BYTES_PER_VECTOR_HIGHS * (n_var + n_con)
     pulp_b = _BYTES_PER_COL_PULP * n_var + _BYTES_PER_NZ_PULP * nnz
     return {
         "n_variables": n_var,
-        "n_integer": C,
+        "n_integer": n_int,
         "n_constraints": n_con,
         "n_nonzeros": nnz,
         "bytes_highs": highs,
@@ -92,14 +150,17 @@ class AssignmentFormulation:
     Parameters
     ----------
     criteria
-        Privacy criteria objects (at least one), e.g. ``[KAnonymity(5)]``.
+        Privacy criteria objects (at least one), e.g. ``[KAnonymity(5)]`` or
+        ``[KAnonymity(5), LDiversity(3), TCloseness(0.2, distance="ordered")]``.
     closure
         Apply closure pruning to the candidates (exact for the cost
-        objective; default on).
+        objective and union-closed criteria; default on).
     assignment
-        ``"continuous"`` (default) or ``"integer"`` assignment variables
-        ``g``. Both are exact (ROW ASSIGNMENT has integral vertices); the
-        benchmark in ``benchmarks/results/k_anonymity.md`` compares them.
+        ``"continuous"`` (default) or ``"integer"`` assignment variables.
+        With k-anonymity and p-sensitivity alone both are exact (ROW
+        ASSIGNMENT and p-ROW ASSIGNMENT have integral vertices); frequency and
+        recursive ℓ-diversity and t-closeness always use integer assignment
+        variables (their coefficients break total unimodularity).
 
     Examples
     --------
@@ -110,7 +171,6 @@ class AssignmentFormulation:
     def __init__(self, criteria, *, closure: bool = True, assignment: str = "continuous"):
         if assignment not in ("continuous", "integer"):
             raise InputError(f"assignment must be 'continuous' or 'integer', got {assignment!r}")
-        self.assignment = assignment
         criteria = list(criteria)
         if not criteria:
             raise InputError("no privacy criterion given")
@@ -121,10 +181,25 @@ class AssignmentFormulation:
             criteria.insert(0, KAnonymity(1))
         self.criteria = criteria
         self.closure = closure
+        self.assignment = assignment
 
     # -- stages --------------------------------------------------------------------
+    @property
+    def split(self) -> bool:
+        """Whether the assignment is split by sensitive values."""
+        return any(c.needs_sensitive for c in self.criteria)
+
+    @property
+    def integral_assignment(self) -> bool:
+        return self.assignment == "integer" or any(c.integral_assignment for c in self.criteria)
+
     def min_group_size(self) -> int:
         return max(c.min_group_size() for c in self.criteria)
+
+    def validate(self, table: Table) -> None:
+        """Bad input for this table (e.g. a sensitive criterion without a sensitive column)."""
+        for c in self.criteria:
+            c.validate(table)
 
     def infeasibility(self, table: Table) -> str | None:
         for c in self.criteria:
@@ -136,39 +211,68 @@ class AssignmentFormulation:
     def candidates(self, types: RowTypes) -> Candidates:
         return suppression_candidates(types, self.min_group_size(), closure=self.closure)
 
-    def build(self, types: RowTypes, cands: Candidates) -> AssignmentModel:
+    def prune_candidates(self, table: Table, units: Units, cands: Candidates) -> Candidates:
+        """Criterion-specific safe pruning (e.g. too few distinct sensitive values)."""
+        for c in self.criteria:
+            cands = c.prune(table, units, cands)
+        return cands
+
+    def build(self, table: Table, types: RowTypes, cands: Candidates, units: Units | None = None) -> AssignmentModel:
         """Build the assignment model from grouped arrays."""
+        units = units if units is not None else Units.of(table, types, self.split)
+        pair_unit, pair_cand = units.expand_pairs(cands.pair_type, cands.pair_cand)
         lm = LinearModel(name="anonymization")
-        C, P = cands.n_candidates, cands.n_pairs
+        C, P = cands.n_candidates, pair_unit.shape[0]
         y = lm.add_vars("y", C, lower=0, upper=1, integer=True)
-        n_i = types.counts.astype(float)
-        g = lm.add_vars("g", P, lower=0, upper=n_i[cands.pair_type], cost=cands.cost[cands.pair_cand],
-                        integer=self.assignment == "integer")
-        lm.add_rows("assign", types.t_in, rows=cands.pair_type, cols=g, vals=1.0,
-                    lower=n_i, upper=n_i)
+        n_u = units.counts.astype(float)
+        g = lm.add_vars("g", P, lower=0, upper=n_u[pair_unit], cost=cands.cost[pair_cand],
+                        integer=self.integral_assignment)
+        lm.add_rows("assign", units.n_units, rows=pair_unit, cols=g, vals=1.0, lower=n_u, upper=n_u)
         pr = np.arange(P)
-        lm.add_rows("link", P, rows=np.concatenate([pr, pr]), cols=np.concatenate([g, y[cands.pair_cand]]),
-                    vals=np.concatenate([np.ones(P), -n_i[cands.pair_type]]), upper=0.0)
-        am = AssignmentModel(lm=lm, types=types, cands=cands, y=y, g=g)
+        lm.add_rows("link", P, rows=np.concatenate([pr, pr]), cols=np.concatenate([g, y[pair_cand]]),
+                    vals=np.concatenate([np.ones(P), -n_u[pair_unit]]), upper=0.0)
+        am = AssignmentModel(lm=lm, table=table, types=types, cands=cands, units=units, pair_unit=pair_unit,
+                             pair_cand=pair_cand, y=y, g=g)
         for crit in self.criteria:
             crit.add_to(am)
         return am
 
     def to_pulp(self, table: Table):
         """The model of ``table`` as a :class:`pulp.LpProblem` (for export or other solvers)."""
+        self.validate(table)
         types = RowTypes.from_table(table)
-        am = self.build(types, self.candidates(types))
+        units = Units.of(table, types, self.split)
+        cands = self.prune_candidates(table, units, self.candidates(types))
+        am = self.build(table, types, cands, units)
         return am.lm.to_pulp()[0]
+
+    def inspect(self, table: Table) -> dict:
+        """Sizes of every stage (types, units, candidates per pruning, model estimate) without solving."""
+        self.validate(table)
+        t0 = time.perf_counter()
+        types = RowTypes.from_table(table)
+        units = Units.of(table, types, self.split)
+        why = self.infeasibility(table)
+        info = {"n_rows": table.n, "m": table.m, "t_in": types.t_in, "criteria": [c.describe() for c in self.criteria],
+                "infeasible": why}
+        if self.split:
+            info["n_units"] = units.n_units
+        if not why:
+            cands = self.prune_candidates(table, units, self.candidates(types))
+            n_pairs = int(np.diff(np.searchsorted(units.unit_type, np.arange(types.t_in + 1)))[cands.pair_type].sum())
+            info.update(candidates=dict(cands.counts), n_candidates=cands.n_candidates, n_pairs=n_pairs,
+                        **estimate_size(units, n_pairs, cands, self.criteria, table))
+        info["seconds"] = round(time.perf_counter() - t0, 3)
+        return info
 
     # -- solution --------------------------------------------------------------------
     def _check_assignment(self, am: AssignmentModel, used: np.ndarray, g: np.ndarray) -> str | None:
-        c = am.cands
         if np.any(g < 0):
             return "negative assignment"
-        per_type = np.bincount(c.pair_type, weights=g, minlength=am.types.t_in)
-        if not np.array_equal(per_type.astype(np.int64), am.types.counts):
-            return "rows of some type not released exactly once"
-        if np.any((g > 0) & ~used[c.pair_cand]):
+        per_unit = np.bincount(am.pair_unit, weights=g, minlength=am.units.n_units)
+        if not np.array_equal(per_unit.astype(np.int64), am.units.counts):
+            return "rows of some unit not released exactly once"
+        if np.any((g > 0) & ~used[am.pair_cand]):
             return "rows released into an unused candidate"
         for crit in self.criteria:
             why = crit.check_assignment(am, used, g)
@@ -185,7 +289,7 @@ class AssignmentFormulation:
         why = why or self._check_assignment(am, used, g)
         if why is None:
             return used, g.astype(np.int64), None
-        # exact repair: ROW ASSIGNMENT for the chosen y, with g integer
+        # exact repair: the assignment problem for the chosen y, with g integer
         lm = am.lm
         a = lm.arrays()
         lo, up, integer = a["lower"].copy(), a["upper"].copy(), a["integer"].copy()
@@ -204,12 +308,12 @@ class AssignmentFormulation:
 
     def release(self, table: Table, am: AssignmentModel, g: np.ndarray):
         """The released table and per-row groups from an integral assignment."""
-        c, types = am.cands, am.types
-        order = np.lexsort((c.pair_cand, c.pair_type))
-        cand_of_sorted_row = np.repeat(c.pair_cand[order], g[order])
-        rows_by_type = np.argsort(types.row_type, kind="stable")
+        c = am.cands
+        order = np.lexsort((am.pair_cand, am.pair_unit))
+        cand_of_sorted_row = np.repeat(am.pair_cand[order], g[order])
+        rows_by_unit = np.argsort(am.units.row_unit, kind="stable")
         cand_of_row = np.empty(table.n, dtype=np.int64)
-        cand_of_row[rows_by_type] = cand_of_sorted_row
+        cand_of_row[rows_by_unit] = cand_of_sorted_row
         out = table.frame.copy()
         for col_idx, col in enumerate(table.qi):
             keep = c.keep[cand_of_row, col_idx]
@@ -221,12 +325,8 @@ class AssignmentFormulation:
 
     def verify(self, table: Table, released, cost) -> None:
         """Run the independent verifier for every criterion (raises on failure)."""
-        original = table.frame
-        for crit in self.criteria:
-            if isinstance(crit, KAnonymity):
-                _verify.verify_k_anonymity(original, released, table.qi, crit.k, claimed_cost=cost)
-            else:  # pragma: no cover - every criterion must have a verifier
-                raise VerificationError(f"no verifier for criterion {crit.describe()}")
+        _verify.verify_release(table.frame, released, table.qi, self.criteria, sensitive=table.sensitive,
+                               claimed_cost=cost)
 
     # -- the whole pipeline ------------------------------------------------------------------
     def solve(self, table: Table, options: SolverOptions | None = None, *, mps: str | None = None,
@@ -237,22 +337,27 @@ class AssignmentFormulation:
         status ``infeasible`` and a ``reason``.
         """
         options = options or SolverOptions()
+        self.validate(table)
         crit_names = tuple(c.describe() for c in self.criteria)
         secs = {}
         t = time.perf_counter()
         t_start = t
         why = self.infeasibility(table)
         types = RowTypes.from_table(table)
+        units = Units.of(table, types, self.split)
         secs["collapse"] = time.perf_counter() - t
         sizes = {"n_rows": table.n, "t_in": types.t_in}
+        if self.split:
+            sizes["n_units"] = units.n_units
         if why:
             secs["total"] = time.perf_counter() - t_start
             return Result(status="infeasible", reason=why, seconds=secs, sizes=sizes, criteria=crit_names,
                           solver=options.solver, solver_status="pre-check")
         t = time.perf_counter()
-        cands = self.candidates(types)
+        cands = self.prune_candidates(table, units, self.candidates(types))
         secs["candidates"] = time.perf_counter() - t
-        est = estimate_size(types, cands, self.criteria)
+        n_pairs = int(np.diff(np.searchsorted(units.unit_type, np.arange(types.t_in + 1)))[cands.pair_type].sum())
+        est = estimate_size(units, n_pairs, cands, self.criteria, table)
         need = est["bytes_highs"] if (options.is_highs and not options.via_pulp and not mps and not lp_file) \
             else est["bytes_pulp"]
         limit = options.max_memory_gb * 2**30 if options.max_memory_gb else 0.8 * available_memory_bytes()
@@ -263,7 +368,7 @@ class AssignmentFormulation:
                 "use fewer QI columns or a smaller table"
             )
         t = time.perf_counter()
-        am = self.build(types, cands)
+        am = self.build(table, types, cands, units)
         if mps or lp_file:
             prob, _ = am.lm.to_pulp()
             if mps:
@@ -273,7 +378,7 @@ class AssignmentFormulation:
         secs["build"] = time.perf_counter() - t
         sizes.update(
             n_candidates=cands.n_candidates,
-            n_pairs=cands.n_pairs,
+            n_pairs=int(am.pair_unit.shape[0]),
             n_variables=am.lm.n_cols,
             n_integer=am.lm.n_integer,
             n_constraints=am.lm.n_rows,

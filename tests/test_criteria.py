@@ -1,0 +1,200 @@
+"""Sensitive criteria: the MILP against brute force, EMD forms against each other,
+Liang-Yuan Lemma 1, infeasibility pre-checks and bad parameters."""
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import milp_anon as ma
+from milp_anon.exact import brute_force_k_anonymity, emd_flow
+from milp_anon.verify import emd_equal, emd_ordered, emd_transport, verify_release
+
+from helpers import SENS_HIERARCHY, brute, criteria_for, line_metric, sensitive_tables
+
+
+def _agree(frame, qi, criteria):
+    table = ma.Table.from_frame(frame, qi, "s")
+    result = ma.anonymize(table, *criteria)
+    expected = brute(frame, qi, criteria)
+    if expected is None:
+        assert result.status == "infeasible", result.summary()
+        assert result.reason
+    else:
+        assert result.status == "optimal", result.summary()
+        assert result.objective == expected
+        # and once more from the outside
+        verify_release(frame, result.table, qi, result_criteria(criteria), sensitive=("s",),
+                       claimed_cost=expected)
+    return result
+
+
+def result_criteria(criteria):
+    return [ma.KAnonymity(1)] + list(criteria)
+
+
+KINDS = ["p", "frequency", "distinct", "recursive", "t-equal", "t-ordered", "t-hier", "t-matrix"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@settings(max_examples=200)
+@given(data=st.data())
+def test_each_criterion_equals_brute_force(kind, data):
+    frame, qi, k = data.draw(sensitive_tables())
+    crit = data.draw(criteria_for(frame, [kind]))
+    _agree(frame, qi, [ma.KAnonymity(k), crit])
+
+
+@settings(max_examples=120)
+@given(data=st.data())
+def test_combinations_equal_brute_force(data):
+    frame, qi, k = data.draw(sensitive_tables(n=(4, 8)))
+    n_crit = data.draw(st.integers(2, 3))
+    crits = [data.draw(criteria_for(frame)) for _ in range(n_crit)]
+    _agree(frame, qi, [ma.KAnonymity(k)] + crits)
+
+
+# --- EMD: every form against the others ------------------------------------------------
+
+@settings(max_examples=150)
+@given(st.lists(st.integers(0, 6), min_size=2, max_size=6), st.data())
+def test_emd_closed_forms_equal_transport(p_counts, data):
+    q_counts = data.draw(st.lists(st.integers(0, 6), min_size=len(p_counts), max_size=len(p_counts)))
+    if sum(p_counts) == 0 or sum(q_counts) == 0:
+        return
+    V = len(p_counts)
+    P = [Fraction(c, sum(p_counts)) for c in p_counts]
+    Q = [Fraction(c, sum(q_counts)) for c in q_counts]
+    equal = 1 - np.eye(V)
+    ordered = np.abs(np.subtract.outer(np.arange(V), np.arange(V))) / (V - 1)
+    assert float(emd_equal(P, Q)) == pytest.approx(emd_transport(P, Q, equal), abs=1e-9)
+    assert float(emd_ordered(P, Q)) == pytest.approx(emd_transport(P, Q, ordered), abs=1e-9)
+    assert emd_flow(p_counts, q_counts, equal) == emd_equal(P, Q)
+    assert emd_flow(p_counts, q_counts, [[Fraction(abs(i - j), V - 1) for j in range(V)] for i in range(V)],
+                    scale=(V - 1) * 10**3) == emd_ordered(P, Q)
+
+
+@pytest.mark.parametrize("distance", ["equal", "ordered", "hierarchical"])
+@settings(max_examples=60)
+@given(data=st.data())
+def test_compact_emd_model_equals_general_transport_model(distance, data):
+    """The compact model of each metric and the general transport model
+    (Liang-Yuan Thm. 9) with the same metric as a matrix give one optimum."""
+    frame, qi, k = data.draw(sensitive_tables(n=(4, 9)))
+    t = data.draw(st.sampled_from([0.1, 0.2, 0.25, 0.3, 0.5]))
+    hier = SENS_HIERARCHY if distance == "hierarchical" else None
+    compact = ma.TCloseness(t, distance=distance, hierarchy=hier)
+    table = ma.Table.from_frame(frame, qi, "s")
+    if len(table.sensitive_values[0]) < 2:
+        return
+    d = compact.metric(table, 0)
+    dom = compact.domain(table, 0)
+    general = ma.TCloseness(t, distance=pd.DataFrame(d, index=dom, columns=dom))
+    a = ma.anonymize(table, ma.KAnonymity(k), compact)
+    b = ma.anonymize(table, ma.KAnonymity(k), general)
+    assert a.status == b.status and a.objective == b.objective
+
+
+# --- Liang-Yuan Lemma 1 ---------------------------------------------------------------------
+
+@settings(max_examples=60)
+@given(sensitive_tables(n=(4, 9), k=(2, 4)))
+def test_liang_yuan_lemma_1(case):
+    """All sensitive values distinct, equal distance, t = 1 - k/n: the t-closeness
+    optimum is the k-anonymity optimum."""
+    frame, qi, k = case
+    n = len(frame)
+    if k > n:
+        return
+    frame = frame.copy()
+    frame["s"] = [f"v{i}" for i in range(n)]
+    table = ma.Table.from_frame(frame, qi, "s")
+    t = ma.anonymize(table, ma.TCloseness(Fraction(n - k, n).__float__()))
+    kk = brute_force_k_anonymity(frame[qi].to_numpy(), k)[0]
+    assert t.status == "optimal" and t.objective == kk
+
+
+# --- feasibility pre-checks and bad parameters ----------------------------------------------
+
+FRAME = pd.DataFrame({"a": list("xxyyzz"), "s": list("112113"), "w": list("pqpqpq")})
+
+
+@pytest.mark.parametrize(
+    "crit,reason",
+    [
+        (ma.PSensitivity(4), "exceeds the 3 distinct values"),
+        (ma.LDiversity(4, kind="distinct"), "exceeds the 3 distinct values"),
+        (ma.LDiversity(2), "occurs 4 times in 6 rows"),
+        (ma.LDiversity(2, kind="recursive", c=1), "not recursive"),
+    ],
+)
+def test_infeasible_requests_name_the_reason(crit, reason):
+    r = ma.anonymize(ma.Table.from_frame(FRAME, ["a"], "s"), crit)
+    assert r.status == "infeasible" and reason in r.reason
+    # and brute force agrees that nothing is feasible
+    assert brute(FRAME, ["a"], [crit]) is None
+
+
+@pytest.mark.parametrize(
+    "make,match",
+    [
+        (lambda: ma.TCloseness(1.5), r"t must be in \[0, 1\]"),
+        (lambda: ma.TCloseness(-0.1), r"t must be in \[0, 1\]"),
+        (lambda: ma.LDiversity(0.5), "l must be in"),
+        (lambda: ma.LDiversity(0, kind="distinct"), "l must be at least 1"),
+        (lambda: ma.PSensitivity(0), "p must be at least 1"),
+        (lambda: ma.LDiversity(2, kind="recursive", c=0.5), "c must be in"),
+        (lambda: ma.LDiversity(2, kind="recursive"), "needs c"),
+        (lambda: ma.LDiversity(2, kind="entropy"), "kind must be"),
+        (lambda: ma.TCloseness(0.2, distance="manhattan"), "distance must be"),
+        (lambda: ma.TCloseness(0.2, distance="hierarchical"), "needs a hierarchy"),
+    ],
+)
+def test_bad_parameters(make, match):
+    with pytest.raises(ma.InputError, match=match):
+        make()
+
+
+def test_sensitive_criterion_needs_sensitive_column():
+    with pytest.raises(ma.InputError, match="needs a sensitive column"):
+        ma.anonymize(ma.Table.from_frame(FRAME, ["a"]), ma.PSensitivity(2))
+
+
+def test_ordered_needs_order_for_text_values():
+    t = ma.Table.from_frame(FRAME.assign(s=list("abcabd")), ["a"], "s")
+    with pytest.raises(ma.InputError, match="not all numbers"):
+        ma.anonymize(t, ma.TCloseness(0.3, distance="ordered"))
+    r = ma.anonymize(t, ma.TCloseness(0.3, distance="ordered", order=["d", "c", "b", "a"]))
+    assert r.status == "optimal"
+    with pytest.raises(ma.InputError, match="misses value"):
+        ma.anonymize(t, ma.TCloseness(0.3, distance="ordered", order=["a", "b", "c"]))
+
+
+def test_value_missing_from_sensitive_hierarchy():
+    t = ma.Table.from_frame(FRAME.assign(s=list("112119")), ["a"], "s")
+    with pytest.raises(ma.InputError, match="value '9' of column 's' is not in the hierarchy"):
+        ma.anonymize(t, ma.TCloseness(0.3, distance="hierarchical", hierarchy=SENS_HIERARCHY))
+
+
+def test_bad_metric_matrix():
+    t = ma.Table.from_frame(FRAME, ["a"], "s")
+    bad = pd.DataFrame([[0, 1, 0.2], [1, 0, 0.3], [0.2, 0.3, 0]], index=list("123"), columns=list("123"))
+    with pytest.raises(ma.InputError, match="triangle inequality"):
+        ma.anonymize(t, ma.TCloseness(0.3, distance=bad))
+
+
+def test_several_sensitive_columns():
+    """Each criterion applies to every sensitive column; the split keeps rows whole."""
+    frame = pd.DataFrame({"a": list("xxxyyyzz"), "s": list("12121212"), "w": list("pqqpqppq")})
+    table = ma.Table.from_frame(frame, ["a"], ["s", "w"])
+    r = ma.anonymize(table, ma.KAnonymity(2), ma.PSensitivity(2))
+    from milp_anon.exact import brute_force
+
+    bf = brute_force(frame[["a"]].to_numpy(), [ma.KAnonymity(2), ma.PSensitivity(2)],
+                     {"s": frame["s"].tolist(), "w": frame["w"].tolist()})[0]
+    assert r.status == "optimal" and r.objective == bf
+    for rows in r.table.groupby("a").indices.values():
+        assert r.table.iloc[rows]["s"].nunique() >= 2 and r.table.iloc[rows]["w"].nunique() >= 2
