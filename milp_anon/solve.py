@@ -140,7 +140,8 @@ def effective_bound(bound: float | None, integral_objective: bool) -> float | No
 def solve_model(lm, options: SolverOptions, *, integral_objective: bool = True, hint=None) -> SolveOutcome:
     """Solve a :class:`~milp_anon.model.LinearModel` and map the status.
 
-    ``hint`` is an optional full column vector handed to HiGHS as a start.
+    ``hint`` is an optional start handed to HiGHS: a full column vector, or
+    ``(indices, values)`` for some columns (HiGHS completes the rest).
     """
     if options.is_highs and not options.via_pulp:
         return _solve_highs(lm, options, integral_objective, hint)
@@ -200,10 +201,14 @@ def _solve_highs(lm, options, integral_objective, hint) -> SolveOutcome:
     _highs_options(h, options)
     lm.to_highs(h)
     if hint is not None:
-        sol = highspy.HighsSolution()
-        sol.col_value = np.asarray(hint, dtype=float)
-        sol.value_valid = True
-        h.setSolution(sol)
+        if isinstance(hint, tuple):  # sparse (index, value): HiGHS completes the other columns
+            idx, val = hint
+            h.setSolution(len(idx), np.asarray(idx, dtype=np.int32), np.asarray(val, dtype=float))
+        else:
+            sol = highspy.HighsSolution()
+            sol.col_value = np.asarray(hint, dtype=float)
+            sol.value_valid = True
+            h.setSolution(sol)
     t0 = time.perf_counter()
     h.run()
     secs = time.perf_counter() - t0

@@ -265,6 +265,31 @@ class AssignmentFormulation:
         info["seconds"] = round(time.perf_counter() - t0, 3)
         return info
 
+    def whole_table_start(self, am: AssignmentModel):
+        """The whole table as one group, as a sparse start ``(indices, values)``.
+
+        Every criterion is closed under union and the request passed the
+        whole-table pre-check, so releasing every row as the closure of the
+        whole table (the cheapest candidate whose capacity is ``n``) is
+        feasible. HiGHS completes the auxiliary columns.
+        """
+        c = am.cands
+        full = np.flatnonzero(c.capacity == am.table.n)
+        if full.size == 0:
+            return None
+        root = int(full[np.argmin(c.cost[full])])
+        idx = [am.y, am.g]
+        val = [(np.arange(c.n_candidates) == root).astype(float),
+               np.where(am.pair_cand == root, am.units.counts[am.pair_unit], 0).astype(float)]
+        if am._size is not None:
+            idx.append(am._size)
+            val.append(np.where(np.arange(c.n_candidates) == root, float(am.table.n), 0.0))
+        for col, (cell_cand, cell_val, cvar) in am._cells.items():
+            counts = np.bincount(am.table.sensitive_codes[:, col], minlength=len(am.table.sensitive_values[col]))
+            idx.append(cvar)
+            val.append(np.where(cell_cand == root, counts[cell_val], 0).astype(float))
+        return np.concatenate(idx), np.concatenate(val)
+
     # -- solution --------------------------------------------------------------------
     def _check_assignment(self, am: AssignmentModel, used: np.ndarray, g: np.ndarray) -> str | None:
         if np.any(g < 0):
@@ -385,7 +410,8 @@ class AssignmentFormulation:
             n_nonzeros=am.lm.n_nonzeros,
         )
         t = time.perf_counter()
-        out = solve_model(am.lm, options, integral_objective=True)
+        hint = self.whole_table_start(am) if options.is_highs and not options.via_pulp else None
+        out = solve_model(am.lm, options, integral_objective=True, hint=hint)
         secs["solve"] = time.perf_counter() - t
         common = dict(seconds=secs, sizes=sizes, candidate_counts=dict(cands.counts), criteria=crit_names,
                       solver=options.solver, solver_status=out.solver_status)

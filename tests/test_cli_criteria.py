@@ -1,0 +1,122 @@
+"""The criteria options of `milp-anon solve` (exit codes and outputs)."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from milp_anon.cli import main
+from milp_anon.exact import brute_force
+import milp_anon as ma
+
+ROWS = ["x;1;a;flu", "x;1;a;cold", "x;2;a;flu", "y;2;b;cancer", "y;2;b;flu", "y;1;b;cold", "x;1;b;cancer",
+        "y;1;a;cold"]
+HIER = "flu;respiratory;*\ncold;respiratory;*\ncancer;other;*\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    p = tmp_path / "in.csv"
+    p.write_text("a;b;c;disease\n" + "\n".join(ROWS) + "\n")
+    h = tmp_path / "h.csv"
+    h.write_text(HIER)
+    return p, h
+
+
+def frame():
+    return pd.DataFrame([r.split(";") for r in ROWS], columns=["a", "b", "c", "disease"])
+
+
+@pytest.mark.parametrize(
+    "args,crits",
+    [
+        (["--k", "2", "--l", "2"], [ma.KAnonymity(2), ma.LDiversity(2)]),
+        (["--l", "2", "--l-kind", "distinct"], [ma.LDiversity(2, kind="distinct")]),
+        (["--l", "2", "--l-kind", "recursive", "--c", "2"], [ma.LDiversity(2, kind="recursive", c=2)]),
+        (["--p", "2", "--k", "3"], [ma.KAnonymity(3), ma.PSensitivity(2)]),
+        (["--t", "0.3"], [ma.TCloseness(0.3)]),
+        (["--t", "0.3", "--distance", "ordered", "--order", "flu,cold,cancer"],
+         [ma.TCloseness(0.3, distance="ordered", order=["flu", "cold", "cancer"])]),
+        (["--t", "0.25", "--distance", "hierarchical", "--sensitive-hierarchy", "H"],
+         [ma.TCloseness(0.25, distance="hierarchical", hierarchy={"flu": ["respiratory", "*"],
+                                                                    "cold": ["respiratory", "*"],
+                                                                    "cancer": ["other", "*"]})]),
+    ],
+)
+def test_solve_with_criteria(files, tmp_path, args, crits):
+    inp, hier = files
+    args = [str(hier) if a == "H" else a for a in args]
+    out, rep = tmp_path / "out.csv", tmp_path / "r.json"
+    code = main(["solve", str(inp), "--qi", "a,b,c", "--sensitive", "disease", "--sep", ";", "--out", str(out),
+                 "--report", str(rep)] + args)
+    f = frame()
+    expected = brute_force(f[["a", "b", "c"]].to_numpy(), crits, {"disease": f["disease"].tolist()})[0]
+    report = json.loads(rep.read_text())
+    assert code == 0 and report["status"] == "optimal"
+    assert report["objective"] == expected
+    released = pd.read_csv(out, sep=";", dtype=str)
+    assert (released["disease"] == f["disease"]).all()
+
+
+@pytest.mark.parametrize(
+    "args,reason",
+    [
+        (["--p", "4"], "exceeds the 3 distinct values"),
+        (["--l", "4", "--l-kind", "distinct"], "exceeds the 3 distinct values"),
+        (["--k", "9"], "exceeds the number of rows"),
+    ],
+)
+def test_infeasible_exit_3(files, tmp_path, capsys, args, reason):
+    inp, _ = files
+    out = tmp_path / "out.csv"
+    code = main(["solve", str(inp), "--qi", "a,b", "--sensitive", "disease", "--sep", ";", "--out", str(out)] + args)
+    assert code == 3 and reason in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.parametrize(
+    "args,match",
+    [
+        (["--t", "1.5"], "t must be in"),
+        (["--t", "-0.1"], "t must be in"),
+        (["--l", "0.5"], "l must be in"),
+        (["--p", "0"], "p must be at least 1"),
+        (["--l", "2", "--l-kind", "recursive", "--c", "0.5"], "c must be in"),
+        (["--l", "2", "--c", "2"], "--c applies to --l-kind recursive only"),
+        (["--t", "0.2", "--distance", "hierarchical"], "needs a hierarchy"),
+        (["--t", "0.2", "--distance", "ordered"], "not all numbers"),
+        (["--t", "0.2", "--distance", "ordered", "--order", "flu,cold"], "misses value"),
+        (["--t", "0.2", "--distance", "hierarchical", "--sensitive-hierarchy", "nope.csv"], "not found"),
+        (["--order", "a,b"], "need --t"),
+    ],
+)
+def test_bad_criteria_exit_2(files, tmp_path, capsys, args, match):
+    inp, _ = files
+    out = tmp_path / "out.csv"
+    code = main(["solve", str(inp), "--qi", "a,b", "--sensitive", "disease", "--sep", ";", "--out", str(out)] + args)
+    err = capsys.readouterr().err
+    assert code == 2 and match in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_criterion_without_sensitive_column(files, tmp_path, capsys):
+    inp, _ = files
+    code = main(["solve", str(inp), "--qi", "a,b", "--sep", ";", "--l", "2", "--out", str(tmp_path / "o.csv")])
+    assert code == 2 and "needs a sensitive column" in capsys.readouterr().err
+
+
+def test_value_missing_from_sensitive_hierarchy(files, tmp_path, capsys):
+    inp, _ = files
+    h = tmp_path / "h2.csv"
+    h.write_text("flu;respiratory;*\ncold;respiratory;*\n")
+    code = main(["solve", str(inp), "--qi", "a,b", "--sensitive", "disease", "--sep", ";", "--t", "0.3",
+                 "--distance", "hierarchical", "--sensitive-hierarchy", str(h), "--out", str(tmp_path / "o.csv")])
+    err = capsys.readouterr().err
+    assert code == 2 and "value 'cancer' of column 'disease' is not in the hierarchy" in err
+
+
+def test_inspect_with_criteria(files, capsys):
+    inp, _ = files
+    code = main(["inspect", str(inp), "--qi", "a,b,c", "--sensitive", "disease", "--sep", ";", "--k", "2",
+                 "--l", "2", "--json"])
+    info = json.loads(capsys.readouterr().out)
+    assert code == 0 and info["n_units"] == 8 and "l-diversity distinct values" in info["candidates"]
