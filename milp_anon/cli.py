@@ -99,6 +99,8 @@ def _add_solver_args(p):
     p.add_argument("--solver", default="HiGHS", metavar="NAME",
                    help="PuLP solver name (default HiGHS, in bulk through highspy; e.g. PULP_CBC_CMD)")
     p.add_argument("--no-closure", action="store_true", help="disable closure pruning of candidates")
+    p.add_argument("--presolve", default="off", choices=["off", "on"],
+                   help="HiGHS presolve (default off: HiGHS 1.15.1 presolve returned wrong optima on our models)")
     p.add_argument("--max-memory-gb", type=float, default=None, metavar="GB",
                    help="refuse models estimated above this size (default 80%% of available memory)")
     p.add_argument("--verbose", action="store_true", help="show the solver log")
@@ -189,7 +191,7 @@ def _options(args):
     from .solve import SolverOptions
 
     return SolverOptions(solver=args.solver, time_limit=args.time_limit, threads=args.threads, gap=args.gap,
-                         msg=args.verbose, max_memory_gb=args.max_memory_gb)
+                         msg=args.verbose, max_memory_gb=args.max_memory_gb, presolve=args.presolve)
 
 
 def _finish(result, args, out_path, report_path, sep) -> int:
