@@ -15,6 +15,7 @@ from .candidates import Candidates, suppression_candidates
 from .criteria import Criterion, KAnonymity, LDiversity, PSensitivity, TCloseness
 from .errors import InputError, MilpAnonError, ModelTooLargeError, SolverError, VerificationError
 from .hierarchy import Hierarchy
+from .recoding import Generalization, Recoding, Suppression
 from .formulations import AssignmentFormulation, KAnonymityProblem
 from .result import Result
 from .rowtypes import RowTypes
@@ -24,8 +25,8 @@ from .table import SUPPRESSED, Table, read_csv
 __version__ = "0.1.0"
 
 
-def anonymize(table, *criteria, closure: bool = True, mps: str | None = None, lp_file: str | None = None,
-              **solver_options) -> Result:
+def anonymize(table, *criteria, recoding=None, closure: bool = True, mps: str | None = None,
+              lp_file: str | None = None, **solver_options) -> Result:
     """Anonymize ``table`` optimally under ``criteria``.
 
     Parameters
@@ -33,7 +34,9 @@ def anonymize(table, *criteria, closure: bool = True, mps: str | None = None, lp
     table
         A :class:`Table`.
     *criteria
-        Privacy criteria, e.g. ``KAnonymity(5)``.
+        Privacy criteria, e.g. ``KAnonymity(5)``, ``LDiversity(3)``, ``TCloseness(0.2)``.
+    recoding
+        ``Suppression()`` (default) or ``Generalization({column: hierarchy}, cost=...)``.
     closure
         Closure pruning of the candidates (exact; default on).
     mps, lp_file
@@ -45,7 +48,8 @@ def anonymize(table, *criteria, closure: bool = True, mps: str | None = None, lp
     if not isinstance(table, Table):
         raise InputError("anonymize() takes a milp_anon.Table; build one with Table.from_frame or from_csv")
     options = SolverOptions(**solver_options)
-    return AssignmentFormulation(criteria, closure=closure).solve(table, options, mps=mps, lp_file=lp_file)
+    form = AssignmentFormulation(criteria, recoding=recoding, closure=closure)
+    return form.solve(table, options, mps=mps, lp_file=lp_file)
 
 
 __all__ = [
@@ -59,6 +63,9 @@ __all__ = [
     "PSensitivity",
     "TCloseness",
     "Hierarchy",
+    "Generalization",
+    "Recoding",
+    "Suppression",
     "MilpAnonError",
     "ModelTooLargeError",
     "Result",

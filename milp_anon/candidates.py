@@ -22,6 +22,7 @@ to ``m`` of about 12; :func:`estimate_enumeration` tells the work up front.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,29 +40,39 @@ class Candidates:
 
     Attributes
     ----------
-    keep
-        ``(C, m)`` bool, ``True`` where the candidate keeps the column's value.
-    codes
-        ``(C, m)`` value codes, ``-1`` where suppressed.
+    nodes
+        ``(C, m)`` node id (in each column's :class:`~milp_anon.recoding.ColumnLattice`)
+        of each candidate's cell.
+    levels
+        ``(C, m)`` the level of that node (0 = the value itself).
     cost
-        ``(C,)`` per-row cost ``w_j`` (number of suppressed cells).
+        ``(C,)`` per-row cost ``w_j`` (sum of node costs; the number of ``*``
+        for suppression).
     capacity
         ``(C,)`` rows of compatible types.
     pair_type, pair_cand
         ``(P,)`` compatible pairs, sorted by candidate then type.
+    codes
+        ``(C, m)`` value codes where the candidate keeps the value, ``-1`` elsewhere.
     counts
         Candidate counts after each stage: ``generated`` (distinct
-        projections over all masks), ``closure_only`` (closed, any support),
-        ``support`` (support only), ``kept`` (support and closure).
+        projections over all level vectors), ``closure_only`` (closed, any
+        support), ``support`` (support only), ``kept`` (after every rule).
     """
 
-    keep: np.ndarray
-    codes: np.ndarray
+    nodes: np.ndarray
+    levels: np.ndarray
     cost: np.ndarray
     capacity: np.ndarray
     pair_type: np.ndarray
     pair_cand: np.ndarray
+    codes: np.ndarray
     counts: dict = field(default_factory=dict)
+
+    @property
+    def keep(self) -> np.ndarray:
+        """``(C, m)`` bool: the candidate keeps the column's value."""
+        return self.levels == 0
 
     @property
     def n_candidates(self) -> int:
@@ -83,94 +94,117 @@ class Candidates:
         counts[stage] = int(keep.sum())
         counts["kept"] = int(keep.sum())
         return Candidates(
-            keep=self.keep[keep],
-            codes=self.codes[keep],
+            nodes=self.nodes[keep],
+            levels=self.levels[keep],
             cost=self.cost[keep],
             capacity=self.capacity[keep],
             pair_type=self.pair_type[sel],
             pair_cand=new_id[self.pair_cand[sel]],
+            codes=self.codes[keep],
             counts=counts,
         )
 
 
-def estimate_enumeration(m: int, t_in: int) -> int:
-    """Number of (type, mask) projections the mask enumeration touches."""
-    return int(t_in) * (1 << int(m))
+def estimate_enumeration(m: int, t_in: int, lattice_sizes=None) -> int:
+    """Number of (type, level vector) projections the enumeration touches."""
+    if lattice_sizes is None:
+        return int(t_in) * (1 << int(m))
+    return int(t_in) * int(np.prod([int(x) for x in lattice_sizes], dtype=float))
 
 
-def _group_keys(codes: np.ndarray, cards: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """One integer key per type for its projection onto ``cols`` (mixed radix)."""
-    if cols.size == 0:
+def _group_keys(codes: np.ndarray, radices, cols) -> np.ndarray:
+    """One integer key per row of ``codes[:, cols]`` (mixed radix, or row-wise unique)."""
+    if len(cols) == 0:
         return np.zeros(codes.shape[0], dtype=np.int64)
-    radix = np.prod(cards[cols].astype(float))
+    radix = np.prod([float(radices[c]) for c in cols])
     if radix < 2**62:
         key = np.zeros(codes.shape[0], dtype=np.int64)
         for c in cols:
-            key = key * int(cards[c]) + codes[:, c].astype(np.int64)
+            key = key * int(radices[c]) + codes[:, c].astype(np.int64)
         return key
-    # too many combinations for one int64: fall back to row-wise unique
     _, inv = np.unique(codes[:, cols], axis=0, return_inverse=True)
     return inv.ravel().astype(np.int64)
 
 
-def suppression_candidates(
+def suppression_candidates(types: RowTypes, min_size: int, *, support: bool = True,
+                           closure: bool = True) -> Candidates:
+    """Suppression candidates of ``types`` (see :func:`lattice_candidates`)."""
+    from .recoding import _suppression_lattice
+
+    lattices = [_suppression_lattice(range(int(v))) for v in types.cardinalities]
+    return lattice_candidates(types, lattices, min_size, support=support, closure=closure)
+
+
+def lattice_candidates(
     types: RowTypes,
+    lattices,
     min_size: int,
     *,
     support: bool = True,
     closure: bool = True,
 ) -> Candidates:
-    """Generate the suppression candidates of ``types``.
+    """Generate the candidates of ``types`` under per-column generalization lattices.
+
+    For every level vector ``(l_1, ..., l_m)`` of the generalization lattice
+    the types are projected onto their ancestors at those levels; each
+    distinct projection is a candidate with its compatible types.
 
     Parameters
     ----------
     types
         The row types.
+    lattices
+        One :class:`~milp_anon.recoding.ColumnLattice` per QI column.
     min_size
-        ``L``, the smallest legal group size (``k`` for k-anonymity).
+        ``L``, the smallest legal group size (support pruning ``cap_j >= L``).
     support, closure
-        Apply support pruning / closure pruning (both exact for the cost
-        objective; turn closure off for lower bounds on output types).
+        Apply support pruning / closure pruning. Closure keeps ``j`` only if
+        in every generalized column the compatible types' ancestors one level
+        lower differ, i.e. ``j`` is the column-wise LCA of its compatible
+        types (exact for the cost objective with monotone costs).
 
     Returns
     -------
     Candidates
-        Sorted by number of suppressed cells, then mask, then values.
 
     Notes
     -----
-    Work ``O(2^m · t_in log t_in)``, all inside numpy.
+    Work ``O(Π_c (H_c + 1) · t_in log t_in)``, all inside numpy.
     """
     m, t_in = types.m, types.t_in
-    work = estimate_enumeration(m, t_in)
+    sizes = [lat.height + 1 for lat in lattices]
+    work = estimate_enumeration(m, t_in, sizes)
     if work > MAX_PROJECTIONS:
         raise InputError(
-            f"candidate enumeration over {m} QI columns and {t_in} row types would touch "
-            f"{work:,} projections (limit {MAX_PROJECTIONS:,}); use fewer QI columns"
+            f"candidate enumeration over {m} QI columns ({' x '.join(map(str, sizes))} generalization levels) "
+            f"and {t_in} row types would touch {work:,} projections (limit {MAX_PROJECTIONS:,}); "
+            "use fewer QI columns or shallower hierarchies"
         )
-    codes, counts, cards = types.codes, types.counts, types.cardinalities
-    all_cols = np.arange(m)
+    codes, counts = types.codes, types.counts
+    # ancestors of every type at every level: anc_t[c][:, l]
+    anc_t = [lat.anc[codes[:, c]] for c, lat in enumerate(lattices)]
+    radices = [lat.n_nodes for lat in lattices]
     generated = closure_only = supported = 0
-    out_keep, out_codes, out_cap, out_ptype, out_pcand_local = [], [], [], [], []
+    out_nodes, out_levels, out_cap, out_ptype, out_pcand, out_codes = [], [], [], [], [], []
     next_id = 0
-    # masks in order of increasing number of stars, so candidates come out cheapest first
-    masks = sorted(range(1 << m), key=lambda b: (m - bin(b).count("1"), -b))
-    for bits in masks:
-        keep_mask = np.array([(bits >> (m - 1 - c)) & 1 for c in range(m)], dtype=bool)
-        kept = all_cols[keep_mask]
-        starred = all_cols[~keep_mask]
-        key = _group_keys(codes, cards, kept)
+    level_vectors = sorted(itertools.product(*[range(s) for s in sizes]), key=lambda L: (sum(L), L))
+    cols = np.arange(m)
+    for L in level_vectors:
+        L = np.array(L)
+        proj = np.column_stack([anc_t[c][:, L[c]] for c in range(m)]) if m else np.zeros((t_in, 0), np.int64)
+        key = _group_keys(proj, radices, list(cols))
         uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
         inv = inv.ravel()
         G = uniq.shape[0]
         cap = np.bincount(inv, weights=counts, minlength=G).astype(np.int64)
         generated += G
-        if starred.size:
+        gen_cols = cols[L > 0]
+        if gen_cols.size:
             order = np.argsort(inv, kind="stable")
             starts = np.searchsorted(inv[order], np.arange(G))
-            sub = codes[order][:, starred]
-            lo = np.minimum.reduceat(sub, starts, axis=0)
-            hi = np.maximum.reduceat(sub, starts, axis=0)
+            below = np.column_stack([anc_t[c][:, L[c] - 1] for c in gen_cols])[order]
+            lo = np.minimum.reduceat(below, starts, axis=0)
+            hi = np.maximum.reduceat(below, starts, axis=0)
             closed = np.all(lo != hi, axis=1)
         else:
             closed = np.ones(G, dtype=bool)
@@ -188,34 +222,38 @@ def suppression_candidates(
         new_id = np.full(G, -1, dtype=np.int64)
         new_id[keep_grp] = np.arange(next_id, next_id + n_keep)
         rep = first[keep_grp]
-        cand_codes = codes[rep].copy()
-        cand_codes[:, ~keep_mask] = -1
-        out_codes.append(cand_codes)
-        out_keep.append(np.broadcast_to(keep_mask, (n_keep, m)).copy())
+        out_nodes.append(proj[rep])
+        out_levels.append(np.broadcast_to(L, (n_keep, m)).copy())
+        c_codes = codes[rep].astype(np.int64).copy()
+        c_codes[:, L > 0] = -1
+        out_codes.append(c_codes)
         out_cap.append(cap[keep_grp])
         t_sel = np.flatnonzero(keep_grp[inv])
         out_ptype.append(t_sel)
-        out_pcand_local.append(new_id[inv[t_sel]])
+        out_pcand.append(new_id[inv[t_sel]])
         next_id += n_keep
 
-    keep = np.concatenate(out_keep) if out_keep else np.zeros((0, m), bool)
-    ccodes = np.concatenate(out_codes) if out_codes else np.zeros((0, m), np.int32)
-    cap = np.concatenate(out_cap) if out_cap else np.zeros(0, np.int64)
-    ptype = np.concatenate(out_ptype) if out_ptype else np.zeros(0, np.int64)
-    pcand = np.concatenate(out_pcand_local) if out_pcand_local else np.zeros(0, np.int64)
+    cat = lambda parts, shape, dt: np.concatenate(parts).astype(dt) if parts else np.zeros(shape, dt)  # noqa: E731
+    nodes = cat(out_nodes, (0, m), np.int64)
+    levels = cat(out_levels, (0, m), np.int64)
+    cap = cat(out_cap, (0,), np.int64)
+    ptype = cat(out_ptype, (0,), np.int64)
+    pcand = cat(out_pcand, (0,), np.int64)
+    ccodes = cat(out_codes, (0, m), np.int64)
     order = np.lexsort((ptype, pcand))
-    cost = (m - keep.sum(axis=1)).astype(np.int64)
+    node_cost = [lat.cost for lat in lattices]
+    cost = np.zeros(nodes.shape[0])
+    for c in range(m):
+        cost += node_cost[c][nodes[:, c]]
+    if all(np.all(nc == np.round(nc)) for nc in node_cost):
+        cost = np.round(cost).astype(np.int64)
     return Candidates(
-        keep=keep,
-        codes=ccodes.astype(np.int32),
+        nodes=nodes,
+        levels=levels,
         cost=cost,
         capacity=cap,
-        pair_type=ptype[order].astype(np.int64),
-        pair_cand=pcand[order].astype(np.int64),
-        counts={
-            "generated": generated,
-            "closure_only": closure_only,
-            "support": supported,
-            "kept": next_id,
-        },
+        pair_type=ptype[order],
+        pair_cand=pcand[order],
+        codes=ccodes,
+        counts={"generated": generated, "closure_only": closure_only, "support": supported, "kept": next_id},
     )

@@ -121,7 +121,7 @@ def relative_gap(objective: float | None, bound: float | None) -> float | None:
     if objective is None or bound is None:
         return None
     diff = max(0.0, objective - bound)
-    if diff <= 1e-9:
+    if diff <= 1e-9 * max(1.0, abs(objective)):  # fractional node costs: equal up to rounding
         return 0.0
     if abs(objective) <= 1e-9:
         return math.inf

@@ -95,3 +95,23 @@ def brute(frame, qi, criteria):
     from milp_anon.exact import brute_force
 
     return brute_force(frame[qi].to_numpy(), criteria, {"s": frame["s"].tolist()})[0]
+
+
+@st.composite
+def random_hierarchy(draw, values, max_height=3):
+    """A random ARX-style hierarchy over ``values`` (dict value -> [level1, ..., '*'])."""
+    H = draw(st.integers(1, max_height))
+    nodes = list(values)
+    paths = {v: [] for v in values}
+    parent_of = {v: v for v in values}
+    for lvl in range(1, H):
+        groups = draw(st.integers(1, max(1, len(nodes))))
+        assign = {n: draw(st.integers(0, groups - 1)) for n in nodes}
+        names = {g: f"L{lvl}g{g}" for g in range(groups)}
+        for v in values:
+            parent_of[v] = names[assign[parent_of[v]]]
+            paths[v].append(parent_of[v])
+        nodes = sorted(set(parent_of[v] for v in values))
+    for v in values:
+        paths[v].append("*")
+    return paths

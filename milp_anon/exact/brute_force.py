@@ -136,7 +136,54 @@ def _metric(crit, dom):
     return m.loc[dom, dom].to_numpy().tolist()
 
 
-def brute_force(table, criteria, sensitive: dict | None = None):
+def _block_cost_fn(arr, columns, recoding):
+    """Cost of releasing a block as one class: per column, the block's LCA node cost times its size."""
+    from ..recoding import Generalization
+
+    cols = [list(arr[:, c]) for c in range(arr.shape[1])]
+    hier = recoding.hierarchies if isinstance(recoding, Generalization) else {}
+    specs = []
+    for c, name in enumerate(columns):
+        h = hier.get(name)
+        if h is None:
+            specs.append(None)
+            continue
+        leaves = Counter()
+        for path in h.paths.values():
+            for lvl, node in enumerate(path):
+                leaves[(lvl, node)] += 1
+        specs.append((h, leaves, len(h.paths)))
+
+    def node_cost(name, h, lvl, leaves, total):
+        cost = recoding.cost
+        if isinstance(cost, dict) and name in cost:
+            return Fraction(cost[name][lvl]).limit_denominator(10**9)
+        kind = cost if isinstance(cost, str) else "height"
+        if kind == "suppression":
+            return Fraction(int(lvl == h.height))
+        if kind == "height":
+            return Fraction(lvl, h.height)
+        return Fraction(leaves - 1, total - 1) if total > 1 else Fraction(int(lvl > 0))
+
+    def cost(block):
+        total = Fraction(0)
+        for c, name in enumerate(columns):
+            vals = {cols[c][r] for r in block}
+            if specs[c] is None:
+                total += len(block) * int(len(vals) > 1)
+                continue
+            h, leaves, n_leaves = specs[c]
+            lvl = 0
+            while len({h.paths[str(v)][lvl] for v in vals}) > 1:
+                lvl += 1
+            node = h.paths[str(next(iter(vals)))][lvl]
+            total += len(block) * node_cost(name, h, lvl, leaves[(lvl, node)], n_leaves)
+        return total
+
+    return cost
+
+
+def brute_force(table, criteria, sensitive: dict | None = None, recoding=None, columns=None):
     """Optimal anonymization by suppression under ``criteria``, by exhaustive search.
 
     Parameters
@@ -147,6 +194,12 @@ def brute_force(table, criteria, sensitive: dict | None = None):
         Criterion objects (their parameters are read; their models are not).
     sensitive
         ``{column name: list of n values}`` for sensitive criteria.
+    recoding
+        ``None`` (suppression) or a :class:`~milp_anon.recoding.Generalization`;
+        a block then costs, per column, its size times the cost of the lowest
+        common ancestor of its values.
+    columns
+        QI column names (to look up hierarchies); default ``q0, q1, ...``.
 
     Returns
     -------
@@ -162,15 +215,12 @@ def brute_force(table, criteria, sensitive: dict | None = None):
     k, ok = group_condition(criteria, {c: list(map(str, v)) for c, v in (sensitive or {}).items()})
     if n == 0:
         return 0, ()
-    cols = [list(arr[:, c]) for c in range(arr.shape[1])]
+    columns = list(columns) if columns is not None else [f"q{c}" for c in range(arr.shape[1])]
+    block_cost = _block_cost_fn(arr, columns, recoding)
 
     @lru_cache(maxsize=None)
     def good(block):
         return ok(block)
-
-    def block_cost(block):
-        varying = sum(1 for col in cols if len({col[r] for r in block}) > 1)
-        return varying * len(block)
 
     @lru_cache(maxsize=None)
     def best(remaining: frozenset):

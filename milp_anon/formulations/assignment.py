@@ -24,14 +24,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..candidates import Candidates, suppression_candidates
+from ..candidates import Candidates, lattice_candidates, suppression_candidates
 from ..criteria import Criterion, KAnonymity
 from ..errors import InputError, ModelTooLargeError, VerificationError
 from ..model import LinearModel
+from ..recoding import as_recoding
 from ..result import Result
 from ..rowtypes import RowTypes, Units
 from ..solve import SolverOptions, relative_gap, solve_model
-from ..table import SUPPRESSED, Table
+from ..table import Table
 from .. import verify as _verify
 
 #: bytes per nonzero / per column or row, measured on HiGHS MIP solves of this model (see benchmarks)
@@ -152,6 +153,10 @@ class AssignmentFormulation:
     criteria
         Privacy criteria objects (at least one), e.g. ``[KAnonymity(5)]`` or
         ``[KAnonymity(5), LDiversity(3), TCloseness(0.2, distance="ordered")]``.
+    recoding
+        :class:`~milp_anon.recoding.Suppression` (default) or
+        :class:`~milp_anon.recoding.Generalization` (local recoding with
+        value hierarchies).
     closure
         Apply closure pruning to the candidates (exact for the cost
         objective and union-closed criteria; default on).
@@ -168,7 +173,8 @@ class AssignmentFormulation:
     >>> result = f.solve(table, SolverOptions(time_limit=60))  # doctest: +SKIP
     """
 
-    def __init__(self, criteria, *, closure: bool = True, assignment: str = "continuous"):
+    def __init__(self, criteria, *, recoding=None, closure: bool = True, assignment: str = "continuous"):
+        self.recoding = as_recoding(recoding)
         if assignment not in ("continuous", "integer"):
             raise InputError(f"assignment must be 'continuous' or 'integer', got {assignment!r}")
         criteria = list(criteria)
@@ -200,6 +206,7 @@ class AssignmentFormulation:
         """Bad input for this table (e.g. a sensitive criterion without a sensitive column)."""
         for c in self.criteria:
             c.validate(table)
+        self.lattices(table)  # hierarchy problems (missing value, cost weights) surface here
 
     def infeasibility(self, table: Table) -> str | None:
         for c in self.criteria:
@@ -208,8 +215,17 @@ class AssignmentFormulation:
                 return why
         return None
 
-    def candidates(self, types: RowTypes) -> Candidates:
-        return suppression_candidates(types, self.min_group_size(), closure=self.closure)
+    def lattices(self, table: Table):
+        """Per QI column generalization lattice of the recoding (cached per table)."""
+        if getattr(self, "_lat_table", None) is not table:
+            self._lat = self.recoding.lattices(table)
+            self._lat_table = table
+        return self._lat
+
+    def candidates(self, types: RowTypes, table: Table | None = None) -> Candidates:
+        if table is None:
+            return suppression_candidates(types, self.min_group_size(), closure=self.closure)
+        return lattice_candidates(types, self.lattices(table), self.min_group_size(), closure=self.closure)
 
     def prune_candidates(self, table: Table, units: Units, cands: Candidates) -> Candidates:
         """Criterion-specific safe pruning (e.g. too few distinct sensitive values)."""
@@ -242,7 +258,7 @@ class AssignmentFormulation:
         self.validate(table)
         types = RowTypes.from_table(table)
         units = Units.of(table, types, self.split)
-        cands = self.prune_candidates(table, units, self.candidates(types))
+        cands = self.prune_candidates(table, units, self.candidates(types, table))
         am = self.build(table, types, cands, units)
         return am.lm.to_pulp()[0]
 
@@ -258,7 +274,7 @@ class AssignmentFormulation:
         if self.split:
             info["n_units"] = units.n_units
         if not why:
-            cands = self.prune_candidates(table, units, self.candidates(types))
+            cands = self.prune_candidates(table, units, self.candidates(types, table))
             n_pairs = int(np.diff(np.searchsorted(units.unit_type, np.arange(types.t_in + 1)))[cands.pair_type].sum())
             info.update(candidates=dict(cands.counts), n_candidates=cands.n_candidates, n_pairs=n_pairs,
                         **estimate_size(units, n_pairs, cands, self.criteria, table))
@@ -340,18 +356,18 @@ class AssignmentFormulation:
         cand_of_row = np.empty(table.n, dtype=np.int64)
         cand_of_row[rows_by_unit] = cand_of_sorted_row
         out = table.frame.copy()
-        for col_idx, col in enumerate(table.qi):
-            keep = c.keep[cand_of_row, col_idx]
-            vals = out[col].to_numpy(dtype=object)
-            out[col] = np.where(keep, vals, SUPPRESSED).astype(object)
+        for col_idx, (col, lat) in enumerate(zip(table.qi, self.lattices(table))):
+            names = np.array(lat.names, dtype=object)
+            out[col] = names[c.nodes[cand_of_row, col_idx]]
         _, groups = np.unique(cand_of_row, return_inverse=True)
-        cost = int(c.cost[cand_of_row].sum())
+        cost = c.cost[cand_of_row].sum()
+        cost = int(cost) if np.issubdtype(c.cost.dtype, np.integer) else float(cost)
         return out, groups.ravel(), cost
 
     def verify(self, table: Table, released, cost) -> None:
         """Run the independent verifier for every criterion (raises on failure)."""
         _verify.verify_release(table.frame, released, table.qi, self.criteria, sensitive=table.sensitive,
-                               claimed_cost=cost)
+                               claimed_cost=cost, recoding=self.recoding)
 
     # -- the whole pipeline ------------------------------------------------------------------
     def solve(self, table: Table, options: SolverOptions | None = None, *, mps: str | None = None,
@@ -379,7 +395,7 @@ class AssignmentFormulation:
             return Result(status="infeasible", reason=why, seconds=secs, sizes=sizes, criteria=crit_names,
                           solver=options.solver, solver_status="pre-check")
         t = time.perf_counter()
-        cands = self.prune_candidates(table, units, self.candidates(types))
+        cands = self.prune_candidates(table, units, self.candidates(types, table))
         secs["candidates"] = time.perf_counter() - t
         n_pairs = int(np.diff(np.searchsorted(units.unit_type, np.arange(types.t_in + 1)))[cands.pair_type].sum())
         est = estimate_size(units, n_pairs, cands, self.criteria, table)
@@ -411,7 +427,8 @@ class AssignmentFormulation:
         )
         t = time.perf_counter()
         hint = self.whole_table_start(am) if options.is_highs and not options.via_pulp else None
-        out = solve_model(am.lm, options, integral_objective=True, hint=hint)
+        integral = bool(np.issubdtype(cands.cost.dtype, np.integer))
+        out = solve_model(am.lm, options, integral_objective=integral, hint=hint)
         secs["solve"] = time.perf_counter() - t
         common = dict(seconds=secs, sizes=sizes, candidate_counts=dict(cands.counts), criteria=crit_names,
                       solver=options.solver, solver_status=out.solver_status)

@@ -1,0 +1,209 @@
+"""Recodings: which generalized values a cell may take and what they cost.
+
+A recoding is chosen separately from the privacy criteria (as in ARX):
+
+* :class:`Suppression` — a cell keeps its value or becomes ``*`` (cost 1);
+* :class:`Generalization` — a cell may become any ancestor of its value in a
+  per-column hierarchy (ARX CSV format); node costs are ``"suppression"``
+  (the root costs 1, other nodes 0), ``"height"`` (a node at level ``l`` of a
+  hierarchy of height ``H`` costs ``l/H``), ``"lm"`` (loss metric:
+  ``(leaves under the node − 1)/(leaves of the hierarchy − 1)``) or user
+  weights per level. Columns without a hierarchy are suppressed (a
+  hierarchy of height 1 whose root costs 1).
+
+Both become, per QI column, a :class:`ColumnLattice`: the ancestor of every
+data value at every level, with node names and node costs. Costs must be
+monotone (a parent costs at least its child; leaves cost 0): checked.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import InputError
+from .hierarchy import Hierarchy
+from .table import SUPPRESSED
+
+COSTS = ("suppression", "height", "lm")
+
+
+@dataclass(frozen=True)
+class ColumnLattice:
+    """Generalization of one QI column.
+
+    Attributes
+    ----------
+    height
+        ``H``; level 0 is the value, level ``H`` the root.
+    anc
+        ``(V, H + 1)`` node id of the ancestor of each value code at each level.
+    names
+        Node id -> released text.
+    level
+        Node id -> level.
+    cost
+        Node id -> cost per cell.
+    """
+
+    height: int
+    anc: np.ndarray
+    names: tuple
+    level: np.ndarray
+    cost: np.ndarray
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.names)
+
+
+class Recoding:
+    """Base class of recodings."""
+
+    def lattices(self, table) -> list[ColumnLattice]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return type(self).__name__.lower()
+
+
+def _suppression_lattice(values) -> ColumnLattice:
+    V = len(values)
+    anc = np.column_stack([np.arange(V), np.full(V, V)])
+    names = tuple(str(v) for v in values) + (SUPPRESSED,)
+    level = np.array([0] * V + [1])
+    cost = np.array([0.0] * V + [1.0])
+    return ColumnLattice(1, anc, names, level, cost)
+
+
+@dataclass(frozen=True)
+class Suppression(Recoding):
+    """Cell suppression: a value or ``*`` (Meyerson-Williams cost 1 per ``*``)."""
+
+    def lattices(self, table) -> list[ColumnLattice]:
+        return [_suppression_lattice(v) for v in table.values]
+
+    def describe(self) -> str:
+        return "suppression"
+
+
+@dataclass(frozen=True)
+class Generalization(Recoding):
+    """Local recoding with value hierarchies.
+
+    Parameters
+    ----------
+    hierarchies
+        ``{column: hierarchy}``; a hierarchy is a path to an ARX CSV file, a
+        DataFrame, a dict ``{value: [level1, ..., root]}`` or a
+        :class:`~milp_anon.hierarchy.Hierarchy`. QI columns without one are
+        suppressed.
+    cost
+        ``"suppression"``, ``"height"`` (default), ``"lm"``, or a dict
+        ``{column: [w_0, ..., w_H]}`` of weights per level (``w_0 = 0``,
+        non-decreasing); columns it does not name cost as ``"height"``.
+    """
+
+    hierarchies: dict = field(default_factory=dict)
+    cost: object = "height"
+
+    def __post_init__(self):
+        if not isinstance(self.hierarchies, dict):
+            raise InputError("hierarchies must be a dict {column: hierarchy}")
+        hs = {}
+        for col, h in self.hierarchies.items():
+            hs[str(col)] = Hierarchy.coerce(h, source=f"<hierarchy of {col}>")
+        object.__setattr__(self, "hierarchies", hs)
+        if isinstance(self.cost, str):
+            if self.cost not in COSTS:
+                raise InputError(f"cost must be one of {', '.join(COSTS)} or per-level weights, got {self.cost!r}")
+        elif not isinstance(self.cost, dict):
+            raise InputError("cost must be a name or a dict {column: [w_0, ..., w_H]}")
+
+    def lattices(self, table) -> list[ColumnLattice]:
+        unknown = [c for c in self.hierarchies if c not in table.qi]
+        if unknown:
+            raise InputError(f"hierarchy given for column(s) that are not QI columns: {', '.join(unknown)}")
+        out = []
+        for c_idx, col in enumerate(table.qi):
+            values = [str(v) for v in table.values[c_idx]]
+            h = self.hierarchies.get(col)
+            if h is None:
+                lat = _suppression_lattice(values)
+                out.append(lat)
+                continue
+            h.check_values(values, col)
+            out.append(_hierarchy_lattice(h, values, self._cost_of(col, h), col))
+        return out
+
+    def _cost_of(self, col, h: Hierarchy):
+        if isinstance(self.cost, dict) and col in self.cost:
+            w = [float(x) for x in self.cost[col]]
+            if len(w) != h.height + 1:
+                raise InputError(f"cost weights for {col!r} need {h.height + 1} levels (0..{h.height}), got {len(w)}")
+            if w[0] != 0:
+                raise InputError(f"cost weight of level 0 for {col!r} must be 0 (an unchanged value costs nothing)")
+            if any(b < a for a, b in zip(w, w[1:])) or any(not math.isfinite(x) or x < 0 for x in w):
+                raise InputError(f"cost weights for {col!r} must be finite, non-negative and non-decreasing: {w}")
+            return lambda level, leaves, total: w[level]
+        kind = self.cost if isinstance(self.cost, str) else "height"
+        if kind == "suppression":
+            return lambda level, leaves, total: 1.0 if level == h.height else 0.0
+        if kind == "height":
+            return lambda level, leaves, total: level / h.height
+        return lambda level, leaves, total: (leaves - 1) / (total - 1) if total > 1 else (1.0 if level else 0.0)
+
+    def describe(self) -> str:
+        cost = self.cost if isinstance(self.cost, str) else "weights"
+        return f"generalization ({cost}; hierarchies: {', '.join(self.hierarchies) or 'none'})"
+
+
+def _hierarchy_lattice(h: Hierarchy, values, cost_fn, col) -> ColumnLattice:
+    H = h.height
+    # leaves under each node of the whole hierarchy (for the loss metric)
+    leaves = {}
+    for path in h.paths.values():
+        for lvl in range(H + 1):
+            leaves[(lvl, path[lvl])] = leaves.get((lvl, path[lvl]), 0) + 1
+    total = len(h.paths)
+    node_id, names, level, cost = {}, [], [], []
+    anc = np.zeros((len(values), H + 1), dtype=np.int64)
+    for v_idx, v in enumerate(values):
+        path = h.paths[v]
+        seen = {}
+        for lvl in range(H + 1):
+            name = path[lvl]
+            if name in seen and seen[name] != lvl:
+                raise InputError(
+                    f"hierarchy {h.source}: {name!r} appears at levels {seen[name]} and {lvl} above {v!r} "
+                    f"(column {col!r}); released cells could not tell the two apart"
+                )
+            seen[name] = lvl
+            key = (lvl, name)
+            if key not in node_id:
+                node_id[key] = len(names)
+                names.append(name)
+                level.append(lvl)
+                cost.append(float(cost_fn(lvl, leaves[key], total)))
+            anc[v_idx, lvl] = node_id[key]
+    cost = np.array(cost)
+    # monotone: parent >= child, leaves 0
+    for v_idx in range(len(values)):
+        c = cost[anc[v_idx]]
+        if c[0] != 0:
+            raise InputError(f"cost of the unchanged value {values[v_idx]!r} of {col!r} must be 0")
+        if np.any(np.diff(c) < -1e-12):
+            raise InputError(f"node costs of {col!r} are not monotone above {values[v_idx]!r}: {c.tolist()}")
+    return ColumnLattice(H, anc, tuple(names), np.array(level), cost)
+
+
+def as_recoding(value) -> Recoding:
+    """``None`` -> Suppression; a Recoding as is."""
+    if value is None:
+        return Suppression()
+    if isinstance(value, Recoding):
+        return value
+    raise InputError(f"not a recoding: {value!r}")
