@@ -121,6 +121,35 @@ def _add_criteria_args(p):
                    help="ARX hierarchy of the sensitive values for --distance hierarchical")
 
 
+def _add_recoding_args(p):
+    g = p.add_argument_group("recoding (default: suppression)")
+    g.add_argument("--hierarchy", action="append", default=[], metavar="COL=FILE",
+                   help="ARX hierarchy of a QI column (repeatable); QI columns without one are suppressed")
+    g.add_argument("--cost", default=None, choices=["suppression", "height", "lm"],
+                   help="node cost with hierarchies (default height)")
+
+
+def _recoding(args):
+    from .hierarchy import Hierarchy
+    from .recoding import Generalization, Suppression
+
+    specs = getattr(args, "hierarchy", []) or []
+    if not specs:
+        if getattr(args, "cost", None):
+            raise InputError("--cost needs at least one --hierarchy COL=FILE")
+        return Suppression()
+    hier = {}
+    for spec in specs:
+        if "=" not in spec:
+            raise InputError(f"--hierarchy takes COL=FILE, got {spec!r}")
+        col, path = spec.split("=", 1)
+        col = col.strip()
+        if col in hier:
+            raise InputError(f"two hierarchies for column {col!r}")
+        hier[col] = Hierarchy.from_csv(path)
+    return Generalization(hier, cost=args.cost or "height")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="milp-anon", description="Provably optimal k-anonymization by cell suppression.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -135,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, metavar="OUT.csv", help="anonymized table")
     s.add_argument("--report", default=None, metavar="REPORT.json", help="machine-readable report")
     _add_criteria_args(s)
+    _add_recoding_args(s)
     s.add_argument("--mps", default=None, metavar="MODEL.mps", help="also write the model as MPS")
     s.add_argument("--lp", default=None, metavar="MODEL.lp", help="also write the model as LP")
     _add_solver_args(s)
@@ -148,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--json", action="store_true", help="print JSON instead of text")
     i.add_argument("--no-closure", action="store_true", help="disable closure pruning of candidates")
     _add_criteria_args(i)
+    _add_recoding_args(i)
 
     d = sub.add_parser("demo", help="solve the bundled UCI Adult table optimally")
     d.add_argument("--qi", default="sex,age,race,marital-status", help="QI columns of Adult")
@@ -230,7 +261,7 @@ def cmd_solve(args) -> int:
     criteria = _criteria(args)
     options = _options(args)
     table = Table.from_csv(args.input, qi, _split(args.sensitive) or None, sep=sep)
-    form = AssignmentFormulation(criteria, closure=not args.no_closure)
+    form = AssignmentFormulation(criteria, recoding=_recoding(args), closure=not args.no_closure)
     mps_tmp = lp_tmp = None
     if args.mps or args.lp:  # model files are written atomically too
         mps_tmp = args.mps and args.mps + ".part"
@@ -254,7 +285,7 @@ def cmd_inspect(args) -> int:
     sep = _sep(args.sep)
     criteria = _criteria(args)
     table = Table.from_csv(args.input, _split(args.qi), _split(args.sensitive) or None, sep=sep)
-    info = AssignmentFormulation(criteria, closure=not args.no_closure).inspect(table)
+    info = AssignmentFormulation(criteria, recoding=_recoding(args), closure=not args.no_closure).inspect(table)
     if args.json:
         print(json.dumps(info, indent=2))
         return EXIT_OK

@@ -119,7 +119,8 @@ class Result:
         lines = [f"status        {self.status}" + (f"  ({self.reason})" if self.reason else "")]
         if self.criteria:
             lines.append(f"criteria      {', '.join(self.criteria)}")
-        lines.append(f"objective     {fmt(self.objective)} suppressed cells" if self.objective is not None
+        unit = " suppressed cells" if self.objective is not None and float(self.objective).is_integer() else ""
+        lines.append(f"objective     {fmt(self.objective)}{unit}" if self.objective is not None
                      else "objective     -")
         gap = "-" if self.gap is None else f"{100 * self.gap:.4g} %"
         lines.append(f"bound         {fmt(self.bound)}   gap {gap}")

@@ -120,3 +120,38 @@ def test_inspect_with_criteria(files, capsys):
                  "--l", "2", "--json"])
     info = json.loads(capsys.readouterr().out)
     assert code == 0 and info["n_units"] == 8 and "l-diversity distinct values" in info["candidates"]
+
+
+def test_solve_with_hierarchies(tmp_path):
+    inp = tmp_path / "in.csv"
+    inp.write_text("age;sex\n31;M\n35;M\n38;M\n52;M\n57;M\n59;M\n")
+    h = tmp_path / "age.csv"
+    h.write_text("".join(f"{a};{a // 10 * 10}-{a // 10 * 10 + 9};*\n" for a in range(100)))
+    out, rep = tmp_path / "out.csv", tmp_path / "r.json"
+    code = main(["solve", str(inp), "--qi", "age,sex", "--k", "3", "--sep", ";", "--hierarchy", f"age={h}",
+                 "--cost", "height", "--out", str(out), "--report", str(rep)])
+    assert code == 0
+    released = pd.read_csv(out, sep=";", dtype=str)
+    assert released["age"].tolist() == ["30-39"] * 3 + ["50-59"] * 3  # text exactly as in the file
+    assert json.loads(rep.read_text())["objective"] == pytest.approx(3.0)  # 6 rows at level 1 of 2
+
+
+@pytest.mark.parametrize(
+    "extra,match",
+    [
+        (["--hierarchy", "age"], "COL=FILE"),
+        (["--hierarchy", "age=nope.csv"], "not found"),
+        (["--cost", "lm"], "--cost needs"),
+        (["--hierarchy", "zz=H"], "not QI columns: zz"),
+    ],
+)
+def test_bad_hierarchy_args(tmp_path, capsys, extra, match):
+    inp = tmp_path / "in.csv"
+    inp.write_text("age;sex\n31;M\n35;M\n")
+    h = tmp_path / "h.csv"
+    h.write_text("31;30-39;*\n35;30-39;*\n")
+    extra = [e.replace("=H", f"={h}") for e in extra]
+    code = main(["solve", str(inp), "--qi", "age,sex", "--k", "2", "--sep", ";", "--out", str(tmp_path / "o.csv")]
+                + extra)
+    err = capsys.readouterr().err
+    assert code == 2 and match in err and len(err.strip().splitlines()) == 1
