@@ -15,7 +15,7 @@ from .candidates import Candidates, suppression_candidates
 from .criteria import Criterion, KAnonymity, LDiversity, PSensitivity, TCloseness
 from .errors import InputError, MilpAnonError, ModelTooLargeError, SolverError, VerificationError
 from .hierarchy import Hierarchy
-from .recoding import Generalization, Recoding, Suppression
+from .recoding import Generalization, Patterns, Recoding, Suppression
 from .formulations import AssignmentFormulation, KAnonymityProblem
 from .result import Result
 from .rowtypes import RowTypes
@@ -64,6 +64,7 @@ __all__ = [
     "TCloseness",
     "Hierarchy",
     "Generalization",
+    "Patterns",
     "Recoding",
     "Suppression",
     "MilpAnonError",

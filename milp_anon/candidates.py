@@ -142,6 +142,7 @@ def lattice_candidates(
     *,
     support: bool = True,
     closure: bool = True,
+    level_vectors=None,
 ) -> Candidates:
     """Generate the candidates of ``types`` under per-column generalization lattices.
 
@@ -157,6 +158,9 @@ def lattice_candidates(
         One :class:`~milp_anon.recoding.ColumnLattice` per QI column.
     min_size
         ``L``, the smallest legal group size (support pruning ``cap_j >= L``).
+    level_vectors
+        Only these level vectors (e.g. the masks of pattern-guided
+        suppression); default: the whole lattice.
     support, closure
         Apply support pruning / closure pruning. Closure keeps ``j`` only if
         in every generalized column the compatible types' ancestors one level
@@ -173,7 +177,7 @@ def lattice_candidates(
     """
     m, t_in = types.m, types.t_in
     sizes = [lat.height + 1 for lat in lattices]
-    work = estimate_enumeration(m, t_in, sizes)
+    work = estimate_enumeration(m, t_in, sizes) if level_vectors is None else t_in * len(list(level_vectors))
     if work > MAX_PROJECTIONS:
         raise InputError(
             f"candidate enumeration over {m} QI columns ({' x '.join(map(str, sizes))} generalization levels) "
@@ -187,7 +191,9 @@ def lattice_candidates(
     generated = closure_only = supported = 0
     out_nodes, out_levels, out_cap, out_ptype, out_pcand, out_codes = [], [], [], [], [], []
     next_id = 0
-    level_vectors = sorted(itertools.product(*[range(s) for s in sizes]), key=lambda L: (sum(L), L))
+    if level_vectors is None:
+        level_vectors = itertools.product(*[range(s) for s in sizes])
+    level_vectors = sorted((tuple(int(x) for x in L) for L in level_vectors), key=lambda L: (sum(L), L))
     cols = np.arange(m)
     for L in level_vectors:
         L = np.array(L)
@@ -257,3 +263,31 @@ def lattice_candidates(
         codes=ccodes,
         counts={"generated": generated, "closure_only": closure_only, "support": supported, "kept": next_id},
     )
+
+
+def pattern_candidates(types: RowTypes, masks: np.ndarray, min_size: int, *, support: bool = True,
+                       reduce: bool = True) -> Candidates:
+    """Candidates of pattern-guided suppression (MODELS.md §1.3).
+
+    Only star sets that are masks of ``P``; closure is replaced by: drop
+    ``j`` if a candidate with the same compatible set has fewer stars (its
+    group moves there at lower cost, merging is harmless for union-closed
+    criteria).
+    """
+    from .recoding import _suppression_lattice
+
+    lattices = [_suppression_lattice(range(int(v))) for v in types.cardinalities]
+    levels = [tuple(int(not k) for k in mask) for mask in masks]
+    cands = lattice_candidates(types, lattices, min_size, support=support, closure=False, level_vectors=levels)
+    if not reduce or cands.n_candidates == 0:
+        return cands
+    # signature of each candidate's compatible set: its sorted type list
+    bounds = np.searchsorted(cands.pair_cand, np.arange(cands.n_candidates + 1))
+    best = {}
+    for j in range(cands.n_candidates):
+        sig = cands.pair_type[bounds[j]:bounds[j + 1]].tobytes()
+        if sig not in best or cands.cost[j] < cands.cost[best[sig]]:
+            best[sig] = j
+    keep = np.zeros(cands.n_candidates, dtype=bool)
+    keep[list(best.values())] = True
+    return cands.subset(keep, stage="pattern dominance")

@@ -207,3 +207,54 @@ def as_recoding(value) -> Recoding:
     if isinstance(value, Recoding):
         return value
     raise InputError(f"not a recoding: {value!r}")
+
+
+KEEP_CHARS = {"1": True, "□": True, "0": False, "☆": False}
+
+
+@dataclass(frozen=True)
+class Patterns(Recoding):
+    """Pattern-guided suppression (Bredereck-Nichterlein-Niedermeier 2013, Def. 2).
+
+    Every released row is its input row with exactly the cells of one pattern
+    suppressed.
+
+    Parameters
+    ----------
+    patterns
+        Each pattern is a list of the QI columns it *keeps*, or a string over
+        the QI order with ``1``/``□`` for keep and ``0``/``☆`` for suppress.
+    """
+
+    patterns: tuple = ()
+
+    def __post_init__(self):
+        pats = list(self.patterns)
+        if not pats:
+            raise InputError("the pattern set is empty")
+        object.__setattr__(self, "patterns", tuple(p if isinstance(p, str) else tuple(p) for p in pats))
+
+    def masks(self, table) -> np.ndarray:
+        """``(|P|, m)`` bool keep-masks over the table's QI order (duplicates removed)."""
+        m = len(table.qi)
+        out = []
+        for p in self.patterns:
+            if isinstance(p, str):
+                if len(p) != m or any(ch not in KEEP_CHARS for ch in p):
+                    raise InputError(
+                        f"pattern {p!r} must have {m} characters from 1/□ (keep) and 0/☆ (suppress), one per QI"
+                    )
+                out.append([KEEP_CHARS[ch] for ch in p])
+            else:
+                unknown = [c for c in p if c not in table.qi]
+                if unknown:
+                    raise InputError(f"pattern names column(s) that are not QI columns: {', '.join(unknown)}")
+                out.append([c in p for c in table.qi])
+        return np.unique(np.array(out, dtype=bool), axis=0)
+
+    def lattices(self, table) -> list[ColumnLattice]:
+        self.masks(table)  # validate
+        return [_suppression_lattice(v) for v in table.values]
+
+    def describe(self) -> str:
+        return f"patterns ({len(self.patterns)})"

@@ -123,6 +123,22 @@ def _node_cost(recoding, col, h, level, leaves, n_leaves) -> float:
     return (leaves - 1) / (n_leaves - 1) if n_leaves > 1 else float(level > 0)
 
 
+def check_patterns(released: pd.DataFrame, qi, patterns) -> None:
+    """Every released row's set of suppressed QI cells is exactly one pattern's."""
+    qi = list(qi)
+    allowed = set()
+    for p in patterns.patterns:
+        if isinstance(p, str):
+            allowed.add(tuple(ch in "1□" for ch in p))
+        else:
+            allowed.add(tuple(c in p for c in qi))
+    kept = (released[qi].astype(str) != SUPPRESSED).to_numpy()
+    for r, row in enumerate(map(tuple, kept)):
+        if row not in allowed:
+            _fail(f"data row {r + 1} has suppressed cells {[c for c, k in zip(qi, row) if not k]}, "
+                  "which match no pattern")
+
+
 def group_sizes(released: pd.DataFrame, qi) -> np.ndarray:
     """Sizes of the equivalence classes of the released table (rows equal on all QIs)."""
     sizes = released.groupby(list(qi), sort=False, dropna=False).size()
@@ -216,12 +232,14 @@ def verify_release(original, released, qi, criteria, sensitive=(), claimed_cost=
     """
     from .criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
 
-    from .recoding import Generalization
+    from .recoding import Generalization, Patterns
 
     if isinstance(recoding, Generalization):
         cost = check_generalization(original, released, qi, recoding)
     else:
         cost = check_suppression(original, released, qi)
+    if isinstance(recoding, Patterns):
+        check_patterns(released, qi, recoding)
     sizes = group_sizes(released, qi)
     if claimed_cost is not None and abs(float(claimed_cost) - cost) > 1e-6 * max(1.0, abs(cost)):
         _fail(f"claimed cost {claimed_cost} but the released table costs {cost}")

@@ -138,9 +138,21 @@ def _metric(crit, dom):
 
 def _block_cost_fn(arr, columns, recoding):
     """Cost of releasing a block as one class: per column, the block's LCA node cost times its size."""
-    from ..recoding import Generalization
+    from ..recoding import Generalization, Patterns
 
     cols = [list(arr[:, c]) for c in range(arr.shape[1])]
+    if isinstance(recoding, Patterns):
+        allowed = []
+        for p in recoding.patterns:
+            keep = [ch in "1□" for ch in p] if isinstance(p, str) else [c in p for c in columns]
+            allowed.append(frozenset(c for c, k in enumerate(keep) if not k))
+
+        def pattern_cost(block):
+            varying = {c for c in range(len(cols)) if len({cols[c][r] for r in block}) > 1}
+            fits = [len(st) for st in allowed if varying <= st]
+            return None if not fits else len(block) * min(fits)
+
+        return pattern_cost
     hier = recoding.hierarchies if isinstance(recoding, Generalization) else {}
     specs = []
     for c, name in enumerate(columns):
@@ -220,7 +232,7 @@ def brute_force(table, criteria, sensitive: dict | None = None, recoding=None, c
 
     @lru_cache(maxsize=None)
     def good(block):
-        return ok(block)
+        return block_cost(block) is not None and ok(block)
 
     @lru_cache(maxsize=None)
     def best(remaining: frozenset):

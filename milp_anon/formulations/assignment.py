@@ -24,11 +24,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..candidates import Candidates, lattice_candidates, suppression_candidates
+from ..candidates import Candidates, lattice_candidates, pattern_candidates, suppression_candidates
 from ..criteria import Criterion, KAnonymity
 from ..errors import InputError, ModelTooLargeError, VerificationError
 from ..model import LinearModel
-from ..recoding import as_recoding
+from ..recoding import Patterns, as_recoding
 from ..result import Result
 from ..rowtypes import RowTypes, Units
 from ..solve import SolverOptions, relative_gap, solve_model
@@ -225,7 +225,20 @@ class AssignmentFormulation:
     def candidates(self, types: RowTypes, table: Table | None = None) -> Candidates:
         if table is None:
             return suppression_candidates(types, self.min_group_size(), closure=self.closure)
+        if isinstance(self.recoding, Patterns):
+            return pattern_candidates(types, self.recoding.masks(table), self.min_group_size(), reduce=self.closure)
         return lattice_candidates(types, self.lattices(table), self.min_group_size(), closure=self.closure)
+
+    def unhostable(self, table: Table, types: RowTypes, cands: Candidates) -> str | None:
+        """Why some rows fit no candidate at all (pattern sets), naming them; else ``None``."""
+        hosted = np.zeros(types.t_in, dtype=bool)
+        hosted[cands.pair_type] = True
+        if hosted.all():
+            return None
+        rows = np.flatnonzero(~hosted[types.row_type])
+        shown = ", ".join(str(int(r) + 1) for r in rows[:10]) + (" ..." if rows.size > 10 else "")
+        return (f"{rows.size} row(s) fit no pattern with enough compatible rows (data rows {shown}); "
+                "add a pattern that suppresses more, e.g. the all-suppressed one")
 
     def prune_candidates(self, table: Table, units: Units, cands: Candidates) -> Candidates:
         """Criterion-specific safe pruning (e.g. too few distinct sensitive values)."""
@@ -397,6 +410,11 @@ class AssignmentFormulation:
         t = time.perf_counter()
         cands = self.prune_candidates(table, units, self.candidates(types, table))
         secs["candidates"] = time.perf_counter() - t
+        why = self.unhostable(table, types, cands)
+        if why:
+            secs["total"] = time.perf_counter() - t_start
+            return Result(status="infeasible", reason=why, seconds=secs, sizes=sizes, criteria=crit_names,
+                          candidate_counts=dict(cands.counts), solver=options.solver, solver_status="pre-check")
         n_pairs = int(np.diff(np.searchsorted(units.unit_type, np.arange(types.t_in + 1)))[cands.pair_type].sum())
         est = estimate_size(units, n_pairs, cands, self.criteria, table)
         need = est["bytes_highs"] if (options.is_highs and not options.via_pulp and not mps and not lp_file) \
