@@ -127,6 +127,8 @@ def _add_recoding_args(p):
                    help="ARX hierarchy of a QI column (repeatable); QI columns without one are suppressed")
     g.add_argument("--cost", default=None, choices=["suppression", "height", "lm"],
                    help="node cost with hierarchies (default height)")
+    g.add_argument("--patterns", default=None, metavar="FILE",
+                   help="pattern-guided suppression: one pattern per line, 1/□ keep, 0/☆ suppress, in --qi order")
 
 
 def _recoding(args):
@@ -134,6 +136,17 @@ def _recoding(args):
     from .recoding import Generalization, Suppression
 
     specs = getattr(args, "hierarchy", []) or []
+    if getattr(args, "patterns", None):
+        from .recoding import Patterns
+
+        if specs or args.cost:
+            raise InputError("--patterns is a suppression recoding: it does not combine with --hierarchy/--cost")
+        try:
+            with open(args.patterns, encoding="utf-8") as fh:
+                lines = [ln.strip() for ln in fh if ln.strip() and not ln.startswith("#")]
+        except FileNotFoundError:
+            raise InputError(f"patterns file not found: {args.patterns}") from None
+        return Patterns(lines)
     if not specs:
         if getattr(args, "cost", None):
             raise InputError("--cost needs at least one --hierarchy COL=FILE")

@@ -24,7 +24,11 @@ class Result:
         One of ``optimal``, ``gap_limit``, ``time_limit``, ``no_solution``,
         ``infeasible`` (see :mod:`milp_anon.solve`).
     objective
-        Cost of the released table (recounted from it), or ``None``.
+        Value of the objective (default: the cost) recounted from the
+        released table, or ``None``.
+    cost
+        Cell cost of the released table (equal to ``objective`` for the
+        default objective).
     bound
         Best proven lower bound on the optimum, or ``None``.
     gap
@@ -60,6 +64,7 @@ class Result:
     solver_status: str = ""
     criteria: tuple = ()
     verified: bool = False
+    cost: float | None = None
 
     def __post_init__(self):
         if self.status not in STATUSES:
@@ -69,6 +74,8 @@ class Result:
             raise ValueError(f"status {self.status!r} needs a verified table")
         if self.status in ("infeasible", "no_solution") and has_table:
             raise ValueError(f"status {self.status!r} cannot carry a table")
+        if self.cost is None and self.objective is not None:
+            self.cost = self.objective
         if self.status == "optimal" and self.gap != 0:
             raise ValueError("an optimal result has gap 0")
         if self.groups is not None and has_table and len(self.groups) != len(self.table):
@@ -89,6 +96,7 @@ class Result:
         return {
             "status": self.status,
             "objective": clean(self.objective),
+            "cost": clean(self.cost),
             "bound": clean(self.bound),
             "gap": clean(self.gap),
             "reason": self.reason,

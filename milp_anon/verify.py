@@ -25,7 +25,7 @@ from .table import SUPPRESSED
 class Verification:
     """What the verifier counted."""
 
-    cost: int
+    cost: float
     n_groups: int
     min_group_size: int
 
@@ -332,3 +332,26 @@ def _t_metric(crit, dom, col):
     from .criteria import _matrix_metric
 
     return _matrix_metric(crit.distance, dom, col)
+
+
+def verify_options(original, released, qi, verification: Verification, *, budget=None, t_out_min=None,
+                   t_out_max=None, objective="cost") -> float:
+    """Check a budget and output homogeneity on the released table; return the objective value.
+
+    Objectives: ``cost`` (the recounted cell cost), ``rows`` (rows with at
+    least one recoded QI cell), ``types`` (number of equivalence classes).
+    """
+    qi = list(qi)
+    if budget is not None and verification.cost > budget + 1e-9:
+        _fail(f"cost {verification.cost} exceeds the budget {budget}")
+    n_types = verification.n_groups
+    if t_out_min is not None and n_types < t_out_min:
+        _fail(f"{n_types} output types, fewer than {t_out_min}")
+    if t_out_max is not None and n_types > t_out_max:
+        _fail(f"{n_types} output types, more than {t_out_max}")
+    if objective == "rows":
+        changed = (original[qi].astype(str).to_numpy() != released[qi].astype(str).to_numpy()).any(axis=1)
+        return float(changed.sum())
+    if objective == "types":
+        return float(n_types)
+    return float(verification.cost)

@@ -155,3 +155,21 @@ def test_bad_hierarchy_args(tmp_path, capsys, extra, match):
                 + extra)
     err = capsys.readouterr().err
     assert code == 2 and match in err and len(err.strip().splitlines()) == 1
+
+
+def test_solve_with_patterns(tmp_path):
+    inp = tmp_path / "in.csv"
+    inp.write_text("a,b,c\nx,1,p\nx,1,p\ny,2,q\ny,2,q\nz,3,q\n")
+    pats = tmp_path / "p.txt"
+    pats.write_text("110\n011\n000\n")
+    out, rep = tmp_path / "out.csv", tmp_path / "r.json"
+    code = main(["solve", str(inp), "--qi", "a,b,c", "--k", "2", "--patterns", str(pats), "--out", str(out),
+                 "--report", str(rep)])
+    frame = pd.read_csv(inp, dtype=str)
+    expected = brute_force(frame.to_numpy(), [ma.KAnonymity(2)], recoding=ma.Patterns(["110", "011", "000"]),
+                           columns=["a", "b", "c"])[0]
+    assert code == 0 and json.loads(rep.read_text())["objective"] == expected
+    bad = tmp_path / "bad.txt"
+    bad.write_text("10\n")
+    assert main(["solve", str(inp), "--qi", "a,b,c", "--k", "2", "--patterns", str(bad),
+                 "--out", str(tmp_path / "o2.csv")]) == 2

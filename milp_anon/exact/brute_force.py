@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 from functools import lru_cache
+import itertools
 from itertools import combinations
 
 import numpy as np
@@ -268,3 +269,125 @@ def brute_force_k_anonymity(table, k: int):
     if k > n:
         return None, None
     return brute_force(table, [KAnonymity(k)])
+
+
+def set_partitions(items):
+    """Every set partition of ``items`` (Bell(n) of them), as lists of tuples."""
+    items = list(items)
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for part in set_partitions(rest):
+        yield [(first,)] + part
+        for i in range(len(part)):
+            yield part[:i] + [(first,) + part[i]] + part[i + 1:]
+
+
+def brute_force_options(table, criteria, sensitive=None, recoding=None, columns=None, *, budget=None,
+                        t_out_min=None, t_out_max=None, objective="cost", max_rows: int = 9):
+    """The optimum under a budget, output homogeneity and an objective, by listing every set partition.
+
+    Objectives: ``cost`` (min cell cost), ``rows`` (min rows with a recoded
+    cell: a row is recoded when its group varies in a column), ``types`` (max
+    number of output types: distinct released rows, so two blocks released
+    as the same vector are one type). Returns ``(value, partition)`` or
+    ``(None, None)``.
+    """
+    arr = np.asarray(table, dtype=object)
+    n = arr.shape[0]
+    if n > max_rows:
+        raise ValueError(f"listing partitions is limited to {max_rows} rows, got {n}")
+    k, ok = group_condition(criteria, {c: list(map(str, v)) for c, v in (sensitive or {}).items()})
+    columns = list(columns) if columns is not None else [f"q{c}" for c in range(arr.shape[1])]
+    cols = [list(arr[:, c]) for c in range(arr.shape[1])]
+    best_val, best_part = None, None
+    hier = recoding.hierarchies if hasattr(recoding, "hierarchies") else {}
+
+    def releases(block):
+        """Every way to release a block as one vector: per column its LCA or any ancestor of it.
+
+        Suppressing more than needed never helps the cost, but it can create
+        an extra output type, which matters for a lower bound on output types
+        and for maximizing them."""
+        per_col = []
+        for c, name in enumerate(columns):
+            vals = {str(cols[c][r]) for r in block}
+            h = hier.get(name)
+            if h is None:
+                per_col.append([(0, next(iter(vals))), (1, "*")] if len(vals) == 1 else [(1, "*")])
+                continue
+            lvl = 0
+            while len({h.paths[v][lvl] for v in vals}) > 1:
+                lvl += 1
+            path = h.paths[next(iter(vals))]
+            per_col.append([(lv, path[lv]) for lv in range(lvl, h.height + 1)])
+        if not (t_out_min is not None or objective == "types"):
+            per_col = [opts[:1] for opts in per_col]
+        return list(itertools.product(*per_col))
+
+    def vector_cost(vec):
+        total = Fraction(0)
+        for c, (name, (lvl, node)) in enumerate(zip(columns, vec)):
+            h = hier.get(name)
+            if h is None:
+                total += lvl
+            else:
+                total += node_costs[c][(lvl, node)]
+        return total
+
+    node_costs = []
+    for c, name in enumerate(columns):
+        h = hier.get(name)
+        if h is None:
+            node_costs.append(None)
+            continue
+        leaves = Counter()
+        for path in h.paths.values():
+            for lv, node in enumerate(path):
+                leaves[(lv, node)] += 1
+        costs = {}
+        for key, cnt in leaves.items():
+            lv = key[0]
+            kind = recoding.cost if isinstance(recoding.cost, str) else "height"
+            if isinstance(recoding.cost, dict) and name in recoding.cost:
+                costs[key] = Fraction(recoding.cost[name][lv]).limit_denominator(10**9)
+            elif kind == "suppression":
+                costs[key] = Fraction(int(lv == h.height))
+            elif kind == "height":
+                costs[key] = Fraction(lv, h.height)
+            else:
+                costs[key] = Fraction(cnt - 1, len(h.paths) - 1) if len(h.paths) > 1 else Fraction(int(lv > 0))
+        node_costs.append(costs)
+
+    patterns_ok = None
+    if type(recoding).__name__ == "Patterns":
+        patterns_ok = {frozenset(c for c, k_ in enumerate(
+            [ch in "1□" for ch in p] if isinstance(p, str) else [c in p for c in columns]) if not k_)
+            for p in recoding.patterns}
+
+    for part in set_partitions(range(n)):
+        if any(len(b) < k for b in part) or not all(ok(b) for b in part):
+            continue
+        for choice in itertools.product(*[releases(b) for b in part]):
+            if patterns_ok is not None and any(
+                    frozenset(c for c, (lv, _) in enumerate(vec) if lv > 0) not in patterns_ok for vec in choice):
+                continue
+            n_types = len(set(choice))
+            if t_out_min is not None and n_types < t_out_min or t_out_max is not None and n_types > t_out_max:
+                continue
+            costs = [len(b) * vector_cost(vec) for b, vec in zip(part, choice)]
+            total = sum(costs)
+            if budget is not None and total > Fraction(str(budget)) + Fraction(1, 10**9):
+                continue
+            if objective == "cost":
+                val = total
+            elif objective == "rows":
+                val = sum(len(b) for b, vec in zip(part, choice) if any(lv > 0 for lv, _ in vec))
+            else:
+                val = -n_types
+            if best_val is None or val < best_val:
+                best_val, best_part = val, part
+    if best_val is None:
+        return None, None
+    return (-best_val if objective == "types" else best_val), best_part

@@ -35,6 +35,8 @@ from ..solve import SolverOptions, relative_gap, solve_model
 from ..table import Table
 from .. import verify as _verify
 
+OBJECTIVES = ("cost", "rows", "types")
+
 #: bytes per nonzero / per column or row, measured on HiGHS MIP solves of this model (see benchmarks)
 _BYTES_PER_NZ_HIGHS = 600
 _BYTES_PER_VECTOR_HIGHS = 400
@@ -173,8 +175,29 @@ class AssignmentFormulation:
     >>> result = f.solve(table, SolverOptions(time_limit=60))  # doctest: +SKIP
     """
 
-    def __init__(self, criteria, *, recoding=None, closure: bool = True, assignment: str = "continuous"):
+    def __init__(self, criteria, *, recoding=None, closure: bool = True, assignment: str = "continuous",
+                 budget=None, t_out=None, t_out_min=None, t_out_max=None, objective: str = "cost"):
         self.recoding = as_recoding(recoding)
+        if objective not in OBJECTIVES:
+            raise InputError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+        if budget is not None and (isinstance(budget, bool) or not budget >= 0):
+            raise InputError(f"budget must be a number >= 0, got {budget!r}")
+        if objective == "types" and budget is None:
+            raise InputError("objective 'types' (maximize the number of output types) needs a budget")
+        for name, v in (("t_out", t_out), ("t_out_min", t_out_min), ("t_out_max", t_out_max)):
+            if v is not None and (isinstance(v, bool) or int(v) != v or v < 1):
+                raise InputError(f"{name} must be a whole number >= 1, got {v!r}")
+        if t_out is not None and (t_out_min is not None or t_out_max is not None):
+            raise InputError("give t_out, or t_out_min/t_out_max, not both")
+        if t_out_min is not None and t_out_max is not None and t_out_min > t_out_max:
+            raise InputError(f"t_out_min = {t_out_min} exceeds t_out_max = {t_out_max}")
+        self.budget, self.objective = budget, objective
+        self.t_out_min = t_out if t_out is not None else t_out_min
+        self.t_out_max = t_out if t_out is not None else t_out_max
+        # closure moves groups into other candidates, which can merge them: harmless for the cost,
+        # a budget and an upper bound on output types, not for a lower bound or maximizing types
+        if self.t_out_min is not None or objective == "types":
+            closure = False
         if assignment not in ("continuous", "integer"):
             raise InputError(f"assignment must be 'continuous' or 'integer', got {assignment!r}")
         criteria = list(criteria)
@@ -264,7 +287,26 @@ class AssignmentFormulation:
                              pair_cand=pair_cand, y=y, g=g)
         for crit in self.criteria:
             crit.add_to(am)
+        self._add_options(am)
         return am
+
+    def _add_options(self, am: AssignmentModel) -> None:
+        """Budget, output homogeneity and the objective (MODELS.md §2, options)."""
+        lm, c = am.lm, am.cands
+        w = c.cost[am.pair_cand].astype(float)
+        if self.budget is not None:  # Σ w_j g_ij <= s
+            lm.add_rows("budget", 1, rows=np.zeros(am.g.shape[0], np.int64), cols=am.g, vals=w,
+                        upper=float(self.budget))
+        if self.t_out_min is not None or self.t_out_max is not None:
+            C = c.n_candidates
+            lm.add_rows("t_out", 1, rows=np.zeros(C, np.int64), cols=am.y, vals=1.0,
+                        lower=float(self.t_out_min) if self.t_out_min is not None else -np.inf,
+                        upper=float(self.t_out_max) if self.t_out_max is not None else np.inf)
+        if self.objective == "rows":  # rows with at least one recoded cell (any level > 0, even at cost 0)
+            lm.col_cost[1] = (c.levels > 0).any(axis=1)[am.pair_cand].astype(float)
+        elif self.objective == "types":  # maximize Σ y_j  ==  minimize −Σ y_j
+            lm.col_cost[1] = np.zeros(am.g.shape[0])
+            lm.col_cost[0] = -np.ones(c.n_candidates)
 
     def to_pulp(self, table: Table):
         """The model of ``table`` as a :class:`pulp.LpProblem` (for export or other solvers)."""
@@ -293,6 +335,21 @@ class AssignmentFormulation:
                         **estimate_size(units, n_pairs, cands, self.criteria, table))
         info["seconds"] = round(time.perf_counter() - t0, 3)
         return info
+
+    def _option_names(self) -> tuple:
+        out = []
+        if self.budget is not None:
+            out.append(f"budget {self.budget:g}")
+        if self.t_out_min is not None and self.t_out_min == self.t_out_max:
+            out.append(f"t_out = {self.t_out_min}")
+        else:
+            if self.t_out_min is not None:
+                out.append(f"t_out >= {self.t_out_min}")
+            if self.t_out_max is not None:
+                out.append(f"t_out <= {self.t_out_max}")
+        if self.objective != "cost":
+            out.append(f"objective {self.objective}")
+        return tuple(out)
 
     def whole_table_start(self, am: AssignmentModel):
         """The whole table as one group, as a sparse start ``(indices, values)``.
@@ -377,10 +434,16 @@ class AssignmentFormulation:
         cost = int(cost) if np.issubdtype(c.cost.dtype, np.integer) else float(cost)
         return out, groups.ravel(), cost
 
-    def verify(self, table: Table, released, cost) -> None:
-        """Run the independent verifier for every criterion (raises on failure)."""
-        _verify.verify_release(table.frame, released, table.qi, self.criteria, sensitive=table.sensitive,
-                               claimed_cost=cost, recoding=self.recoding)
+    def verify(self, table: Table, released, cost) -> float:
+        """Run the independent verifier for every criterion and option (raises on failure).
+
+        Returns the objective value recounted from the released table.
+        """
+        v = _verify.verify_release(table.frame, released, table.qi, self.criteria, sensitive=table.sensitive,
+                                   claimed_cost=cost, recoding=self.recoding)
+        return _verify.verify_options(table.frame, released, table.qi, v, budget=self.budget,
+                                      t_out_min=self.t_out_min, t_out_max=self.t_out_max,
+                                      objective=self.objective)
 
     # -- the whole pipeline ------------------------------------------------------------------
     def solve(self, table: Table, options: SolverOptions | None = None, *, mps: str | None = None,
@@ -392,7 +455,7 @@ class AssignmentFormulation:
         """
         options = options or SolverOptions()
         self.validate(table)
-        crit_names = tuple(c.describe() for c in self.criteria)
+        crit_names = tuple(c.describe() for c in self.criteria) + self._option_names()
         secs = {}
         t = time.perf_counter()
         t_start = t
@@ -445,7 +508,7 @@ class AssignmentFormulation:
         )
         t = time.perf_counter()
         hint = self.whole_table_start(am) if options.is_highs and not options.via_pulp else None
-        integral = bool(np.issubdtype(cands.cost.dtype, np.integer))
+        integral = bool(np.issubdtype(cands.cost.dtype, np.integer)) or self.objective != "cost"
         out = solve_model(am.lm, options, integral_objective=integral, hint=hint)
         secs["solve"] = time.perf_counter() - t
         common = dict(seconds=secs, sizes=sizes, candidate_counts=dict(cands.counts), criteria=crit_names,
@@ -457,15 +520,16 @@ class AssignmentFormulation:
         t = time.perf_counter()
         used, g, repaired = self._extract(am, out.x, options)
         released, groups, cost = self.release(table, am, g)
-        self.verify(table, released, cost)
+        value = self.verify(table, released, cost)
         secs["verify"] = time.perf_counter() - t
         secs["total"] = time.perf_counter() - t_start
         status, bound = out.status, out.bound
-        if bound is not None and bound > cost + 1e-6:
-            raise VerificationError(f"bound {bound} above the verified cost {cost}")
-        gap = relative_gap(float(cost), bound)
+        sign = -1.0 if self.objective == "types" else 1.0  # the model minimizes −types
+        if bound is not None and bound > sign * value + 1e-6:
+            raise VerificationError(f"bound {bound} beyond the verified objective {value}")
+        gap = relative_gap(sign * float(value), bound)
         if status == "optimal" and gap != 0:
-            # the repaired or recounted cost is above the bound: not proven
+            # the repaired or recounted objective is off the bound: not proven
             status = "gap_limit"
-        return Result(status=status, objective=float(cost), bound=bound, gap=gap, table=released,
-                      groups=groups, verified=True, **common)
+        return Result(status=status, objective=float(value), bound=None if bound is None else sign * bound,
+                      gap=gap, cost=float(cost), table=released, groups=groups, verified=True, **common)
