@@ -17,7 +17,6 @@ import json
 import os
 import sys
 import tempfile
-import time
 
 from .errors import InputError, MilpAnonError, SolverError, VerificationError
 
@@ -131,6 +130,26 @@ def _add_recoding_args(p):
                    help="pattern-guided suppression: one pattern per line, 1/□ keep, 0/☆ suppress, in --qi order")
 
 
+def _add_option_args(p):
+    g = p.add_argument_group("model options")
+    g.add_argument("--budget", type=float, default=None, metavar="S",
+                   help="decision version: total cost at most S (infeasible otherwise)")
+    g.add_argument("--t-out", type=int, default=None, metavar="N", help="exactly N output types")
+    g.add_argument("--t-out-min", type=int, default=None, metavar="N", help="at least N output types")
+    g.add_argument("--t-out-max", type=int, default=None, metavar="N", help="at most N output types")
+    g.add_argument("--objective", default="cost", choices=["cost", "rows", "types"],
+                   help="minimize cost (default) or rows with a recoded cell; "
+                        "or maximize output types (needs --budget)")
+
+
+def _formulation(args, criteria):
+    from .formulations import AssignmentFormulation
+
+    return AssignmentFormulation(criteria, recoding=_recoding(args), closure=not args.no_closure,
+                                 budget=args.budget, t_out=args.t_out, t_out_min=args.t_out_min,
+                                 t_out_max=args.t_out_max, objective=args.objective)
+
+
 def _recoding(args):
     from .hierarchy import Hierarchy
     from .recoding import Generalization, Suppression
@@ -178,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--report", default=None, metavar="REPORT.json", help="machine-readable report")
     _add_criteria_args(s)
     _add_recoding_args(s)
+    _add_option_args(s)
     s.add_argument("--mps", default=None, metavar="MODEL.mps", help="also write the model as MPS")
     s.add_argument("--lp", default=None, metavar="MODEL.lp", help="also write the model as LP")
     _add_solver_args(s)
@@ -192,6 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--no-closure", action="store_true", help="disable closure pruning of candidates")
     _add_criteria_args(i)
     _add_recoding_args(i)
+    _add_option_args(i)
 
     d = sub.add_parser("demo", help="solve the bundled UCI Adult table optimally")
     d.add_argument("--qi", default="sex,age,race,marital-status", help="QI columns of Adult")
@@ -259,7 +280,6 @@ def _finish(result, args, out_path, report_path, sep) -> int:
 
 
 def cmd_solve(args) -> int:
-    from .formulations import AssignmentFormulation
     from .table import Table
 
     sep = _sep(args.sep)
@@ -274,7 +294,7 @@ def cmd_solve(args) -> int:
     criteria = _criteria(args)
     options = _options(args)
     table = Table.from_csv(args.input, qi, _split(args.sensitive) or None, sep=sep)
-    form = AssignmentFormulation(criteria, recoding=_recoding(args), closure=not args.no_closure)
+    form = _formulation(args, criteria)
     mps_tmp = lp_tmp = None
     if args.mps or args.lp:  # model files are written atomically too
         mps_tmp = args.mps and args.mps + ".part"
@@ -292,13 +312,12 @@ def cmd_solve(args) -> int:
 
 
 def cmd_inspect(args) -> int:
-    from .formulations import AssignmentFormulation
     from .table import Table
 
     sep = _sep(args.sep)
     criteria = _criteria(args)
     table = Table.from_csv(args.input, _split(args.qi), _split(args.sensitive) or None, sep=sep)
-    info = AssignmentFormulation(criteria, recoding=_recoding(args), closure=not args.no_closure).inspect(table)
+    info = _formulation(args, criteria).inspect(table)
     if args.json:
         print(json.dumps(info, indent=2))
         return EXIT_OK

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -259,7 +259,8 @@ def _add_distinct(am, crit, need: int, tag: str):
                        cols=np.concatenate([z, cvar]), vals=np.concatenate([np.ones(n_cells), -np.ones(n_cells)]),
                        upper=0.0)
         am.lm.add_rows(f"{tag}{col}", C, rows=np.concatenate([cell_cand, np.arange(C)]),
-                       cols=np.concatenate([z, am.y]), vals=np.concatenate([np.ones(n_cells), np.full(C, -float(need))]),
+                       cols=np.concatenate([z, am.y]),
+                       vals=np.concatenate([np.ones(n_cells), np.full(C, -float(need))]),
                        lower=0.0)
 
 

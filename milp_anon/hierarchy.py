@@ -20,7 +20,6 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .table import parse_csv
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ monotone (a parent costs at least its child; leaves cost 0): checked.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 
 import numpy as np

@@ -173,3 +173,17 @@ def test_solve_with_patterns(tmp_path):
     bad.write_text("10\n")
     assert main(["solve", str(inp), "--qi", "a,b,c", "--k", "2", "--patterns", str(bad),
                  "--out", str(tmp_path / "o2.csv")]) == 2
+
+
+def test_solve_with_options(tmp_path):
+    inp = tmp_path / "in.csv"
+    inp.write_text("a,b\nx,1\nx,1\ny,2\ny,2\nz,3\nz,3\n")
+    rep = tmp_path / "r.json"
+    code = main(["solve", str(inp), "--qi", "a,b", "--k", "2", "--t-out-max", "2", "--out", str(tmp_path / "o.csv"),
+                 "--report", str(rep)])
+    # hand count: three pairs must become two classes; the cheapest merges two pairs (4 rows x 2 stars)
+    assert code == 0 and json.loads(rep.read_text())["objective"] == 8
+    assert main(["solve", str(inp), "--qi", "a,b", "--k", "2", "--budget", "7", "--t-out-max", "2",
+                 "--out", str(tmp_path / "o2.csv")]) == 3
+    assert main(["solve", str(inp), "--qi", "a,b", "--k", "2", "--objective", "types",
+                 "--out", str(tmp_path / "o3.csv")]) == 2

@@ -13,7 +13,7 @@ import milp_anon as ma
 from milp_anon.exact import brute_force_k_anonymity, emd_flow
 from milp_anon.verify import emd_equal, emd_ordered, emd_transport, verify_release
 
-from helpers import SENS_HIERARCHY, brute, criteria_for, line_metric, sensitive_tables
+from helpers import SENS_HIERARCHY, brute, criteria_for, sensitive_tables
 
 
 def _agree(frame, qi, criteria):

@@ -3,9 +3,7 @@
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
-import milp_anon as ma
 from milp_anon.exact import brute_force_k_anonymity
 from milp_anon.verify import verify_k_anonymity
 

@@ -2,7 +2,6 @@
 
 import itertools
 
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
