@@ -22,6 +22,8 @@ import platform
 import resource
 import time
 
+from benchmarks.common import fmt
+
 QI_ORDER = ["sex", "age", "race", "marital-status", "education"]
 
 
@@ -65,16 +67,6 @@ def run_one(job):
         "solve_s": r.seconds.get("solve"), "wall_s": time.perf_counter() - t0,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
-
-
-def fmt(v, nd=2):
-    if v is None:
-        return "–"
-    if isinstance(v, float):
-        return f"{v:,.{nd}f}"
-    if isinstance(v, int):
-        return f"{v:,}"
-    return str(v)
 
 
 def main(argv=None):

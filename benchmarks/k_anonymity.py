@@ -21,6 +21,8 @@ import platform
 import resource
 import time
 
+from benchmarks.common import fmt
+
 ADULT_ORDER = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass",
                "occupation"]
 
@@ -59,16 +61,6 @@ def run_one(args):
         "build_s": r.seconds.get("build"), "solve_s": r.seconds.get("solve"), "verify_s": r.seconds.get("verify"),
         "wall_s": wall, "peak_mb": peak_mb,
     }
-
-
-def fmt(v, nd=2):
-    if v is None:
-        return "–"
-    if isinstance(v, float):
-        return f"{v:,.{nd}f}"
-    if isinstance(v, int):
-        return f"{v:,}"
-    return str(v)
 
 
 def markdown(rows, meta) -> str:

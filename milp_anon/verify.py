@@ -34,24 +34,28 @@ def _fail(msg: str):
     raise VerificationError(f"verification failed: {msg}")
 
 
-def check_suppression(original: pd.DataFrame, released: pd.DataFrame, qi) -> int:
-    """Each released row equals its input row except QI cells replaced by ``*``.
-
-    Returns the number of suppressed cells (the Meyerson-Williams cost).
-    """
+def _check_shape_and_carried(original: pd.DataFrame, released: pd.DataFrame, qi: list) -> None:
+    """Same columns, same number of rows, and every non-QI column unchanged (row by row)."""
     if list(original.columns) != list(released.columns):
         _fail(f"columns differ: {list(released.columns)} vs {list(original.columns)}")
     if len(original) != len(released):
         _fail(f"{len(released)} released rows for {len(original)} input rows")
-    qi = list(qi)
     for c in original.columns:
         if c in qi:
             continue
         a, b = original[c].reset_index(drop=True), released[c].reset_index(drop=True)
         same = (a == b) | (a.isna() & b.isna())
         if not bool(same.all()):
-            r = int(np.flatnonzero(~same.to_numpy())[0])
-            _fail(f"non-QI column {c!r} changed at data row {r + 1}")
+            _fail(f"non-QI column {c!r} changed at data row {int(np.flatnonzero(~same.to_numpy())[0]) + 1}")
+
+
+def check_suppression(original: pd.DataFrame, released: pd.DataFrame, qi) -> int:
+    """Each released row equals its input row except QI cells replaced by ``*``.
+
+    Returns the number of suppressed cells (the Meyerson-Williams cost).
+    """
+    qi = list(qi)
+    _check_shape_and_carried(original, released, qi)
     stars = 0
     for c in qi:
         a = original[c].astype(str).to_numpy()
@@ -74,17 +78,7 @@ def check_generalization(original: pd.DataFrame, released: pd.DataFrame, qi, rec
     (``(leaves under the node − 1)/(leaves − 1)``) or per-level weights.
     """
     qi = list(qi)
-    if list(original.columns) != list(released.columns):
-        _fail(f"columns differ: {list(released.columns)} vs {list(original.columns)}")
-    if len(original) != len(released):
-        _fail(f"{len(released)} released rows for {len(original)} input rows")
-    for c in original.columns:
-        if c in qi:
-            continue
-        a, b = original[c].reset_index(drop=True), released[c].reset_index(drop=True)
-        same = (a == b) | (a.isna() & b.isna())
-        if not bool(same.all()):
-            _fail(f"non-QI column {c!r} changed at data row {int(np.flatnonzero(~same.to_numpy())[0]) + 1}")
+    _check_shape_and_carried(original, released, qi)
     total = 0.0
     for c in qi:
         a = original[c].astype(str).to_numpy()

@@ -155,45 +155,52 @@ def _block_cost_fn(arr, columns, recoding):
 
         return pattern_cost
     hier = recoding.hierarchies if isinstance(recoding, Generalization) else {}
-    specs = []
-    for c, name in enumerate(columns):
-        h = hier.get(name)
-        if h is None:
-            specs.append(None)
-            continue
-        leaves = Counter()
-        for path in h.paths.values():
-            for lvl, node in enumerate(path):
-                leaves[(lvl, node)] += 1
-        specs.append((h, leaves, len(h.paths)))
-
-    def node_cost(name, h, lvl, leaves, total):
-        cost = recoding.cost
-        if isinstance(cost, dict) and name in cost:
-            return Fraction(cost[name][lvl]).limit_denominator(10**9)
-        kind = cost if isinstance(cost, str) else "height"
-        if kind == "suppression":
-            return Fraction(int(lvl == h.height))
-        if kind == "height":
-            return Fraction(lvl, h.height)
-        return Fraction(leaves - 1, total - 1) if total > 1 else Fraction(int(lvl > 0))
+    costs = _node_costs(recoding, columns)
 
     def cost(block):
         total = Fraction(0)
         for c, name in enumerate(columns):
             vals = {cols[c][r] for r in block}
-            if specs[c] is None:
+            h = hier.get(name)
+            if h is None:
                 total += len(block) * int(len(vals) > 1)
                 continue
-            h, leaves, n_leaves = specs[c]
             lvl = 0
             while len({h.paths[str(v)][lvl] for v in vals}) > 1:
                 lvl += 1
-            node = h.paths[str(next(iter(vals)))][lvl]
-            total += len(block) * node_cost(name, h, lvl, leaves[(lvl, node)], n_leaves)
+            total += len(block) * costs[c][(lvl, h.paths[str(next(iter(vals)))][lvl])]
         return total
 
     return cost
+
+
+def _node_costs(recoding, columns):
+    """Per column ``{(level, node): cost}`` from the cost definitions (``None`` without a hierarchy)."""
+    hier = recoding.hierarchies if hasattr(recoding, "hierarchies") else {}
+    out = []
+    for name in columns:
+        h = hier.get(name)
+        if h is None:
+            out.append(None)
+            continue
+        leaves = Counter()
+        for path in h.paths.values():
+            for lv, node in enumerate(path):
+                leaves[(lv, node)] += 1
+        kind = recoding.cost if isinstance(recoding.cost, str) else "height"
+        costs = {}
+        for (lv, node), cnt in leaves.items():
+            if isinstance(recoding.cost, dict) and name in recoding.cost:
+                costs[(lv, node)] = Fraction(recoding.cost[name][lv]).limit_denominator(10**9)
+            elif kind == "suppression":
+                costs[(lv, node)] = Fraction(int(lv == h.height))
+            elif kind == "height":
+                costs[(lv, node)] = Fraction(lv, h.height)
+            else:
+                n_leaves = len(h.paths)
+                costs[(lv, node)] = Fraction(cnt - 1, n_leaves - 1) if n_leaves > 1 else Fraction(int(lv > 0))
+        out.append(costs)
+    return out
 
 
 def brute_force(table, criteria, sensitive: dict | None = None, recoding=None, columns=None):
@@ -336,29 +343,7 @@ def brute_force_options(table, criteria, sensitive=None, recoding=None, columns=
                 total += node_costs[c][(lvl, node)]
         return total
 
-    node_costs = []
-    for c, name in enumerate(columns):
-        h = hier.get(name)
-        if h is None:
-            node_costs.append(None)
-            continue
-        leaves = Counter()
-        for path in h.paths.values():
-            for lv, node in enumerate(path):
-                leaves[(lv, node)] += 1
-        costs = {}
-        for key, cnt in leaves.items():
-            lv = key[0]
-            kind = recoding.cost if isinstance(recoding.cost, str) else "height"
-            if isinstance(recoding.cost, dict) and name in recoding.cost:
-                costs[key] = Fraction(recoding.cost[name][lv]).limit_denominator(10**9)
-            elif kind == "suppression":
-                costs[key] = Fraction(int(lv == h.height))
-            elif kind == "height":
-                costs[key] = Fraction(lv, h.height)
-            else:
-                costs[key] = Fraction(cnt - 1, len(h.paths) - 1) if len(h.paths) > 1 else Fraction(int(lv > 0))
-        node_costs.append(costs)
+    node_costs = _node_costs(recoding, columns)
 
     patterns_ok = None
     if type(recoding).__name__ == "Patterns":
