@@ -140,6 +140,8 @@ def _add_option_args(p):
     g.add_argument("--objective", default="cost", choices=["cost", "rows", "types"],
                    help="minimize cost (default) or rows with a recoded cell; "
                         "or maximize output types (needs --budget)")
+    g.add_argument("--warm-start", default="none", choices=["none", "greedy"],
+                   help="start HiGHS from the pattern greedy (Algorithm 1; suppression/patterns, k only)")
 
 
 def _formulation(args, criteria):
@@ -147,7 +149,8 @@ def _formulation(args, criteria):
 
     return AssignmentFormulation(criteria, recoding=_recoding(args), closure=not args.no_closure,
                                  budget=args.budget, t_out=args.t_out, t_out_min=args.t_out_min,
-                                 t_out_max=args.t_out_max, objective=args.objective)
+                                 t_out_max=args.t_out_max, objective=args.objective,
+                                 warm_start=args.warm_start)
 
 
 def _recoding(args):

@@ -107,3 +107,29 @@ def test_pattern_symbols_and_column_lists_agree():
     a = ma.anonymize(t, ma.KAnonymity(2), recoding=ma.Patterns(["□□☆", "☆☆☆"]))
     b = ma.anonymize(t, ma.KAnonymity(2), recoding=ma.Patterns([["a", "b"], []]))
     assert a.objective == b.objective
+
+
+@settings(max_examples=60)
+@given(pattern_cases())
+def test_greedy_warm_start_keeps_the_optimum(case):
+    from milp_anon.formulations import AssignmentFormulation
+
+    frame, qi, k, pats = case
+    table = ma.Table.from_frame(frame, qi)
+    cold = AssignmentFormulation([ma.KAnonymity(k)], recoding=ma.Patterns(pats)).solve(table)
+    warm = AssignmentFormulation([ma.KAnonymity(k)], recoding=ma.Patterns(pats), warm_start="greedy").solve(table)
+    assert cold.status == warm.status and cold.objective == warm.objective
+    if "warm_start_cost" in warm.sizes:
+        assert warm.sizes["warm_start_cost"] >= warm.objective
+
+
+def test_warm_start_needs_k_only_suppression():
+    from milp_anon.formulations import AssignmentFormulation
+
+    frame = pd.DataFrame({"a": list("xxyy"), "s": list("1212")})
+    t = ma.Table.from_frame(frame, ["a"], "s")
+    with pytest.raises(ma.InputError, match="k-anonymity alone"):
+        AssignmentFormulation([ma.KAnonymity(2), ma.PSensitivity(2)], warm_start="greedy").solve(t)
+    with pytest.raises(ma.InputError, match="suppression and pattern"):
+        AssignmentFormulation([ma.KAnonymity(2)], warm_start="greedy",
+                              recoding=ma.Generalization({"a": {"x": ["*"], "y": ["*"]}})).solve(t)

@@ -18,6 +18,7 @@ for the chosen ``y`` with ``g`` integer.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import time
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from ..candidates import Candidates, lattice_candidates, pattern_candidates, sup
 from ..criteria import Criterion, KAnonymity
 from ..errors import InputError, ModelTooLargeError, VerificationError
 from ..model import LinearModel
-from ..recoding import Patterns, as_recoding
+from ..recoding import Patterns, Suppression, as_recoding
 from ..result import Result
 from ..rowtypes import RowTypes, Units
 from ..solve import SolverOptions, relative_gap, solve_model
@@ -176,8 +177,12 @@ class AssignmentFormulation:
     """
 
     def __init__(self, criteria, *, recoding=None, closure: bool = True, assignment: str = "continuous",
-                 budget=None, t_out=None, t_out_min=None, t_out_max=None, objective: str = "cost"):
+                 budget=None, t_out=None, t_out_min=None, t_out_max=None, objective: str = "cost",
+                 warm_start: str = "none"):
         self.recoding = as_recoding(recoding)
+        if warm_start not in ("none", "greedy"):
+            raise InputError(f"warm start must be 'none' or 'greedy', got {warm_start!r}")
+        self.warm_start = warm_start
         if objective not in OBJECTIVES:
             raise InputError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
         if budget is not None and (isinstance(budget, bool) or not budget >= 0):
@@ -227,6 +232,7 @@ class AssignmentFormulation:
 
     def validate(self, table: Table) -> None:
         """Bad input for this table (e.g. a sensitive criterion without a sensitive column)."""
+        self._check_warm_start(table)
         for c in self.criteria:
             c.validate(table)
         self.lattices(table)  # hierarchy problems (missing value, cost weights) surface here
@@ -350,6 +356,50 @@ class AssignmentFormulation:
         if self.objective != "cost":
             out.append(f"objective {self.objective}")
         return tuple(out)
+
+    def _check_warm_start(self, table: Table) -> None:
+        if self.warm_start == "greedy":
+            if not isinstance(self.recoding, (Patterns, Suppression)):
+                raise InputError("the greedy warm start applies to suppression and pattern-guided recoding")
+            if self.split:
+                raise InputError("the greedy warm start applies to k-anonymity alone (no sensitive criteria)")
+
+    def greedy_start(self, am: AssignmentModel):
+        """A start from the pattern greedy (Algorithm 1): its verified table mapped onto candidates.
+
+        Returns ``(indices, values, cost)``; rows whose released vector is not a
+        kept candidate are left out (HiGHS completes a partial start).
+        """
+        from ..heuristics import pattern_greedy
+
+        table = am.table
+        masks = (self.recoding.masks(table) if isinstance(self.recoding, Patterns)
+                 else np.array(list(itertools.product([True, False], repeat=table.m)), dtype=bool))
+        out = pattern_greedy(table, self.min_group_size(), masks)
+        if out is None:
+            return None
+        released, cost = out
+        self.verify(table, released, cost)  # a start is a released table too: never trust it unchecked
+        c = am.cands
+        index = {(tuple(c.levels[j]), tuple(c.nodes[j])): j for j in range(c.n_candidates)}
+        lat = self.lattices(table)
+        stars = (released[list(table.qi)].astype(str) == "*").to_numpy()
+        cand_of_row = np.full(table.n, -1, dtype=np.int64)
+        for r in range(table.n):
+            levels = tuple(int(x) for x in stars[r])
+            nodes = tuple(int(lat[col].anc[table.codes[r, col], lv]) for col, lv in enumerate(levels))
+            cand_of_row[r] = index.get((levels, nodes), -1)
+        ok = cand_of_row >= 0
+        g = np.zeros(am.g.shape[0])
+        pair_index = {(int(u), int(j)): p for p, (u, j) in enumerate(zip(am.pair_unit, am.pair_cand))}
+        for u, j in zip(am.units.row_unit[ok], cand_of_row[ok]):
+            g[pair_index[(int(u), int(j))]] += 1
+        used = np.zeros(c.n_candidates)
+        used[np.unique(cand_of_row[ok])] = 1.0
+        if ok.all():
+            return np.concatenate([am.y, am.g]), np.concatenate([used, g]), cost
+        have = np.flatnonzero(used)  # fix only the candidates that are fully described
+        return am.y[have], used[have], cost
 
     def whole_table_start(self, am: AssignmentModel):
         """The whole table as one group, as a sparse start ``(indices, values)``.
@@ -507,7 +557,16 @@ class AssignmentFormulation:
             n_nonzeros=am.lm.n_nonzeros,
         )
         t = time.perf_counter()
-        hint = self.whole_table_start(am) if options.is_highs and not options.via_pulp else None
+        hint = None
+        if options.is_highs and not options.via_pulp:
+            hint = self.whole_table_start(am)
+            if self.warm_start == "greedy":
+                t_ws = time.perf_counter()
+                start = self.greedy_start(am)
+                secs["warm_start"] = time.perf_counter() - t_ws
+                if start is not None:
+                    hint = start[:2]
+                    sizes["warm_start_cost"] = start[2]
         integral = bool(np.issubdtype(cands.cost.dtype, np.integer)) or self.objective != "cost"
         out = solve_model(am.lm, options, integral_objective=integral, hint=hint)
         secs["solve"] = time.perf_counter() - t
