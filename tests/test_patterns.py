@@ -133,3 +133,22 @@ def test_warm_start_needs_k_only_suppression():
     with pytest.raises(ma.InputError, match="suppression and pattern"):
         AssignmentFormulation([ma.KAnonymity(2)], warm_start="greedy",
                               recoding=ma.Generalization({"a": {"x": ["*"], "y": ["*"]}})).solve(t)
+
+
+@settings(max_examples=80)
+@given(data=st.data())
+def test_patterns_with_sensitive_criteria(data):
+    from helpers import criteria_for, sensitive_tables
+
+    frame, qi, k = data.draw(sensitive_tables(n=(4, 8), m=(1, 3)))
+    all_masks = ["".join(b) for b in itertools.product("10", repeat=len(qi))]
+    pats = data.draw(st.lists(st.sampled_from(all_masks), min_size=1, max_size=len(all_masks), unique=True))
+    crit = data.draw(criteria_for(frame, ["p", "frequency", "recursive", "t-equal", "t-ordered"]))
+    rec = ma.Patterns(pats)
+    r = ma.anonymize(ma.Table.from_frame(frame, qi, "s"), ma.KAnonymity(k), crit, recoding=rec)
+    expected = brute_force(frame[qi].to_numpy(), [ma.KAnonymity(k), crit], {"s": frame["s"].tolist()},
+                           recoding=rec, columns=qi)[0]
+    if expected is None:
+        assert r.status == "infeasible"
+    else:
+        assert r.status == "optimal" and r.objective == expected
