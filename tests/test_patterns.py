@@ -152,3 +152,12 @@ def test_patterns_with_sensitive_criteria(data):
         assert r.status == "infeasible"
     else:
         assert r.status == "optimal" and r.objective == expected
+
+
+def test_greedy_start_outside_the_budget_is_skipped():
+    from milp_anon.formulations import AssignmentFormulation
+
+    frame, rec = tight_instance(3, 3)  # greedy costs 18, the optimum 9
+    table = ma.Table.from_frame(frame, list(frame.columns))
+    r = AssignmentFormulation([ma.KAnonymity(3)], recoding=rec, budget=9, warm_start="greedy").solve(table)
+    assert r.status == "optimal" and r.objective == 9 and "warm_start_cost" not in r.sizes

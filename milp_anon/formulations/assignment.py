@@ -379,7 +379,15 @@ class AssignmentFormulation:
         if out is None:
             return None
         released, cost = out
-        self.verify(table, released, cost)  # a start is a released table too: never trust it unchecked
+        # the greedy's table must meet the criteria (else the greedy has a bug: raise); a table
+        # outside a budget or t_out bound is merely no start
+        v = _verify.verify_release(table.frame, released, table.qi, self.criteria, sensitive=table.sensitive,
+                                   claimed_cost=cost, recoding=self.recoding)
+        try:
+            _verify.verify_options(table.frame, released, table.qi, v, budget=self.budget,
+                                   t_out_min=self.t_out_min, t_out_max=self.t_out_max)
+        except VerificationError:
+            return None
         c = am.cands
         index = {(tuple(c.levels[j]), tuple(c.nodes[j])): j for j in range(c.n_candidates)}
         lat = self.lattices(table)
