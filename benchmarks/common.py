@@ -1,5 +1,9 @@
 """Shared helpers of the benchmark scripts."""
 
+import csv
+import json
+import multiprocessing as mp
+
 
 def fmt(v, nd=2):
     """A table cell: thousands separators, ``nd`` decimals for floats, ``–`` for missing."""
@@ -10,3 +14,27 @@ def fmt(v, nd=2):
     if isinstance(v, int):
         return f"{v:,}"
     return str(v)
+
+
+def run_serial(fn, jobs):
+    """Run ``fn(job)`` for every job, one at a time, each in a fresh spawned process.
+
+    One at a time: runs never share the cores. A fresh process: ``ru_maxrss``
+    inside ``fn`` is that run's own peak memory. Prints each result as a JSON line.
+    """
+    rows = []
+    ctx = mp.get_context("spawn")
+    for job in jobs:
+        with ctx.Pool(1, maxtasksperchild=1) as pool:
+            row = pool.apply(fn, (job,))
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return rows
+
+
+def write_csv(path, rows):
+    """Write result rows (dicts with the same keys) as CSV."""
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)

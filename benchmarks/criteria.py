@@ -13,16 +13,13 @@ in its own process.
 from __future__ import annotations
 
 import argparse
-import csv
 import importlib.metadata
-import json
-import multiprocessing as mp
 import os
 import platform
 import resource
 import time
 
-from benchmarks.common import fmt
+from benchmarks.common import fmt, run_serial, write_csv
 
 QI_ORDER = ["sex", "age", "race", "marital-status", "education"]
 
@@ -82,18 +79,9 @@ def main(argv=None):
         for s in a.sensitive.split(","):
             for i in range(len(criteria_list(s))):
                 jobs.append((q, s, i, a.k, a.time_limit))
-    rows = []
-    ctx = mp.get_context("spawn")
-    for job in jobs:
-        with ctx.Pool(1, maxtasksperchild=1) as pool:
-            row = pool.apply(run_one, (job,))
-        rows.append(row)
-        print(json.dumps(row), flush=True)
+    rows = run_serial(run_one, jobs)
     os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
-    with open(a.out + ".csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(a.out + ".csv", rows)
     head = ["QIs", "sensitive", "criterion (with k)", "t_in", "units", "candidates", "variables", "integer",
             "constraints", "build s", "solve s", "total s", "peak MB", "status", "objective", "bound", "gap"]
     with open(a.out + ".md", "w") as fh:

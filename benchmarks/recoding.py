@@ -14,17 +14,14 @@ One run at a time, each in its own process.
 from __future__ import annotations
 
 import argparse
-import csv
 import importlib.metadata
 import itertools
-import json
-import multiprocessing as mp
 import os
 import platform
 import resource
 import time
 
-from benchmarks.common import fmt
+from benchmarks.common import fmt, run_serial, write_csv
 
 QI_ORDER = ["sex", "age", "race", "marital-status", "education", "native-country"]
 
@@ -65,18 +62,9 @@ def main(argv=None):
     a = ap.parse_args(argv)
     jobs = [("hierarchies", q, k, cost, a.time_limit) for q in (4, 5, 6) for cost in ("lm", "height") for k in (5, 10)]
     jobs += [("patterns", q, k, v, a.time_limit) for q in (4, 5) for k in (5, 10) for v in ("cold", "warm")]
-    rows = []
-    ctx = mp.get_context("spawn")
-    for job in jobs:
-        with ctx.Pool(1, maxtasksperchild=1) as pool:
-            row = pool.apply(run_one, (job,))
-        rows.append(row)
-        print(json.dumps(row), flush=True)
+    rows = run_serial(run_one, jobs)
     os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
-    with open(a.out + ".csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(a.out + ".csv", rows)
     head = ["recoding", "QIs", "k", "variant", "t_in", "cand. generated", "kept", "variables", "constraints",
             "candidates s", "solve s", "total s", "peak MB", "status", "objective", "bound", "gap", "greedy start"]
     with open(a.out + ".md", "w") as fh:
