@@ -7,7 +7,7 @@ STAMP    = $(VENV)/.installed
 PYCANON_VENV  ?= .venv-pycanon
 PYCANON_STAMP  = $(PYCANON_VENV)/.installed
 
-.PHONY: demo test bench install clean
+.PHONY: demo test bench bench-small install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ test: $(STAMP) $(PYCANON_STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.k_anonymity
+
+# the committed small suite (exact algorithms vs MILP, heuristic gaps); plots need the [plot] extra
+bench-small: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,plot]'
+	$(BIN)/python -m benchmarks benchmarks/suites/small.toml --out benchmarks/results/small
 
 clean:
 	rm -rf $(VENV) $(PYCANON_VENV) build *.egg-info .pytest_cache .hypothesis

@@ -29,6 +29,7 @@ VARIANTS = {
     "integer": (dict(closure=True, assignment="integer"), dict()),
     "no-closure": (dict(closure=False, assignment="continuous"), dict()),
     "presolve-on": (dict(closure=True, assignment="continuous"), dict(presolve="on")),
+    "greedy-start": (dict(closure=True, assignment="continuous", warm_start="greedy"), dict()),
 }
 
 
@@ -56,7 +57,8 @@ def run_one(args):
         "nonzeros": r.sizes.get("n_nonzeros"),
         "collapse_s": r.seconds.get("collapse"), "candidates_s": r.seconds.get("candidates"),
         "build_s": r.seconds.get("build"), "solve_s": r.seconds.get("solve"), "verify_s": r.seconds.get("verify"),
-        "wall_s": wall, "peak_mb": peak_mb,
+        "wall_s": wall, "peak_mb": peak_mb, "warm_start_cost": r.sizes.get("warm_start_cost"),
+        "warm_start_s": r.seconds.get("warm_start"), "fallback": r.sizes.get("fallback"),
     }
 
 

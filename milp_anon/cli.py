@@ -7,7 +7,9 @@ Exit codes (a contract users' scripts rely on):
 * 2 — bad input (one line on stderr, no output file);
 * 3 — infeasible (the reason on stderr);
 * 4 — stopped by a limit (time, or a user gap > 0): output written only if a
-  verified feasible solution exists.
+  verified feasible solution exists;
+* 5 — ``gap``: the anonymized table is not a valid release (first violation on stderr);
+* 6 — ``bench``: exact methods disagree (printed loudly, recorded in the report).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import tempfile
 
 from .errors import InputError, MilpAnonError, SolverError, VerificationError
 
-EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_LIMIT = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_LIMIT, EXIT_INVALID, EXIT_DISAGREE = 0, 1, 2, 3, 4, 5, 6
 
 
 class _Parser(argparse.ArgumentParser):
@@ -141,7 +143,8 @@ def _add_option_args(p):
                    help="minimize cost (default) or rows with a recoded cell; "
                         "or maximize output types (needs --budget)")
     g.add_argument("--warm-start", default="none", choices=["none", "greedy"],
-                   help="start HiGHS from the pattern greedy (Algorithm 1; suppression/patterns, k only)")
+                   help="start HiGHS from a verified greedy table (suppression: the plain suppression greedy, any "
+                        "criteria; patterns: the pattern greedy, k only)")
 
 
 def _formulation(args, criteria):
@@ -222,6 +225,30 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--k", type=int, default=5)
     d.add_argument("--out", default=None, metavar="OUT.csv", help="also write the anonymized table")
     _add_solver_args(d)
+
+    g = sub.add_parser("gap", help="score an anonymized table: validity, cost, optimum and gap")
+    g.set_defaults(l_kind="frequency")
+    g.add_argument("original", metavar="ORIGINAL.csv")
+    g.add_argument("anonymized", metavar="ANONYMIZED.csv")
+    g.add_argument("--qi", required=True)
+    g.add_argument("--k", type=int, default=None)
+    g.add_argument("--sensitive", default=None)
+    g.add_argument("--sep", default=",", help="delimiter of both files (default ',')")
+    g.add_argument("--report", default=None, metavar="R.json", help="machine-readable report")
+    _add_criteria_args(g)
+    _add_recoding_args(g)
+    _add_solver_args(g)
+
+    b = sub.add_parser("bench", help="run a benchmark suite (TOML)")
+    b.add_argument("suite", metavar="SUITE.toml")
+    b.add_argument("--out", default=None, metavar="DIR", help="results directory (default benchmarks/results/<suite>)")
+    b.add_argument("--workers", type=int, default=None, help="parallel processes (default: the suite's)")
+
+    e = sub.add_parser("export", help="write a suite's models as MPS with JSON sidecars")
+    e.add_argument("suite", metavar="SUITE.toml")
+    e.add_argument("--dir", required=True, metavar="DIR")
+    e.add_argument("--time-limit", type=float, default=60.0, metavar="SEC",
+                   help="solve each instance this long to record a proven optimum (0: do not solve)")
     return parser
 
 
@@ -371,11 +398,64 @@ def cmd_demo(args) -> int:
     return code
 
 
+def cmd_gap(args) -> int:
+    from .gap import score_release
+    from .table import Table, read_csv
+
+    sep = _sep(args.sep)
+    if args.report:
+        _check_out_path(args.report, [args.original, args.anonymized], "report")
+    criteria = _criteria(args)
+    recoding = _recoding(args)
+    table = Table.from_csv(args.original, _split(args.qi), _split(args.sensitive) or None, sep=sep)
+    released = read_csv(args.anonymized, sep)
+    rep = score_release(table, released, criteria, recoding, _options(args))
+    if not rep.valid:
+        print(f"milp-anon: invalid anonymized table: {rep.violation}", file=sys.stderr)
+        code = EXIT_INVALID
+    else:
+        opt = "none" if rep.optimum is None else f"{rep.optimum:g}"
+        gap = "n/a" if rep.gap is None else f"{100 * rep.gap:.4g} %"
+        print(f"valid      yes ({rep.n_groups} classes)\ncost       {rep.cost:g}\n"
+              f"optimum    {opt} ({rep.status}{'' if rep.status == 'optimal' else f', bound {rep.bound}'})\n"
+              f"gap        {gap}")
+        code = EXIT_OK
+    if args.report:
+        write_atomic(args.report, lambda fh: fh.write(json.dumps(rep.to_dict(), indent=2) + "\n"))
+        print(f"wrote {args.report}")
+    return code
+
+
+def cmd_bench(args) -> int:
+    from .bench import load_suite, run_suite
+
+    suite = load_suite(args.suite)
+    out = args.out or os.path.join("benchmarks", "results", suite.name)
+    res = run_suite(suite, out, workers=args.workers)
+    print(f"wrote {out}/results.csv, results.json, report.md")
+    if res["disagreements"]:
+        print(f"milp-anon: {len(res['disagreements'])} DISAGREEMENT(S) between exact methods; see {out}/report.md",
+              file=sys.stderr)
+        return EXIT_DISAGREE
+    return EXIT_OK
+
+
+def cmd_export(args) -> int:
+    from .bench import load_suite
+    from .bench.export import export_suite
+
+    suite = load_suite(args.suite)
+    export_suite(suite, args.dir, solve_limit=args.time_limit or None)
+    print(f"wrote {len(suite.instances)} instances to {args.dir}")
+    return EXIT_OK
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        handler = {"solve": cmd_solve, "inspect": cmd_inspect, "demo": cmd_demo}[args.command]
+        handler = {"solve": cmd_solve, "inspect": cmd_inspect, "demo": cmd_demo, "gap": cmd_gap, "bench": cmd_bench,
+                   "export": cmd_export}[args.command]
         return handler(args)
     except InputError as exc:
         print(f"milp-anon: error: {exc}", file=sys.stderr)

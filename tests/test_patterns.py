@@ -129,7 +129,11 @@ def test_warm_start_needs_k_only_suppression():
     frame = pd.DataFrame({"a": list("xxyy"), "s": list("1212")})
     t = ma.Table.from_frame(frame, ["a"], "s")
     with pytest.raises(ma.InputError, match="k-anonymity alone"):
-        AssignmentFormulation([ma.KAnonymity(2), ma.PSensitivity(2)], warm_start="greedy").solve(t)
+        AssignmentFormulation([ma.KAnonymity(2), ma.PSensitivity(2)], warm_start="greedy",
+                              recoding=ma.Patterns(["1", "0"])).solve(t)
+    # with suppression the start is the plain suppression greedy, which handles every criterion
+    r = AssignmentFormulation([ma.KAnonymity(2), ma.PSensitivity(2)], warm_start="greedy").solve(t)
+    assert r.status == "optimal" and r.objective == 0 and r.sizes["warm_start_cost"] == 0
     with pytest.raises(ma.InputError, match="suppression and pattern"):
         AssignmentFormulation([ma.KAnonymity(2)], warm_start="greedy",
                               recoding=ma.Generalization({"a": {"x": ["*"], "y": ["*"]}})).solve(t)

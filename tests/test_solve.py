@@ -122,3 +122,30 @@ def test_highs_presolve_regression_instances(name):
     h.run()
     assert h.getModelStatus() == S.kOptimal
     assert h.getInfo().objective_function_value == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("criteria, recoding", [
+    ([ma.KAnonymity(3)], None),
+    ([ma.KAnonymity(2), ma.LDiversity(2)], None),
+    ([ma.KAnonymity(3)], "patterns"),
+    ([ma.KAnonymity(2)], "generalization"),
+])
+def test_never_empty_handed(monkeypatch, criteria, recoding):
+    """A solver stop without an incumbent returns the best verified heuristic table, as time_limit."""
+    from milp_anon.formulations import assignment
+    from milp_anon.solve import SolveOutcome
+
+    frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx"), "s": list("1212121212")})
+    if recoding == "patterns":
+        recoding = ma.Patterns(["11", "10", "00"])
+    elif recoding == "generalization":
+        recoding = ma.Generalization({"a": {"a": ["ab", "*"], "b": ["ab", "*"], "c": ["cd", "*"],
+                                            "d": ["cd", "*"]}})
+    table = ma.Table.from_frame(frame, ["a", "b"], "s")
+    exact = ma.anonymize(table, *criteria, recoding=recoding)
+    monkeypatch.setattr(assignment, "solve_model",
+                        lambda *a, **k: SolveOutcome("no_solution", None, None, 1.0, "Time limit reached", 1.0))
+    r = ma.anonymize(table, *criteria, recoding=recoding, time_limit=1)
+    assert r.status == "time_limit" and r.verified and r.table is not None
+    assert r.sizes["fallback"] in ("suppression greedy", "pattern greedy", "whole table")
+    assert r.objective >= exact.objective and r.bound == 1.0 and r.gap > 0

@@ -18,7 +18,6 @@ for the chosen ``y`` with ``g`` integer.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import os
 import time
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ import numpy as np
 
 from ..candidates import Candidates, lattice_candidates, pattern_candidates, suppression_candidates
 from ..criteria import Criterion, KAnonymity
-from ..errors import InputError, ModelTooLargeError, VerificationError
+from ..errors import InputError, MilpAnonError, ModelTooLargeError, VerificationError
 from ..model import LinearModel
 from ..recoding import Patterns, Suppression, as_recoding
 from ..result import Result
@@ -361,21 +360,24 @@ class AssignmentFormulation:
         if self.warm_start == "greedy":
             if not isinstance(self.recoding, (Patterns, Suppression)):
                 raise InputError("the greedy warm start applies to suppression and pattern-guided recoding")
-            if self.split:
-                raise InputError("the greedy warm start applies to k-anonymity alone (no sensitive criteria)")
+            if self.split and isinstance(self.recoding, Patterns):
+                raise InputError("the pattern greedy warm start applies to k-anonymity alone (no sensitive criteria)")
 
     def greedy_start(self, am: AssignmentModel):
-        """A start from the pattern greedy (Algorithm 1): its verified table mapped onto candidates.
+        """A start from a verified heuristic table mapped onto candidates.
 
-        Returns ``(indices, values, cost)``; rows whose released vector is not a
-        kept candidate are left out (HiGHS completes a partial start).
+        Suppression: the plain suppression greedy (any criteria); patterns:
+        the pattern greedy (Algorithm 1). Returns ``(indices, values, cost)``;
+        rows whose released vector is not a kept candidate are left out
+        (HiGHS completes a partial start).
         """
-        from ..heuristics import pattern_greedy
+        from ..heuristics import pattern_greedy, suppression_greedy
 
         table = am.table
-        masks = (self.recoding.masks(table) if isinstance(self.recoding, Patterns)
-                 else np.array(list(itertools.product([True, False], repeat=table.m)), dtype=bool))
-        out = pattern_greedy(table, self.min_group_size(), masks)
+        if isinstance(self.recoding, Patterns):
+            out = pattern_greedy(table, self.min_group_size(), self.recoding.masks(table))
+        else:
+            out = suppression_greedy(table, self.criteria)
         if out is None:
             return None
         released, cost = out
@@ -433,6 +435,55 @@ class AssignmentFormulation:
             idx.append(cvar)
             val.append(np.where(cell_cand == root, counts[cell_val], 0).astype(float))
         return np.concatenate(idx), np.concatenate(val)
+
+    def fallback(self, table: Table):
+        """The best verified heuristic release when the solver has no incumbent.
+
+        Suppression: the plain suppression greedy; patterns: the pattern greedy;
+        always also the whole table as one class (feasible whenever the request
+        passed the whole-table pre-check). Returns ``(released, groups, cost,
+        objective, how)`` for the cheapest that passes the verifier and the
+        options, or ``None``.
+        """
+        from ..heuristics import pattern_greedy, suppression_greedy
+        from ..partition import blocks_of, release_blocks
+
+        tries = []
+        try:
+            if isinstance(self.recoding, Suppression):
+                out = suppression_greedy(table, self.criteria)
+                if out is not None:
+                    tries.append(("suppression greedy", out[0]))
+            elif isinstance(self.recoding, Patterns) and not self.split:
+                out = pattern_greedy(table, self.min_group_size(), self.recoding.masks(table))
+                if out is not None:
+                    tries.append(("pattern greedy", out[0]))
+        except VerificationError:
+            raise
+        except MilpAnonError:
+            pass
+        try:
+            tries.append(("whole table", release_blocks(table, [np.arange(table.n)], self.recoding)))
+        except MilpAnonError:
+            pass
+        best = None
+        for how, released in tries:
+            try:
+                v = _verify.verify_release(table.frame, released, table.qi, self.criteria,
+                                           sensitive=table.sensitive, recoding=self.recoding)
+                value = _verify.verify_options(table.frame, released, table.qi, v, budget=self.budget,
+                                               t_out_min=self.t_out_min, t_out_max=self.t_out_max,
+                                               objective=self.objective)
+            except VerificationError:
+                continue
+            key = -value if self.objective == "types" else value
+            if best is None or key < best[0]:
+                blocks = blocks_of(released, table.qi)
+                groups = np.empty(table.n, dtype=np.int64)
+                for gi, b in enumerate(blocks):
+                    groups[b] = gi
+                best = (key, (released, groups, v.cost, value, how))
+        return None if best is None else best[1]
 
     # -- solution --------------------------------------------------------------------
     def _check_assignment(self, am: AssignmentModel, used: np.ndarray, g: np.ndarray) -> str | None:
@@ -580,6 +631,24 @@ class AssignmentFormulation:
         secs["solve"] = time.perf_counter() - t
         common = dict(seconds=secs, sizes=sizes, candidate_counts=dict(cands.counts), criteria=crit_names,
                       solver=options.solver, solver_status=out.solver_status)
+        if out.x is None and out.status in ("time_limit", "no_solution"):
+            # never empty-handed: the solver stopped without an incumbent; release the best
+            # verified heuristic table instead, labelled as a limit result with the bound
+            t = time.perf_counter()
+            fb = self.fallback(table)
+            secs["fallback"] = time.perf_counter() - t
+            if fb is not None:
+                released, groups, cost, value, how = fb
+                secs["total"] = time.perf_counter() - t_start
+                sizes["fallback"] = how
+                sign = -1.0 if self.objective == "types" else 1.0
+                bound = out.bound
+                if bound is not None and bound > sign * value + 1e-6:
+                    raise VerificationError(f"bound {bound} beyond the verified fallback objective {value}")
+                return Result(status="time_limit", objective=float(value),
+                              bound=None if bound is None else sign * bound,
+                              gap=relative_gap(sign * float(value), bound), cost=float(cost), table=released,
+                              groups=groups, verified=True, **common)
         if out.x is None:
             secs["total"] = time.perf_counter() - t_start
             reason = "the solver proved the model infeasible" if out.status == "infeasible" else None

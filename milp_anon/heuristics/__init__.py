@@ -1,5 +1,7 @@
 """Heuristic baselines (no optimality claim; every table they return is verified)."""
 
 from .greedy import pattern_greedy
+from .mondrian import mondrian
+from .suppression_greedy import suppression_greedy
 
-__all__ = ["pattern_greedy"]
+__all__ = ["mondrian", "pattern_greedy", "suppression_greedy"]

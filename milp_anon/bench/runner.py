@@ -1,0 +1,186 @@
+"""Run a suite: one process per (instance, method, repetition), ``workers`` at a time.
+
+Each run builds its instance in a fresh process, runs the method, and sends
+back the result with its wall time and the process's peak memory. The MILP
+gets the suite's time limit as its solver limit (and returns its verified
+incumbent, bound and gap at the limit); any run still alive at the limit plus
+a margin (``max(10 s, 25 %)``, to allow for model building) is killed and
+recorded as ``killed``. After all runs, every exact result is compared with
+every other and with the instance's known optimum; a disagreement is printed
+loudly and recorded (``milp-anon bench`` exits 6).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import multiprocessing as mp
+import os
+import sys
+import time
+import traceback
+
+from .suite import Suite, build_problem
+
+FIELDS = ["instance", "method", "rep", "status", "cost", "bound", "gap", "seconds", "peak_mb", "n", "m", "t_in",
+          "k", "known_optimum", "n_candidates", "n_variables", "n_constraints", "n_nonzeros", "note"]
+PROVEN = "optimal"
+
+
+def kill_margin(time_limit: float) -> float:
+    return max(10.0, 0.25 * time_limit)
+
+
+def _child(conn, spec, method, time_limit):
+    import resource
+
+    from .methods import run_method
+
+    # import what the methods use before timing them (seconds are the method's own)
+    import highspy  # noqa: F401
+    import networkx  # noqa: F401
+
+    from .. import exact, heuristics, formulations  # noqa: F401
+
+    try:
+        problem = build_problem(spec)
+        t0 = time.perf_counter()
+        out = run_method(method, problem, time_limit)
+        out["seconds"] = time.perf_counter() - t0
+        out["info"] = problem.info
+        out["known_optimum"] = problem.known_optimum
+    except Exception as exc:  # reported as a row, never lost
+        out = {"status": "error", "note": f"{type(exc).__name__}: {exc}",
+               "trace": traceback.format_exc(limit=3)}
+    out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    conn.send(out)
+    conn.close()
+
+
+def _row(spec, method, rep, out) -> dict:
+    info = out.get("info", {})
+    sizes = out.get("sizes") or {}
+    k = spec.get("k", 3 if spec["kind"] == "gadget" else 1)
+    return {"instance": spec["name"], "method": method["label"], "rep": rep, "status": out.get("status"),
+            "cost": out.get("cost"), "bound": out.get("bound"), "gap": out.get("gap"),
+            "seconds": out.get("seconds"), "peak_mb": out.get("peak_mb"), "n": info.get("n"), "m": info.get("m"),
+            "t_in": info.get("t_in"), "k": k, "known_optimum": out.get("known_optimum"),
+            "n_candidates": sizes.get("n_candidates"), "n_variables": sizes.get("n_variables"),
+            "n_constraints": sizes.get("n_constraints"), "n_nonzeros": sizes.get("n_nonzeros"),
+            "note": out.get("note", "")}
+
+
+def run_suite(suite: Suite, out_dir: str, *, workers: int | None = None, log=print) -> dict:
+    """Run every (instance, method, repetition); write ``results.csv``, ``results.json``, ``report.md``, plots.
+
+    Returns ``{"rows": [...], "disagreements": [...]}``.
+    """
+    os.makedirs(out_dir, exist_ok=True)
+    workers = max(1, workers or suite.workers)
+    jobs = [(spec, method, rep) for spec in suite.instances for method in suite.methods
+            for rep in range(suite.repetitions)]
+    ctx = mp.get_context("spawn")
+    running, rows = [], []
+    limit = suite.time_limit
+    queue = list(jobs)
+    log(f"suite {suite.name}: {len(suite.instances)} instances x {len(suite.methods)} methods x "
+        f"{suite.repetitions} repetitions = {len(jobs)} runs, {workers} at a time, {limit:g} s each")
+    from .methods import skip_reason
+
+    problems: dict = {}
+    while queue or running:
+        while queue and len(running) < workers:
+            spec, method, rep = queue.pop(0)
+            if spec["name"] not in problems:
+                problems[spec["name"]] = build_problem(spec)
+            problem = problems[spec["name"]]
+            why = skip_reason(method, problem)
+            if why:
+                rows.append(_row(spec, method, rep, {"status": "skipped", "note": why, "info": problem.info,
+                                                     "known_optimum": problem.known_optimum}))
+                continue
+            parent, child = ctx.Pipe(duplex=False)
+            p = ctx.Process(target=_child, args=(child, spec, method, method.get("time_limit", limit)))
+            p.start()
+            child.close()
+            running.append((p, parent, spec, method, rep, time.perf_counter()))
+        time.sleep(0.05)
+        still = []
+        for p, conn, spec, method, rep, t0 in running:
+            lim = method.get("time_limit", limit)
+            if conn.poll():
+                try:
+                    out = conn.recv()
+                except EOFError:
+                    out = {"status": "error", "note": "the run died without a result"}
+                p.join()
+            elif not p.is_alive():
+                out = {"status": "error", "note": f"the run died (exit code {p.exitcode})"}
+            elif time.perf_counter() - t0 > lim + kill_margin(lim):
+                p.kill()
+                p.join()
+                out = {"status": "killed", "seconds": time.perf_counter() - t0,
+                       "note": f"still running {kill_margin(lim):g} s after the {lim:g} s limit"}
+            else:
+                still.append((p, conn, spec, method, rep, t0))
+                continue
+            row = _row(spec, method, rep, out)
+            rows.append(row)
+            cost = "-" if row["cost"] is None else f"{row['cost']:g}"
+            secs = "-" if row["seconds"] is None else f"{row['seconds']:.2f}s"
+            log(f"  {row['instance']:<32} {row['method']:<20} {row['status']:<12} {cost:>10} {secs:>9}"
+                + (f"  ({row['note']})" if row["note"] and row["status"] in ("error", "skipped", "killed") else ""))
+        running = still
+    order = {(s["name"], m["label"], r): i for i, (s, m, r) in enumerate(jobs)}
+    rows.sort(key=lambda r: order[(r["instance"], r["method"], r["rep"])])
+    disagreements = check_agreement(rows)
+    for d in disagreements:
+        print(f"!!! DISAGREEMENT on {d['instance']}: {d['message']}", file=sys.stderr)
+    write_results(rows, disagreements, out_dir, suite)
+    return {"rows": rows, "disagreements": disagreements}
+
+
+def check_agreement(rows, tol: float = 1e-6) -> list[dict]:
+    """Disagreements between proven optima, known optima, incumbents and bounds of one instance."""
+    out = []
+    by_inst: dict = {}
+    for r in rows:
+        by_inst.setdefault(r["instance"], []).append(r)
+    for inst, rs in by_inst.items():
+        proven = [(r["method"], float(r["cost"])) for r in rs if r["status"] == PROVEN and r["cost"] is not None]
+        known = next((r["known_optimum"] for r in rs if r.get("known_optimum") is not None), None)
+        if known is not None:
+            proven.append(("known optimum", float(known)))
+        infeasible = [r["method"] for r in rs if r["status"] == "infeasible"]
+        if proven:
+            ref_m, ref = proven[0]
+            for m, v in proven[1:]:
+                if abs(v - ref) > tol * max(1.0, abs(ref)):
+                    out.append({"instance": inst, "message": f"{m} proves {v:g} but {ref_m} proves {ref:g}"})
+            for r in rs:
+                if r["cost"] is not None and r["status"] != PROVEN and float(r["cost"]) < ref - tol:
+                    out.append({"instance": inst, "message": f"{r['method']} found {r['cost']:g} below the "
+                                f"optimum {ref:g} ({ref_m})"})
+                if r["bound"] is not None and float(r["bound"]) > ref + tol * max(1.0, abs(ref)):
+                    out.append({"instance": inst, "message": f"{r['method']} bound {r['bound']:g} above the "
+                                f"optimum {ref:g} ({ref_m})"})
+            if infeasible:
+                out.append({"instance": inst, "message": f"{', '.join(infeasible)} say infeasible but "
+                            f"{ref_m} proves {ref:g}"})
+    return out
+
+
+def write_results(rows, disagreements, out_dir, suite) -> None:
+    with open(os.path.join(out_dir, "results.csv"), "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=FIELDS)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: r.get(k) for k in FIELDS})
+    with open(os.path.join(out_dir, "results.json"), "w", encoding="utf-8") as fh:
+        json.dump({"suite": suite.name, "time_limit": suite.time_limit, "rows": rows,
+                   "disagreements": disagreements}, fh, indent=1, default=str)
+    from .report import render_markdown, render_plots
+
+    plots = render_plots(rows, out_dir)
+    with open(os.path.join(out_dir, "report.md"), "w", encoding="utf-8") as fh:
+        fh.write(render_markdown(rows, disagreements, suite, plots))

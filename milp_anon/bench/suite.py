@@ -1,0 +1,213 @@
+"""Benchmark suites (TOML) and the problems they describe.
+
+A suite::
+
+    [suite]
+    name = "small"
+    time_limit = 60          # seconds per run (exact algorithms are killed at the limit)
+    repetitions = 1
+    workers = 2              # parallel processes
+
+    [[instance]]
+    kind = "adult"           # adult | csv | synthetic | gadget
+    qi = ["sex", "age", "race", "marital-status"]
+    qi_count = [2, 3]        # first N of qi (a list sweeps)
+    rows = 200               # first N rows
+    k = [2, 5]               # every list of a sweep key expands to several instances
+
+    [[instance]]
+    kind = "synthetic"
+    n = [8, 10]; m = 3; alphabet = 2; t_in = 4; seed = [0, 1]; k = 2
+
+    [[instance]]
+    kind = "gadget"          # Blocki-Williams App. C, planted triangles / 4-stars: optimum 3|E|
+    vertices = 9; parts = 3; seed = [0, 1]
+
+    [[method]]
+    name = "milp"            # see milp_anon.bench.methods.METHODS
+    [[method]]
+    name = "divide_and_conquer"
+    max_rows = 14
+
+Criteria keys of an instance: ``k``, ``p``, ``l`` (+ ``l_kind``, ``c``),
+``t`` (+ ``distance``), ``sensitive``; recoding keys: ``hierarchies = true``
+(Adult's bundled ARX hierarchies) or ``{col = path}``, ``cost``,
+``patterns = ["1100", ...]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import itertools
+import os
+
+from ..errors import InputError
+
+SWEEP_KEYS = ("k", "n", "m", "alphabet", "t_in", "seed", "rows", "qi_count", "p", "l", "t", "parts", "vertices")
+KINDS = ("adult", "csv", "synthetic", "gadget")
+
+
+@dataclass
+class Suite:
+    name: str
+    instances: list  # list of spec dicts (expanded)
+    methods: list  # list of method dicts
+    time_limit: float = 60.0
+    repetitions: int = 1
+    workers: int = 2
+    source: str | None = None
+
+
+@dataclass
+class Problem:
+    """One instance, built: the table, its criteria and recoding, and what is known about it."""
+
+    name: str
+    spec: dict
+    table: object
+    criteria: list
+    recoding: object
+    known_optimum: float | None = None
+    info: dict = field(default_factory=dict)
+
+
+def _expand(spec: dict) -> list[dict]:
+    keys = [k for k in SWEEP_KEYS if isinstance(spec.get(k), list)]
+    if not keys:
+        return [dict(spec)]
+    out = []
+    for combo in itertools.product(*(spec[k] for k in keys)):
+        s = dict(spec)
+        s.update(dict(zip(keys, combo)))
+        out.append(s)
+    return out
+
+
+def instance_name(spec: dict) -> str:
+    if spec.get("name_template"):
+        return spec["name_template"].format(**spec)
+    kind = spec["kind"]
+    parts = [kind]
+    if kind == "adult":
+        parts.append(f"{spec.get('qi_count', len(spec.get('qi', [])))}qi")
+        if spec.get("rows"):
+            parts.append(f"r{spec['rows']}")
+    elif kind == "csv":
+        parts.append(os.path.splitext(os.path.basename(spec["path"]))[0])
+    elif kind == "synthetic":
+        parts.append(f"n{spec['n']}-m{spec['m']}-a{spec.get('alphabet', 2)}")
+        if spec.get("t_in"):
+            parts.append(f"t{spec['t_in']}")
+        parts.append(f"s{spec.get('seed', 0)}")
+    else:
+        parts.append(f"v{spec.get('vertices', 9)}-p{spec.get('parts', 3)}-s{spec.get('seed', 0)}")
+    for key in ("k", "p", "l", "t"):
+        if spec.get(key) is not None and not (kind == "gadget" and key == "k"):
+            parts.append(f"{key}{spec[key]:g}" if isinstance(spec[key], float) else f"{key}{spec[key]}")
+    if spec.get("hierarchies"):
+        parts.append("gen")
+    if spec.get("patterns"):
+        parts.append("pat")
+    return "-".join(parts)
+
+
+def load_suite(path: str) -> Suite:
+    """Read and expand a suite file (errors name the problem)."""
+    import tomllib
+
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise InputError(f"suite file not found: {path}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: not valid TOML: {exc}") from None
+    head = data.get("suite", {})
+    specs = data.get("instance", [])
+    methods = data.get("method", [])
+    if not specs:
+        raise InputError(f"{path}: no [[instance]] entries")
+    if not methods:
+        raise InputError(f"{path}: no [[method]] entries")
+    from .methods import METHODS
+
+    for m in methods:
+        if m.get("name") not in METHODS:
+            raise InputError(f"{path}: unknown method {m.get('name')!r} (choose from {', '.join(METHODS)})")
+        m.setdefault("label", m["name"])
+    labels = [m["label"] for m in methods]
+    if len(set(labels)) != len(labels):
+        raise InputError(f"{path}: two methods with the same label; give each a distinct 'label'")
+    expanded = []
+    base = os.path.dirname(os.path.abspath(path))
+    for spec in specs:
+        if spec.get("kind") not in KINDS:
+            raise InputError(f"{path}: instance kind must be one of {', '.join(KINDS)}, got {spec.get('kind')!r}")
+        if spec["kind"] == "csv" and "path" in spec and not os.path.isabs(spec["path"]):
+            spec["path"] = os.path.join(base, spec["path"])
+        for s in _expand(spec):
+            s["name"] = instance_name(s)
+            expanded.append(s)
+    names = [s["name"] for s in expanded]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise InputError(f"{path}: duplicate instance names {sorted(dup)}; add 'name_template'")
+    return Suite(name=head.get("name", os.path.splitext(os.path.basename(path))[0]), instances=expanded,
+                 methods=methods, time_limit=float(head.get("time_limit", 60)),
+                 repetitions=int(head.get("repetitions", 1)), workers=int(head.get("workers", 2)), source=path)
+
+
+def build_problem(spec: dict) -> Problem:
+    """Build the table, criteria and recoding of an instance spec."""
+    from ..criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
+    from ..recoding import Generalization, Patterns, Suppression
+    from ..table import Table, read_csv
+    from .. import instances as gen
+
+    kind = spec["kind"]
+    known = None
+    sensitive = spec.get("sensitive")
+    hier = spec.get("hierarchies")
+    if kind == "adult":
+        from ..datasets import ADULT_QI, adult_hierarchy_path, load_adult
+
+        frame = load_adult()
+        qi = list(spec.get("qi", ADULT_QI))
+        if spec.get("qi_count"):
+            qi = qi[:int(spec["qi_count"])]
+        if spec.get("rows"):
+            frame = frame.iloc[:int(spec["rows"])].reset_index(drop=True)
+        if hier is True:
+            hier = {c: adult_hierarchy_path(c) for c in qi}
+    elif kind == "csv":
+        frame = read_csv(spec["path"], spec.get("sep", ","))
+        qi = list(spec["qi"])
+    elif kind == "synthetic":
+        frame = gen.synthetic_frame(int(spec["n"]), int(spec["m"]), int(spec.get("alphabet", 2)),
+                                    int(spec.get("seed", 0)), spec.get("t_in"), spec.get("sensitive_values"))
+        qi = [c for c in frame.columns if c != "s"]
+        if spec.get("sensitive_values"):
+            sensitive = sensitive or "s"
+    else:
+        edges = gen.planted_partition_graph(int(spec.get("vertices", 9)), int(spec.get("parts", 3)),
+                                            int(spec.get("seed", 0)))
+        frame = gen.edge_table(edges, int(spec.get("vertices", 9)))
+        qi = list(frame.columns)
+        spec = dict(spec, k=3)
+        known = 3 * len(edges)
+    table = Table.from_frame(frame, qi, sensitive, source=spec["name"])
+    crits = [KAnonymity(int(spec.get("k", 1)))]
+    if spec.get("p") is not None:
+        crits.append(PSensitivity(int(spec["p"])))
+    if spec.get("l") is not None:
+        crits.append(LDiversity(spec["l"], kind=spec.get("l_kind", "frequency"), c=spec.get("c")))
+    if spec.get("t") is not None:
+        crits.append(TCloseness(spec["t"], distance=spec.get("distance", "equal")))
+    if spec.get("patterns"):
+        recoding = Patterns(list(spec["patterns"]))
+    elif hier:
+        recoding = Generalization(dict(hier), cost=spec.get("cost", "height"))
+    else:
+        recoding = Suppression()
+    info = {"n": table.n, "m": table.m, "t_in": int(len({tuple(r) for r in table.codes.tolist()}))}
+    return Problem(spec["name"], spec, table, crits, recoding, known, info)

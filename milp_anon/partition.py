@@ -1,0 +1,95 @@
+"""Release a table from a partition of its rows into groups.
+
+The exact algorithms and the heuristics produce partitions (blocks of row
+indices); this module turns a partition into the released table every other
+part of the toolkit uses — each block released as one equivalence class at
+its cheapest recoding — so the same independent verifier checks all of them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+from .recoding import Generalization, Patterns
+from .table import SUPPRESSED, Table
+
+
+def release_blocks(table: Table, blocks, recoding=None) -> pd.DataFrame:
+    """The released table where each block of ``blocks`` is one class.
+
+    Per block and QI column: the common value if the block agrees; otherwise,
+    with a hierarchy, the block's lowest common ancestor, and ``*`` without
+    one. With patterns, the block takes the pattern with the fewest stars
+    whose suppressed columns cover every column on which it varies (all of
+    that pattern's columns are suppressed).
+
+    Raises :class:`InputError` if the blocks do not partition the rows or a
+    block fits no pattern.
+    """
+    n = table.n
+    seen = np.zeros(n, dtype=np.int64)
+    blocks = [np.asarray(b, dtype=np.int64) for b in blocks]
+    for b in blocks:
+        np.add.at(seen, b, 1)
+    if not np.all(seen == 1):
+        raise InputError("the blocks must partition the rows: every row exactly once")
+    codes = table.codes
+    out = table.frame.copy()
+    hier = recoding.hierarchies if isinstance(recoding, Generalization) else {}
+    masks = recoding.masks(table) if isinstance(recoding, Patterns) else None
+    for col_idx, col in enumerate(table.qi):
+        column = out[col].to_numpy(dtype=object).copy()
+        h = hier.get(col)
+        for b in blocks:
+            vals = set(codes[b, col_idx].tolist())
+            if masks is not None:
+                continue
+            if len(vals) == 1:
+                continue
+            if h is None:
+                column[b] = SUPPRESSED
+                continue
+            names = [str(v) for v in table.frame[col].to_numpy()[b]]
+            lvl = 0
+            while len({h.paths[v][lvl] for v in names}) > 1:
+                lvl += 1
+            column[b] = h.paths[names[0]][lvl]
+        out[col] = column
+    if masks is not None:
+        stars = (~masks).sum(axis=1)
+        for b in blocks:
+            varying = np.array([len(set(codes[b, c].tolist())) > 1 for c in range(table.m)])
+            fits = np.flatnonzero(~np.any(masks & varying[None, :], axis=1))
+            if fits.size == 0:
+                raise InputError("a block varies on a column every pattern keeps")
+            keep = masks[fits[np.argmin(stars[fits])]]
+            for c in np.flatnonzero(~keep):
+                col = table.qi[c]
+                col_values = out[col].to_numpy(dtype=object).copy()
+                col_values[b] = SUPPRESSED
+                out[col] = col_values
+    return out
+
+
+def blocks_of(released: pd.DataFrame, qi) -> list[np.ndarray]:
+    """The equivalence classes of a released table, as arrays of row positions."""
+    keys = released[list(qi)].astype(str).agg("\x1f".join, axis=1).to_numpy()
+    _, inv = np.unique(keys, return_inverse=True)
+    order = np.argsort(inv, kind="stable")
+    bounds = np.flatnonzero(np.diff(inv[order])) + 1
+    return np.split(order, bounds)
+
+
+def verified_release(table: Table, blocks, criteria, recoding=None):
+    """Release ``blocks`` and run the independent verifier on it.
+
+    Returns ``(released, cost)``; raises
+    :class:`~milp_anon.errors.VerificationError` if a criterion fails.
+    """
+    from .verify import verify_release
+
+    released = release_blocks(table, blocks, recoding)
+    v = verify_release(table.frame, released, table.qi, criteria, sensitive=table.sensitive, recoding=recoding)
+    return released, v.cost
