@@ -243,6 +243,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("suite", metavar="SUITE.toml")
     b.add_argument("--out", default=None, metavar="DIR", help="results directory (default benchmarks/results/<suite>)")
     b.add_argument("--workers", type=int, default=None, help="parallel processes (default: the suite's)")
+    b.add_argument("--render-only", action="store_true",
+                   help="no runs: re-render report.md and the plots from DIR/results.json")
 
     e = sub.add_parser("export", help="write a suite's models as MPS with JSON sidecars")
     e.add_argument("suite", metavar="SUITE.toml")
@@ -428,10 +430,11 @@ def cmd_gap(args) -> int:
 
 def cmd_bench(args) -> int:
     from .bench import load_suite, run_suite
+    from .bench.runner import render_existing
 
     suite = load_suite(args.suite)
     out = args.out or os.path.join("benchmarks", "results", suite.name)
-    res = run_suite(suite, out, workers=args.workers)
+    res = render_existing(suite, out) if args.render_only else run_suite(suite, out, workers=args.workers)
     print(f"wrote {out}/results.csv, results.json, report.md")
     if res["disagreements"]:
         print(f"milp-anon: {len(res['disagreements'])} DISAGREEMENT(S) between exact methods; see {out}/report.md",

@@ -174,6 +174,9 @@ def test_harness_smoke_run(tmp_path):
     for f in ("results.csv", "results.json", "report.md"):
         assert (tmp_path / "out" / f).exists()
     assert "No disagreement" in (tmp_path / "out" / "report.md").read_text()
+    (tmp_path / "out" / "report.md").unlink()
+    assert main(["bench", str(path), "--out", str(tmp_path / "out"), "--render-only"]) == 0
+    assert "## All runs" in (tmp_path / "out" / "report.md").read_text()
 
 
 def test_disagreements_are_flagged():

@@ -172,6 +172,7 @@ def render_plots(rows, out_dir) -> list:
                 drawn = True
         if drawn:
             ax.set_yscale("log")
+            ax.set_xscale("log")
             ax.set_xlabel(key)
             ax.set_ylabel("seconds to proven optimum")
             ax.legend(fontsize=7)

@@ -184,3 +184,19 @@ def write_results(rows, disagreements, out_dir, suite) -> None:
     plots = render_plots(rows, out_dir)
     with open(os.path.join(out_dir, "report.md"), "w", encoding="utf-8") as fh:
         fh.write(render_markdown(rows, disagreements, suite, plots))
+
+
+def render_existing(suite: Suite, out_dir: str) -> dict:
+    """Re-render ``report.md`` and the plots from an existing ``results.json`` (no runs)."""
+    path = os.path.join(out_dir, "results.json")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        from ..errors import InputError
+
+        raise InputError(f"no results to render: {path} not found") from None
+    rows = data["rows"]
+    disagreements = check_agreement(rows)
+    write_results(rows, disagreements, out_dir, suite)
+    return {"rows": rows, "disagreements": disagreements}

@@ -18,6 +18,7 @@ for the chosen ``y`` with ``g`` integer.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import time
 from dataclasses import dataclass
@@ -366,8 +367,9 @@ class AssignmentFormulation:
     def greedy_start(self, am: AssignmentModel):
         """A start from a verified heuristic table mapped onto candidates.
 
-        Suppression: the plain suppression greedy (any criteria); patterns:
-        the pattern greedy (Algorithm 1). Returns ``(indices, values, cost)``;
+        Suppression: the cheaper of the plain suppression greedy (any
+        criteria) and, for k alone, the pattern greedy over every mask;
+        patterns: the pattern greedy (Algorithm 1). Returns ``(indices, values, cost)``;
         rows whose released vector is not a kept candidate are left out
         (HiGHS completes a partial start).
         """
@@ -378,6 +380,11 @@ class AssignmentFormulation:
             out = pattern_greedy(table, self.min_group_size(), self.recoding.masks(table))
         else:
             out = suppression_greedy(table, self.criteria)
+            if not self.split and table.m <= 16:  # k alone: also the pattern greedy over every mask
+                masks = np.array(list(itertools.product([True, False], repeat=table.m)), dtype=bool)
+                alt = pattern_greedy(table, self.min_group_size(), masks)
+                if alt is not None and (out is None or alt[1] < out[1]):
+                    out = alt
         if out is None:
             return None
         released, cost = out
@@ -439,7 +446,8 @@ class AssignmentFormulation:
     def fallback(self, table: Table):
         """The best verified heuristic release when the solver has no incumbent.
 
-        Suppression: the plain suppression greedy; patterns: the pattern greedy;
+        Suppression: the plain suppression greedy and (k alone) the pattern
+        greedy over every mask; patterns: the pattern greedy;
         always also the whole table as one class (feasible whenever the request
         passed the whole-table pre-check). Returns ``(released, groups, cost,
         objective, how)`` for the cheapest that passes the verifier and the
@@ -454,6 +462,11 @@ class AssignmentFormulation:
                 out = suppression_greedy(table, self.criteria)
                 if out is not None:
                     tries.append(("suppression greedy", out[0]))
+                if not self.split and table.m <= 16:
+                    masks = np.array(list(itertools.product([True, False], repeat=table.m)), dtype=bool)
+                    out = pattern_greedy(table, self.min_group_size(), masks)
+                    if out is not None:
+                        tries.append(("pattern greedy", out[0]))
             elif isinstance(self.recoding, Patterns) and not self.split:
                 out = pattern_greedy(table, self.min_group_size(), self.recoding.masks(table))
                 if out is not None:
