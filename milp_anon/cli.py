@@ -104,6 +104,9 @@ def _add_solver_args(p):
                    help="HiGHS presolve (default off: HiGHS 1.15.1 presolve returned wrong optima on our models)")
     p.add_argument("--max-memory-gb", type=float, default=None, metavar="GB",
                    help="refuse models estimated above this size (default 80%% of available memory)")
+    p.add_argument("--isolate", default="auto", choices=["auto", "always", "never"],
+                   help="run HiGHS in a child process killed 10 s / 10%% past the time limit "
+                        "(default auto: models with >= 100,000 columns under a time limit)")
     p.add_argument("--verbose", action="store_true", help="show the solver log")
 
 
@@ -288,7 +291,8 @@ def _options(args):
     from .solve import SolverOptions
 
     return SolverOptions(solver=args.solver, time_limit=args.time_limit, threads=args.threads, gap=args.gap,
-                         msg=args.verbose, max_memory_gb=args.max_memory_gb, presolve=args.presolve)
+                         msg=args.verbose, max_memory_gb=args.max_memory_gb, presolve=args.presolve,
+                         isolate=args.isolate)
 
 
 def _finish(result, args, out_path, report_path, sep) -> int:

@@ -115,3 +115,16 @@ def random_hierarchy(draw, values, max_height=3):
     for v in values:
         paths[v].append("*")
     return paths
+
+
+def hanging_solve(lm, options, integral_objective, hint, on_improving=None):
+    """A HiGHS stand-in that reports the optimum as an incumbent and then never returns (tests the kill)."""
+    import time
+    from types import SimpleNamespace
+
+    from milp_anon.solve import _solve_highs
+
+    out = _solve_highs(lm, options, integral_objective, hint)
+    on_improving(SimpleNamespace(data_out=SimpleNamespace(mip_solution=out.x, objective_function_value=out.objective,
+                                                          mip_dual_bound=out.objective - 1)))
+    time.sleep(3600)

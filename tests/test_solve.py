@@ -149,3 +149,35 @@ def test_never_empty_handed(monkeypatch, criteria, recoding):
     assert r.status == "time_limit" and r.verified and r.table is not None
     assert r.sizes["fallback"] in ("suppression greedy", "pattern greedy", "whole table")
     assert r.objective >= exact.objective and r.bound == 1.0 and r.gap > 0
+
+
+def test_isolated_solve_matches_in_process():
+    frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
+    table = ma.Table.from_frame(frame, ["a", "b"])
+    a = ma.anonymize(table, ma.KAnonymity(3))
+    b = ma.anonymize(table, ma.KAnonymity(3), time_limit=30, isolate="always")
+    assert a.status == b.status == "optimal" and a.objective == b.objective and b.verified
+
+
+def test_hard_time_limit_kills_a_hung_solver_and_keeps_the_incumbent():
+    """HiGHS stuck past its limit (seen in its root IPM): the process is killed, the incumbent kept."""
+    import time
+
+    from helpers import hanging_solve
+    from milp_anon.formulations import AssignmentFormulation
+    from milp_anon.rowtypes import Units
+    from milp_anon.solve import SolverOptions, _solve_highs_isolated, hard_limit_margin, watchdog_margin
+
+    frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
+    table = ma.Table.from_frame(frame, ["a", "b"])
+    form = AssignmentFormulation([ma.KAnonymity(3)])
+    types = RowTypes.from_table(table)
+    units = Units.of(table, types, False)
+    am = form.build(table, types, form.prune_candidates(table, units, form.candidates(types, table)), units)
+    opts = SolverOptions(time_limit=1)
+    t0 = time.perf_counter()
+    out = _solve_highs_isolated(am.lm, opts, True, None, solve_fn=hanging_solve)
+    wall = time.perf_counter() - t0
+    assert wall < 1 + watchdog_margin(1) + hard_limit_margin(1) + 10
+    assert out.status == "time_limit" and out.x is not None and out.bound == out.objective - 1
+    assert "killed" in out.solver_status
