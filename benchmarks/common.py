@@ -20,16 +20,34 @@ def run_serial(fn, jobs):
     """Run ``fn(job)`` for every job, one at a time, each in a fresh spawned process.
 
     One at a time: runs never share the cores. A fresh process: ``ru_maxrss``
-    inside ``fn`` is that run's own peak memory. Prints each result as a JSON line.
+    inside ``fn`` is that run's own peak memory. Not a Pool worker (those are
+    daemonic and could not start the solver's own child process). Prints each
+    result as a JSON line.
     """
     rows = []
     ctx = mp.get_context("spawn")
     for job in jobs:
-        with ctx.Pool(1, maxtasksperchild=1) as pool:
-            row = pool.apply(fn, (job,))
+        parent, child = ctx.Pipe(duplex=False)
+        p = ctx.Process(target=_call, args=(child, fn, job))
+        p.start()
+        child.close()
+        ok, row = parent.recv()
+        p.join()
+        if not ok:
+            raise RuntimeError(f"run {job} failed: {row}")
         rows.append(row)
         print(json.dumps(row), flush=True)
     return rows
+
+
+def _call(conn, fn, job):
+    import traceback
+
+    try:
+        conn.send((True, fn(job)))
+    except BaseException:
+        conn.send((False, traceback.format_exc()))
+    conn.close()
 
 
 def write_csv(path, rows):

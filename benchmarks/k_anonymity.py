@@ -46,7 +46,9 @@ def run_one(args):
     form = AssignmentFormulation([ma.KAnonymity(k)], **form_opts)
     r = form.solve(table, ma.SolverOptions(time_limit=time_limit, threads=threads, **solver_opts))
     wall = time.perf_counter() - t0
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # the solver may run in a child process (isolate="auto"): the larger of the two peaks
+    peak_mb = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
     c = r.candidate_counts
     return {
         "qis": n_qi, "k": k, "variant": variant, "status": r.status,

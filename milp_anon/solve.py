@@ -154,8 +154,14 @@ def solve_model(lm, options: SolverOptions, *, integral_objective: bool = True, 
     ``(indices, values)`` for some columns (HiGHS completes the rest).
     """
     if options.is_highs and not options.via_pulp:
+        import multiprocessing as mp
+
         isolate = options.isolate == "always" or (
             options.isolate == "auto" and options.time_limit is not None and lm.n_cols >= ISOLATE_MIN_COLUMNS)
+        if isolate and mp.current_process().daemon:
+            # a daemonic process (e.g. a multiprocessing.Pool worker) cannot start one:
+            # only the in-process watchdog applies there
+            isolate = False
         if isolate:
             return _solve_highs_isolated(lm, options, integral_objective, hint)
         return _solve_highs(lm, options, integral_objective, hint)

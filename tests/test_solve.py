@@ -181,3 +181,26 @@ def test_hard_time_limit_kills_a_hung_solver_and_keeps_the_incumbent():
     assert wall < 1 + watchdog_margin(1) + hard_limit_margin(1) + 10
     assert out.status == "time_limit" and out.x is not None and out.bound == out.objective - 1
     assert "killed" in out.solver_status
+
+
+def test_time_limit_releases_the_better_heuristic(monkeypatch):
+    """A poor incumbent at the time limit (the whole-table start) is replaced by a better verified heuristic."""
+    from milp_anon.formulations import assignment
+    from milp_anon.solve import SolveOutcome
+
+    frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
+    table = ma.Table.from_frame(frame, ["a", "b"])
+    form = AssignmentFormulation([ma.KAnonymity(2)])
+    real = assignment.solve_model
+
+    def whole_table_only(lm, options, integral_objective=True, hint=None):
+        h = real(lm, ma.SolverOptions(), integral_objective=integral_objective, hint=hint)
+        x = np.zeros(lm.n_cols)
+        idx, val = hint
+        x[idx] = val
+        return SolveOutcome("time_limit", x, None, 1.0, "Time limit reached", h.seconds)
+
+    monkeypatch.setattr(assignment, "solve_model", whole_table_only)
+    r = form.solve(table, ma.SolverOptions(time_limit=5))
+    assert r.status == "time_limit" and r.verified and r.sizes.get("fallback")
+    assert r.objective < 20  # the whole table costs 2 stars x 10 rows

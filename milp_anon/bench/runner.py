@@ -52,7 +52,8 @@ def _child(conn, spec, method, time_limit):
     except Exception as exc:  # reported as a row, never lost
         out = {"status": "error", "note": f"{type(exc).__name__}: {exc}",
                "trace": traceback.format_exc(limit=3)}
-    out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    out["peak_mb"] = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                         resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024.0  # the solver's child too
     conn.send(out)
     conn.close()
 

@@ -680,5 +680,14 @@ class AssignmentFormulation:
         if status == "optimal" and gap != 0:
             # the repaired or recounted objective is off the bound: not proven
             status = "gap_limit"
+        if status == "time_limit" and gap:
+            # stopped early: release the heuristic table instead when it is better than the incumbent
+            t = time.perf_counter()
+            fb = self.fallback(table)
+            secs["fallback"] = time.perf_counter() - t
+            secs["total"] = time.perf_counter() - t_start
+            if fb is not None and sign * fb[3] < sign * float(value) - 1e-9:
+                released, groups, cost, value, sizes["fallback"] = fb
+                gap = relative_gap(sign * float(value), bound)
         return Result(status=status, objective=float(value), bound=None if bound is None else sign * bound,
                       gap=gap, cost=float(cost), table=released, groups=groups, verified=True, **common)
