@@ -138,13 +138,41 @@ def relative_gap(objective: float | None, bound: float | None) -> float | None:
     return diff / abs(objective)
 
 
-def effective_bound(bound: float | None, integral_objective: bool) -> float | None:
-    """The dual bound, rounded up when every feasible objective value is an integer."""
+def effective_bound(bound: float | None, integral_objective) -> float | None:
+    """The dual bound, rounded up to the grid of feasible objective values.
+
+    ``integral_objective``: ``True`` (every feasible objective is an integer),
+    a whole number ``D > 1`` (every feasible objective is a multiple of
+    ``1/D``, e.g. generalization costs in halves or thirds), or ``False``.
+    """
     if bound is None or not math.isfinite(bound):
         return None
-    if integral_objective:
+    if integral_objective is True or integral_objective == 1:
         return float(math.ceil(bound - 1e-6))
+    if integral_objective:
+        d = int(integral_objective)
+        return math.ceil(bound * d - 1e-6) / d
     return float(bound)
+
+
+def objective_grid(costs, max_denominator: int = 10**6):
+    """``D`` such that every cost is a multiple of ``1/D`` (1 for integers), or ``False``.
+
+    With integer variables multiplying these costs, every feasible objective
+    value is then a multiple of ``1/D``, so a dual bound may be rounded up to
+    that grid (HiGHS reports bounds a few 1e-7 below an exact optimum).
+    """
+    from fractions import Fraction
+
+    d = 1
+    for c in np.unique(np.asarray(costs, dtype=float)):
+        f = Fraction(float(c)).limit_denominator(max_denominator)
+        if abs(float(f) - c) > 1e-12:
+            return False
+        d = math.lcm(d, f.denominator)
+        if d > max_denominator:
+            return False
+    return d
 
 
 def solve_model(lm, options: SolverOptions, *, integral_objective: bool = True, hint=None) -> SolveOutcome:

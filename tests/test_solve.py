@@ -204,3 +204,17 @@ def test_time_limit_releases_the_better_heuristic(monkeypatch):
     r = form.solve(table, ma.SolverOptions(time_limit=5))
     assert r.status == "time_limit" and r.verified and r.sizes.get("fallback")
     assert r.objective < 20  # the whole table costs 2 stars x 10 rows
+
+
+def test_bound_rounded_up_to_the_objective_grid():
+    """Generalization costs in halves: HiGHS's bound 2.9999993 for an optimum of 3 is 3 on the 1/2 grid."""
+    from milp_anon.solve import objective_grid
+
+    assert objective_grid([0, 0.5, 1.5]) == 2 and objective_grid([1 / 3, 2 / 3]) == 3
+    assert objective_grid([0, 1, 2]) == 1 and objective_grid([np.pi]) is False
+    assert effective_bound(2.9999993, 2) == 3.0 and effective_bound(2.6, 2) == 3.0
+    assert effective_bound(2.4, 2) == 2.5 and effective_bound(2.4, False) == 2.4
+    frame = pd.DataFrame({"q0": list("aaaabbb"), "q1": list("bbbbabb")})
+    rec = ma.Generalization({"q0": {"a": ["*"], "b": ["*"], "c": ["*"]}}, cost={"q0": [0.0, 0.5]})
+    r = ma.anonymize(ma.Table.from_frame(frame, ["q0", "q1"]), ma.KAnonymity(2), recoding=rec)
+    assert r.status == "optimal" and r.gap == 0

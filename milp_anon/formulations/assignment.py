@@ -32,7 +32,7 @@ from ..model import LinearModel
 from ..recoding import Patterns, Suppression, as_recoding
 from ..result import Result
 from ..rowtypes import RowTypes, Units
-from ..solve import SolverOptions, relative_gap, solve_model
+from ..solve import SolverOptions, objective_grid, relative_gap, solve_model
 from ..table import Table
 from .. import verify as _verify
 
@@ -639,7 +639,9 @@ class AssignmentFormulation:
                 if start is not None:
                     hint = start[:2]
                     sizes["warm_start_cost"] = start[2]
-        integral = bool(np.issubdtype(cands.cost.dtype, np.integer)) or self.objective != "cost"
+        # every feasible objective lies on a grid 1/D (D = 1: integers); bounds are rounded up to it
+        integral = True if (np.issubdtype(cands.cost.dtype, np.integer) or self.objective != "cost") \
+            else objective_grid(cands.cost)
         out = solve_model(am.lm, options, integral_objective=integral, hint=hint)
         secs["solve"] = time.perf_counter() - t
         common = dict(seconds=secs, sizes=sizes, candidate_counts=dict(cands.counts), criteria=crit_names,
