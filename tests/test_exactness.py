@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 
 from milp_anon.exact import brute_force_k_anonymity
+from milp_anon.instances import planted_partition_graph
 from milp_anon.verify import verify_k_anonymity
 
 from helpers import edge_table, frame_from_array, small_tables, solve_k
@@ -117,26 +118,9 @@ def test_gadget_not_partitionable(name):
     assert r.objective == brute_force_k_anonymity(arr, 3)[0]
 
 
-def _planted_graph(rng, n_vertices, n_parts):
-    """A graph whose edges are a union of edge-disjoint triangles and 4-stars."""
-    edges = set()
-    for _ in range(200):
-        if len(edges) >= 3 * n_parts:
-            break
-        vs = rng.choice(n_vertices, size=4, replace=False)
-        part = ([(vs[0], vs[1]), (vs[1], vs[2]), (vs[0], vs[2])] if rng.random() < 0.5
-                else [(vs[0], vs[1]), (vs[0], vs[2]), (vs[0], vs[3])])
-        part = {tuple(sorted(map(int, e))) for e in part}
-        if part & edges:
-            continue
-        edges |= part
-    return sorted(edges)
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_gadget_random_planted_partition(seed):
-    rng = np.random.default_rng(seed)
-    edges = _planted_graph(rng, 9, 4)
+    edges = planted_partition_graph(9, 4, seed)
     frame = frame_from_array(edge_table(edges, 9), prefix="v")
     r = solve_k(frame, list(frame.columns), 3)
     assert r.status == "optimal" and r.objective == 3 * len(edges)

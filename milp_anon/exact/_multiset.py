@@ -95,6 +95,20 @@ class Instance:
         return out
 
 
+def solve_multiset(inst: Instance, f):
+    """Run the memoized recursion ``f(count vector) -> (cost, vectors)`` on the whole table.
+
+    Returns ``(cost, blocks)`` with row blocks, or ``(None, None)`` when no
+    partition is valid (cost ``INF``).
+    """
+    if inst.n == 0:
+        return 0, []
+    total, vecs = f(inst.counts)
+    if total == INF:
+        return None, None
+    return as_number(total), inst.blocks(vecs)
+
+
 def submultisets(vec, lo: int = 0, hi: int | None = None):
     """Every sub-multiset of ``vec`` with size in ``[lo, hi]`` (as tuples)."""
     hi = sum(vec) if hi is None else hi

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ._multiset import INF, Instance, as_number, minus, submultisets
+from ._multiset import INF, Instance, minus, solve_multiset, submultisets
 
 
 def divide_and_conquer(table, k: int, recoding=None, columns=None, *, instance: Instance | None = None):
@@ -68,9 +68,4 @@ def divide_and_conquer(table, k: int, recoding=None, columns=None, *, instance: 
                 best = (a[0] + b[0], a[1] + b[1])
         return best
 
-    if inst.n == 0:
-        return 0, []
-    total, vecs = cost(inst.counts)
-    if total == INF:
-        return None, None
-    return as_number(total), inst.blocks(vecs)
+    return solve_multiset(inst, cost)

@@ -204,18 +204,9 @@ def fpt_t_in(table, k: int, recoding=None, columns=None, *, p: int | None = None
     if best is None:
         return None, None
     cost, t_out, flow = best
-    groups = [[] for _ in range(t_out)]
     if p is None:
-        nxt = [0] * t_in
-        for (i, j), f in sorted(flow.items()):
-            groups[j].extend(rows[i][nxt[i]:nxt[i] + f])
-            nxt[i] += f
-    else:
-        nxt = {key: 0 for key in rows_is}
-        for (i, s, j), f in sorted(flow.items()):
-            groups[j].extend(rows_is[(i, s)][nxt[(i, s)]:nxt[(i, s)] + f])
-            nxt[(i, s)] += f
-    return as_number(cost), [tuple(sorted(g)) for g in groups if g]
+        return as_number(cost), _groups(flow, dict(enumerate(rows)), t_out)
+    return as_number(cost), _groups({((i, s), j): f for (i, s, j), f in flow.items()}, rows_is, t_out)
 
 
 def fpt_patterns(table, k: int, patterns):
@@ -259,9 +250,14 @@ def fpt_patterns(table, k: int, patterns):
     if best is None:
         return None, None
     cost, t_out, flow = best
+    return as_number(cost), _groups(flow, dict(enumerate(rows)), t_out)
+
+
+def _groups(flow, rows_of, t_out):
+    """Row blocks from a flow ``{(source, output type): rows}``; ``rows_of[source]`` lists its rows."""
     groups = [[] for _ in range(t_out)]
-    nxt = [0] * t_in
-    for (i, j), f in sorted(flow.items()):
-        groups[j].extend(rows[i][nxt[i]:nxt[i] + f])
-        nxt[i] += f
-    return as_number(cost), [tuple(sorted(g)) for g in groups if g]
+    nxt = {key: 0 for key in rows_of}
+    for (src, j), f in sorted(flow.items()):
+        groups[j].extend(rows_of[src][nxt[src]:nxt[src] + f])
+        nxt[src] += f
+    return [tuple(sorted(g)) for g in groups if g]

@@ -30,7 +30,7 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations
 
-from ._multiset import INF, Instance, as_number, minus
+from ._multiset import INF, Instance, minus, solve_multiset
 
 
 def _instance(table, diversity: bool, sensitive, recoding, columns):
@@ -117,12 +117,7 @@ def simplex_matching(table, *, diversity: bool = False, sensitive=None, recoding
                     best = (c + rest[0], (g,) + rest[1])
         return best
 
-    if inst.n == 0:
-        return 0, []
-    total, vecs = f(inst.counts)
-    if total == INF:
-        return None, None
-    return as_number(total), inst.blocks(vecs)
+    return solve_multiset(inst, f)
 
 
 def two_anonymity(table, recoding=None, columns=None):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ._multiset import INF, Instance, as_number, minus, submultisets
+from ._multiset import INF, Instance, minus, solve_multiset, submultisets
 
 
 def split_recursion(table, criteria, sensitive=None, recoding=None, columns=None, *,
@@ -57,12 +57,7 @@ def split_recursion(table, criteria, sensitive=None, recoding=None, columns=None
                 best = (fa[0] + fb[0], fa[1] + fb[1])
         return best
 
-    if inst.n == 0:
-        return 0, []
-    total, vecs = f(inst.counts)
-    if total == INF:
-        return None, None
-    return as_number(total), inst.blocks(vecs)
+    return solve_multiset(inst, f)
 
 
 def t_closeness_exact(table, t, sensitive, k: int = 1, distance="equal", recoding=None, columns=None, **kw):
