@@ -25,20 +25,9 @@ def _agg(rows):
     return agg
 
 
-def _methods(rows):
-    seen = []
-    for r in rows:
-        if r["method"] not in seen:
-            seen.append(r["method"])
-    return seen
-
-
-def _instances(rows):
-    seen = []
-    for r in rows:
-        if r["instance"] not in seen:
-            seen.append(r["instance"])
-    return seen
+def _ordered(rows, key):
+    """The distinct values of ``row[key]`` in order of first appearance."""
+    return list(dict.fromkeys(r[key] for r in rows))
 
 
 def _cell(r):
@@ -66,13 +55,9 @@ def optimum_of(rs):
     return None
 
 
-def _base_label(method_label, rows):
-    return method_label
-
-
 def render_markdown(rows, disagreements, suite, plots) -> str:
     agg = _agg(rows)
-    methods, insts = _methods(rows), _instances(rows)
+    methods, insts = _ordered(rows, "method"), _ordered(rows, "instance")
     by_inst = {i: [agg[(i, m)] for m in methods if (i, m) in agg] for i in insts}
     lines = [f"# Benchmark suite `{suite.name}`", "",
              f"Time limit {suite.time_limit:g} s per run, {suite.repetitions} repetition(s) (median seconds), "
@@ -158,7 +143,7 @@ def render_plots(rows, out_dir) -> list:
     except ImportError:
         return []
     agg = _agg(rows)
-    methods, insts = _methods(rows), _instances(rows)
+    methods, insts = _ordered(rows, "method"), _ordered(rows, "instance")
     solvers = [m for m in methods if not any(m == h or m.startswith(h) for h in HEURISTIC)]
     plots = []
     for key, fname in (("n", "runtime_vs_n.png"), ("t_in", "runtime_vs_t_in.png")):
