@@ -25,8 +25,8 @@ from .table import SUPPRESSED, Table, read_csv
 __version__ = "0.1.0"
 
 
-def anonymize(table, *criteria, recoding=None, closure: bool = True, mps: str | None = None,
-              lp_file: str | None = None, **solver_options) -> Result:
+def anonymize(table, *criteria, recoding=None, closure: bool = True, reduction: str = "auto",
+              mps: str | None = None, lp_file: str | None = None, **solver_options) -> Result:
     """Anonymize ``table`` optimally under ``criteria``.
 
     Parameters
@@ -39,6 +39,10 @@ def anonymize(table, *criteria, recoding=None, closure: bool = True, mps: str | 
         ``Suppression()`` (default) or ``Generalization({column: hierarchy}, cost=...)``.
     closure
         Closure pruning of the candidates (exact; default on).
+    reduction
+        ``"auto"`` (default), ``"lagrangian"`` or ``"none"``: exact Lagrangian
+        reduced-cost fixing for k-anonymity alone (see
+        :class:`~milp_anon.formulations.AssignmentFormulation`).
     mps, lp_file
         Also write the model to these paths.
     **solver_options
@@ -48,7 +52,7 @@ def anonymize(table, *criteria, recoding=None, closure: bool = True, mps: str | 
     if not isinstance(table, Table):
         raise InputError("anonymize() takes a milp_anon.Table; build one with Table.from_frame or from_csv")
     options = SolverOptions(**solver_options)
-    form = AssignmentFormulation(criteria, recoding=recoding, closure=closure)
+    form = AssignmentFormulation(criteria, recoding=recoding, closure=closure, reduction=reduction)
     return form.solve(table, options, mps=mps, lp_file=lp_file)
 
 

@@ -104,6 +104,31 @@ class Candidates:
             counts=counts,
         )
 
+    def restrict_pairs(self, keep_pairs: np.ndarray, counts_per_type: np.ndarray, min_size: int,
+                       stage: str) -> "Candidates":
+        """Only the pairs where ``keep_pairs`` holds; candidates left with fewer than ``min_size``
+        compatible rows (``counts_per_type`` rows per type) are dropped with their pairs."""
+        keep_pairs = np.asarray(keep_pairs, dtype=bool)
+        cap = np.bincount(self.pair_cand[keep_pairs], weights=counts_per_type[self.pair_type[keep_pairs]],
+                          minlength=self.n_candidates).astype(np.int64)
+        keep = cap >= min_size
+        new_id = np.full(self.n_candidates, -1, dtype=np.int64)
+        new_id[keep] = np.arange(int(keep.sum()))
+        sel = keep_pairs & keep[self.pair_cand]
+        counts = dict(self.counts)
+        counts[stage] = int(keep.sum())
+        counts["kept"] = int(keep.sum())
+        return Candidates(
+            nodes=self.nodes[keep],
+            levels=self.levels[keep],
+            cost=self.cost[keep],
+            capacity=cap[keep],
+            pair_type=self.pair_type[sel],
+            pair_cand=new_id[self.pair_cand[sel]],
+            codes=self.codes[keep],
+            counts=counts,
+        )
+
 
 def estimate_enumeration(m: int, t_in: int, lattice_sizes=None) -> int:
     """Number of (type, level vector) projections the enumeration touches."""

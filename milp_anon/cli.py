@@ -145,6 +145,9 @@ def _add_option_args(p):
     g.add_argument("--objective", default="cost", choices=["cost", "rows", "types"],
                    help="minimize cost (default) or rows with a recoded cell; "
                         "or maximize output types (needs --budget)")
+    g.add_argument("--reduce", default="auto", choices=["auto", "lagrangian", "none"],
+                   help="exact Lagrangian reduced-cost fixing for k-anonymity alone (default auto: where it "
+                        "applies; none: build the whole model; formulations/reduction.md)")
     g.add_argument("--warm-start", default="none", choices=["none", "greedy"],
                    help="start HiGHS from a verified greedy table (suppression: the plain suppression greedy, any "
                         "criteria; patterns: the pattern greedy, k only)")
@@ -156,7 +159,7 @@ def _formulation(args, criteria):
     return AssignmentFormulation(criteria, recoding=_recoding(args), closure=not args.no_closure,
                                  budget=args.budget, t_out=args.t_out, t_out_min=args.t_out_min,
                                  t_out_max=args.t_out_max, objective=args.objective,
-                                 warm_start=args.warm_start)
+                                 warm_start=args.warm_start, reduction=args.reduce)
 
 
 def _recoding(args):
@@ -219,6 +222,10 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--sep", default=",")
     i.add_argument("--json", action="store_true", help="print JSON instead of text")
     i.add_argument("--no-closure", action="store_true", help="disable closure pruning of candidates")
+    i.add_argument("--lp", action="store_true",
+                   help="also solve the LP bound by column generation and report the pairs the Lagrangian "
+                        "reduction keeps (k-anonymity alone)")
+    i.add_argument("--time-limit", type=float, default=None, metavar="SEC", help="time limit of --lp")
     _add_criteria_args(i)
     _add_recoding_args(i)
     _add_option_args(i)
@@ -353,7 +360,7 @@ def cmd_inspect(args) -> int:
     sep = _sep(args.sep)
     criteria = _criteria(args)
     table = Table.from_csv(args.input, _split(args.qi), _split(args.sensitive) or None, sep=sep)
-    info = _formulation(args, criteria).inspect(table)
+    info = _formulation(args, criteria).inspect(table, lp=args.lp, time_limit=args.time_limit)
     if args.json:
         print(json.dumps(info, indent=2))
         return EXIT_OK
@@ -373,6 +380,14 @@ def cmd_inspect(args) -> int:
           f"{info['n_constraints']} constraints, {info['n_nonzeros']} nonzeros (estimated before building)")
     print(f"memory        about {info['bytes_highs'] / 2**20:.0f} MiB to solve with HiGHS, "
           f"{info['bytes_pulp'] / 2**20:.0f} MiB with a PuLP model")
+    lag = info.get("lagrangian")
+    if lag:
+        print(f"LP bound      {lag['lp_bound']:.4f} by column generation ({lag['iterations']} rounds, "
+              f"{lag['seconds']:.1f} s, {'converged' if lag['converged'] else 'stopped at the limit'}); "
+              f"master {lag['master_candidates']} candidates, {lag['master_pairs']} pairs")
+        kept = "  ".join(f"G={g}: {v['pairs']} pairs/{v['candidates']} candidates"
+                         for g, v in lag["kept_below"].items())
+        print(f"fixing        pairs a solution cheaper than G may use: {kept}")
     return EXIT_OK
 
 

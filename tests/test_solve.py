@@ -145,10 +145,16 @@ def test_never_empty_handed(monkeypatch, criteria, recoding):
     exact = ma.anonymize(table, *criteria, recoding=recoding)
     monkeypatch.setattr(assignment, "solve_model",
                         lambda *a, **k: SolveOutcome("no_solution", None, None, 1.0, "Time limit reached", 1.0))
-    r = ma.anonymize(table, *criteria, recoding=recoding, time_limit=1)
+    r = ma.anonymize(table, *criteria, recoding=recoding, time_limit=1, reduction="none")
     assert r.status == "time_limit" and r.verified and r.table is not None
     assert r.sizes["fallback"] in ("suppression greedy", "pattern greedy", "whole table")
     assert r.objective >= exact.objective and r.bound == 1.0 and r.gap > 0
+    # with the Lagrangian reduction (k alone): the bound is the larger of the LP bound and the solver's
+    if len(criteria) == 1 and recoding is None:
+        r = ma.anonymize(table, *criteria, recoding=recoding, time_limit=1, reduction="lagrangian")
+        assert r.verified and r.table is not None and r.sizes["fallback"]
+        assert r.sizes["reduction"]["lp_bound"] - 1e-9 <= r.bound <= exact.objective <= r.objective
+        assert r.status == ("optimal" if r.objective == r.bound else "time_limit")
 
 
 def test_isolated_solve_matches_in_process():
@@ -190,7 +196,7 @@ def test_time_limit_releases_the_better_heuristic(monkeypatch):
 
     frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
     table = ma.Table.from_frame(frame, ["a", "b"])
-    form = AssignmentFormulation([ma.KAnonymity(2)])
+    form = AssignmentFormulation([ma.KAnonymity(2)], reduction="none")  # its whole-table start
     real = assignment.solve_model
 
     def whole_table_only(lm, options, integral_objective=True, hint=None):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from ..table import Table
 from .. import verify as _verify
 
 OBJECTIVES = ("cost", "rows", "types")
+REDUCTIONS = ("auto", "lagrangian", "none")
 
 #: bytes per nonzero / per column or row, measured on HiGHS MIP solves of this model (see benchmarks)
 _BYTES_PER_NZ_HIGHS = 600
@@ -169,6 +171,16 @@ class AssignmentFormulation:
         ASSIGNMENT and p-ROW ASSIGNMENT have integral vertices); frequency and
         recursive ℓ-diversity and t-closeness always use integer assignment
         variables (their coefficients break total unimodularity).
+    reduction
+        ``"auto"`` (default), ``"lagrangian"`` or ``"none"``. With k-anonymity
+        alone and the cost objective (no budget, no ``t_out``), ``"auto"`` and
+        ``"lagrangian"`` first solve the LP bound over every candidate by
+        column generation and then solve models restricted to the pairs that
+        a solution below a rising threshold ``G`` may use (exact Lagrangian
+        reduced-cost fixing, :mod:`milp_anon.lagrangian`,
+        ``formulations/reduction.md``); ``"none"`` builds the whole model.
+        ``"lagrangian"`` where it does not apply is an error; ``"auto"``
+        then builds the whole model.
 
     Examples
     --------
@@ -178,8 +190,11 @@ class AssignmentFormulation:
 
     def __init__(self, criteria, *, recoding=None, closure: bool = True, assignment: str = "continuous",
                  budget=None, t_out=None, t_out_min=None, t_out_max=None, objective: str = "cost",
-                 warm_start: str = "none"):
+                 warm_start: str = "none", reduction: str = "auto"):
         self.recoding = as_recoding(recoding)
+        if reduction not in REDUCTIONS:
+            raise InputError(f"reduction must be one of {', '.join(REDUCTIONS)}, got {reduction!r}")
+        self.reduction = reduction
         if warm_start not in ("none", "greedy"):
             raise InputError(f"warm start must be 'none' or 'greedy', got {warm_start!r}")
         self.warm_start = warm_start
@@ -323,8 +338,14 @@ class AssignmentFormulation:
         am = self.build(table, types, cands, units)
         return am.lm.to_pulp()[0]
 
-    def inspect(self, table: Table) -> dict:
-        """Sizes of every stage (types, units, candidates per pruning, model estimate) without solving."""
+    def inspect(self, table: Table, *, lp: bool = False, time_limit: float | None = None) -> dict:
+        """Sizes of every stage (types, units, candidates per pruning, model estimate) without solving.
+
+        With ``lp=True`` (k-anonymity alone) also the LP bound by column
+        generation and, for thresholds ``G = ⌈LP⌉ + 1, 4, 16, 64`` grid steps,
+        the pairs and candidates of the model the Lagrangian reduction would
+        build (``formulations/reduction.md``).
+        """
         self.validate(table)
         t0 = time.perf_counter()
         types = RowTypes.from_table(table)
@@ -339,8 +360,30 @@ class AssignmentFormulation:
             n_pairs = int(np.diff(np.searchsorted(units.unit_type, np.arange(types.t_in + 1)))[cands.pair_type].sum())
             info.update(candidates=dict(cands.counts), n_candidates=cands.n_candidates, n_pairs=n_pairs,
                         **estimate_size(units, n_pairs, cands, self.criteria, table))
+            if lp:
+                info["lagrangian"] = self._inspect_lagrangian(table, types, cands, time_limit)
         info["seconds"] = round(time.perf_counter() - t0, 3)
         return info
+
+    def _inspect_lagrangian(self, table: Table, types: RowTypes, cands: Candidates, time_limit) -> dict:
+        from ..lagrangian import column_generation, grid_ceil, pairs_below
+
+        why = self.reduction_unavailable(SolverOptions(), False, cands, table.n)
+        if why:
+            raise InputError(f"--lp: the Lagrangian reduction does not apply here: {why}")
+        k = self.min_group_size()
+        cg = column_generation(types.counts, cands.cost, cands.pair_type, cands.pair_cand, k, time_limit=time_limit)
+        integral = True if np.issubdtype(cands.cost.dtype, np.integer) else objective_grid(cands.cost)
+        step = 1.0 if integral is True else (1.0 / integral if integral else 1e-6)
+        lb = grid_ceil(cg.bound, integral)
+        kept = {}
+        for mult in (1, 4, 16, 64):
+            G = lb + mult * step
+            sub = cands.restrict_pairs(pairs_below(cg.prices, cands.pair_cand, G, integral), types.counts, k, "G")
+            kept[f"{G:g}"] = {"pairs": sub.n_pairs, "candidates": sub.n_candidates}
+        return {"lp_bound": cg.bound, "converged": cg.converged, "iterations": cg.iterations,
+                "seconds": round(cg.seconds, 3), "master_candidates": cg.master_candidates,
+                "master_pairs": cg.master_pairs, "kept_below": kept}
 
     def _option_names(self) -> tuple:
         out = []
@@ -567,6 +610,178 @@ class AssignmentFormulation:
                                       t_out_min=self.t_out_min, t_out_max=self.t_out_max,
                                       objective=self.objective)
 
+    def _check_memory(self, table: Table, types: RowTypes, units: Units, cands: Candidates,
+                      options: SolverOptions, export: bool) -> None:
+        """Refuse, before building, a model estimated above the memory allowed."""
+        n_pairs = int(np.diff(np.searchsorted(units.unit_type, np.arange(types.t_in + 1)))[cands.pair_type].sum())
+        est = estimate_size(units, n_pairs, cands, self.criteria, table)
+        need = est["bytes_highs"] if (options.is_highs and not options.via_pulp and not export) \
+            else est["bytes_pulp"]
+        limit = options.max_memory_gb * 2**30 if options.max_memory_gb else 0.8 * available_memory_bytes()
+        if need > limit:
+            raise ModelTooLargeError(
+                f"the model would need about {need / 2**30:.1f} GiB ({est['n_variables']:,} variables, "
+                f"{est['n_nonzeros']:,} nonzeros) but {limit / 2**30:.1f} GiB is allowed; "
+                "use fewer QI columns or a smaller table"
+            )
+
+    def reduction_unavailable(self, options: SolverOptions, export: bool = False,
+                              cands: Candidates | None = None, n_rows: int | None = None) -> str | None:
+        """Why the Lagrangian reduction does not apply to this request, or ``None`` if it does."""
+        if self.split or not all(isinstance(c, KAnonymity) for c in self.criteria):
+            return "it covers k-anonymity alone (no sensitive criterion)"
+        if self.objective != "cost" or self.budget is not None or self.t_out_min is not None \
+                or self.t_out_max is not None:
+            return "it covers the cost objective without budget or t_out options"
+        if not options.is_highs or options.via_pulp:
+            return "it runs on HiGHS through highspy"
+        if export:
+            return "MPS/LP export writes the whole model"
+        if cands is not None and not np.any(cands.capacity >= n_rows):
+            # its first master is the whole table as one class (e.g. a pattern set without all-'*')
+            return "no candidate holds the whole table"
+        return None
+
+    def _solve_reduced(self, table: Table, types: RowTypes, units: Units, cands: Candidates,
+                       options: SolverOptions, secs: dict, sizes: dict, crit_names: tuple,
+                       t_start: float) -> Result:
+        """Exact Lagrangian reduction (``formulations/reduction.md``).
+
+        1. LP bound over every candidate by column generation: multipliers
+           ``π`` and ``L(π)``, the first lower bound ``LB``.
+        2. Rounds with a threshold ``G = min(UB, LB + δ)``, ``δ`` growing 4x
+           per round: the model restricted to the pairs some solution cheaper
+           than ``G`` may use is built and solved. Its result ``c'`` (an upper
+           bound when feasible) with its bound ``B`` gives ``LB = max(LB,
+           min(B, G))``: a cheaper solution outside the restriction cannot
+           exist. Stop when ``UB <= LB`` (optimal), at the requested gap, or
+           at the time limit.
+        """
+        from ..lagrangian import column_generation, grid_ceil, pairs_below
+
+        k = self.min_group_size()
+        n_t = types.counts
+        integral = True if np.issubdtype(cands.cost.dtype, np.integer) else objective_grid(cands.cost)
+        step = 1.0 if integral is True else (1.0 / integral if integral else 1e-6)
+        limit = options.time_limit
+
+        def left():
+            return None if limit is None else limit - (time.perf_counter() - t_solve)
+
+        t_solve = time.perf_counter()
+        cg = column_generation(n_t, cands.cost, cands.pair_type, cands.pair_cand, k,
+                               time_limit=None if limit is None else 0.5 * limit, threads=options.threads)
+        secs["lp"] = cg.seconds
+        lb = grid_ceil(cg.bound, integral)
+        red = {"lp_bound": cg.bound, "lp_value": cg.lp_value, "lp_converged": cg.converged,
+               "cg_iterations": cg.iterations, "master_candidates": cg.master_candidates,
+               "master_pairs": cg.master_pairs, "full_candidates": cands.n_candidates,
+               "full_pairs": cands.n_pairs, "rounds": []}
+        sizes["reduction"] = red
+        best = None  # (value, released, groups, cost, how)
+        if self.warm_start == "greedy":
+            t = time.perf_counter()
+            fb = self.fallback(table)
+            secs["warm_start"] = time.perf_counter() - t
+            if fb is not None:
+                best = (float(fb[3]), fb[0], fb[1], fb[2], fb[4])
+                sizes["warm_start_cost"] = fb[2]
+        ub = math.inf if best is None else best[0]
+        solver_status, timed_out, delta = "", False, step
+        counts = dict(cands.counts)
+        while ub > lb + 1e-9 and not (options.gap and relative_gap(ub, lb) <= options.gap):
+            remaining = left()
+            if remaining is not None and remaining <= 0:
+                timed_out = True
+                break
+            G = min(ub, lb + delta)
+            delta *= 4
+            keep = pairs_below(cg.prices, cands.pair_cand, G, integral)
+            if keep.all():  # nothing is fixed: the whole model, whose optimum settles it
+                G = ub
+            rnd = {"G": G, "pairs": int(keep.sum())}
+            red["rounds"].append(rnd)
+            covered = np.zeros(types.t_in, dtype=bool)
+            covered[cands.pair_type[keep]] = True
+            sub = cands.restrict_pairs(keep, n_t, k, "lagrangian") if covered.all() else None
+            if sub is not None:
+                covered[:] = False
+                covered[sub.pair_type] = True
+            if sub is None or not covered.all():
+                # some row type has no pair left: every solution costs at least G
+                rnd.update(status="empty", candidates=0)
+                lb = max(lb, G)
+                continue
+            counts = dict(sub.counts)
+            rnd.update(candidates=sub.n_candidates, pairs=sub.n_pairs)
+            self._check_memory(table, types, units, sub, options, False)
+            t = time.perf_counter()
+            am = self.build(table, types, sub, units)
+            secs["build"] = secs.get("build", 0.0) + time.perf_counter() - t
+            sizes.update(n_candidates=sub.n_candidates, n_pairs=int(am.pair_unit.shape[0]),
+                         n_variables=am.lm.n_cols, n_integer=am.lm.n_integer, n_constraints=am.lm.n_rows,
+                         n_nonzeros=am.lm.n_nonzeros)
+            t = time.perf_counter()
+            sub_opts = dataclasses.replace(options, time_limit=remaining)
+            out = solve_model(am.lm, sub_opts, integral_objective=integral, hint=self.whole_table_start(am))
+            secs["solve"] = secs.get("solve", 0.0) + time.perf_counter() - t
+            solver_status = out.solver_status
+            rnd.update(status=out.status, seconds=round(time.perf_counter() - t, 3))
+            if out.x is not None:
+                t = time.perf_counter()
+                used, g, _ = self._extract(am, out.x, options)
+                released, groups, cost = self.release(table, am, g)
+                value = self.verify(table, released, cost)
+                secs["verify"] = secs.get("verify", 0.0) + time.perf_counter() - t
+                rnd["objective"] = float(value)
+                if value < ub:
+                    ub, best = float(value), (float(value), released, groups, cost, None)
+            if out.status == "infeasible":
+                sub_bound = math.inf
+            else:
+                sub_bound = -math.inf if out.bound is None else out.bound
+            rnd["bound"] = None if not math.isfinite(sub_bound) else sub_bound
+            lb = max(lb, min(sub_bound, G))
+            if out.status in ("time_limit", "no_solution"):
+                timed_out = True
+                break
+        secs["solve"] = secs.get("solve", 0.0) + secs["lp"]
+        red["lower_bound"] = lb
+        common = dict(seconds=secs, sizes=sizes, candidate_counts=counts, criteria=crit_names,
+                      solver=options.solver, solver_status=solver_status)
+        if best is None:
+            # never empty-handed: the best verified heuristic table, labelled as a limit result
+            t = time.perf_counter()
+            fb = self.fallback(table)
+            secs["fallback"] = time.perf_counter() - t
+            if fb is None:
+                secs["total"] = time.perf_counter() - t_start
+                return Result(status="no_solution", bound=lb, **common)
+            best = (float(fb[3]), fb[0], fb[1], fb[2], fb[4])
+            ub = best[0]
+        elif timed_out and ub > lb:
+            # stopped early: the heuristic table replaces a worse incumbent
+            t = time.perf_counter()
+            fb = self.fallback(table)
+            secs["fallback"] = time.perf_counter() - t
+            if fb is not None and fb[3] < best[0] - 1e-9:
+                best = (float(fb[3]), fb[0], fb[1], fb[2], fb[4])
+        value, released, groups, cost, how = best
+        if how is not None:
+            sizes["fallback"] = how
+        if lb > value + 1e-6:
+            raise VerificationError(f"lower bound {lb} beyond the verified objective {value}")
+        gap = relative_gap(value, lb)
+        if gap == 0:
+            status = "optimal"
+        elif not timed_out and options.gap:
+            status = "gap_limit"
+        else:
+            status = "time_limit"
+        secs["total"] = time.perf_counter() - t_start
+        return Result(status=status, objective=float(value), bound=lb, gap=gap, cost=float(cost), table=released,
+                      groups=groups, verified=True, **common)
+
     # -- the whole pipeline ------------------------------------------------------------------
     def solve(self, table: Table, options: SolverOptions | None = None, *, mps: str | None = None,
               lp_file: str | None = None) -> Result:
@@ -600,17 +815,13 @@ class AssignmentFormulation:
             secs["total"] = time.perf_counter() - t_start
             return Result(status="infeasible", reason=why, seconds=secs, sizes=sizes, criteria=crit_names,
                           candidate_counts=dict(cands.counts), solver=options.solver, solver_status="pre-check")
-        n_pairs = int(np.diff(np.searchsorted(units.unit_type, np.arange(types.t_in + 1)))[cands.pair_type].sum())
-        est = estimate_size(units, n_pairs, cands, self.criteria, table)
-        need = est["bytes_highs"] if (options.is_highs and not options.via_pulp and not mps and not lp_file) \
-            else est["bytes_pulp"]
-        limit = options.max_memory_gb * 2**30 if options.max_memory_gb else 0.8 * available_memory_bytes()
-        if need > limit:
-            raise ModelTooLargeError(
-                f"the model would need about {need / 2**30:.1f} GiB ({est['n_variables']:,} variables, "
-                f"{est['n_nonzeros']:,} nonzeros) but {limit / 2**30:.1f} GiB is allowed; "
-                "use fewer QI columns or a smaller table"
-            )
+        export = bool(mps or lp_file)
+        why_not = self.reduction_unavailable(options, export, cands, table.n)
+        if self.reduction == "lagrangian" and why_not:
+            raise InputError(f"the Lagrangian reduction does not apply here: {why_not}")
+        if self.reduction != "none" and why_not is None:
+            return self._solve_reduced(table, types, units, cands, options, secs, sizes, crit_names, t_start)
+        self._check_memory(table, types, units, cands, options, export)
         t = time.perf_counter()
         am = self.build(table, types, cands, units)
         if mps or lp_file:

@@ -15,6 +15,6 @@ class KAnonymityProblem(AssignmentFormulation):
     the number of row types and surviving candidates, not on ``n``.
     """
 
-    def __init__(self, k: int, *, closure: bool = True, assignment: str = "continuous"):
-        super().__init__([KAnonymity(k)], closure=closure, assignment=assignment)
+    def __init__(self, k: int, *, closure: bool = True, assignment: str = "continuous", reduction: str = "auto"):
+        super().__init__([KAnonymity(k)], closure=closure, assignment=assignment, reduction=reduction)
         self.k = self.criteria[0].k

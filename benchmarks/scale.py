@@ -1,0 +1,100 @@
+"""Issue 6: the exact Lagrangian reduction against the whole model on full Adult (30,162 rows).
+
+    python -m benchmarks.scale techniques [--limit SEC]          # 5 QIs: whole model vs reduction, same run
+    python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC]
+
+QIs in the order sex, age, race, marital-status, education, native-country,
+workclass, occupation (the first ``q``). Each run in its own spawned process,
+one at a time (runs never share the cores); peak memory is the run's own
+``ru_maxrss`` plus its solver children. Writes
+``benchmarks/results/scale_reduction_<mode>.{csv,md}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from .common import fmt, run_serial, write_csv
+
+QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+OUT = os.path.join(os.path.dirname(__file__), "results")
+
+
+def run(job):
+    import resource
+    import time
+
+    import milp_anon as ma
+    from milp_anon.datasets import load_adult
+    from milp_anon.formulations import AssignmentFormulation
+
+    q, k, reduction, limit = job
+    table = ma.Table.from_frame(load_adult(), qi=QI[:q])
+    t = time.perf_counter()
+    r = AssignmentFormulation([ma.KAnonymity(k)], reduction=reduction).solve(
+        table, ma.SolverOptions(time_limit=limit, threads=1))
+    wall = time.perf_counter() - t
+    red = r.sizes.get("reduction") or {}
+    rounds = red.get("rounds", [])
+    peak = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            + resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+    return {
+        "qis": q, "k": k, "reduction": reduction, "limit": limit, "status": r.status,
+        "objective": r.objective, "bound": r.bound, "gap": r.gap, "seconds": round(wall, 1),
+        "lp_seconds": round(r.seconds.get("lp", 0.0), 1), "lp_bound": red.get("lp_bound"),
+        "lp_converged": red.get("lp_converged"), "cg_iterations": red.get("cg_iterations"),
+        "master_pairs": red.get("master_pairs"), "full_pairs": red.get("full_pairs", r.sizes.get("n_pairs")),
+        "rounds": len(rounds), "round_pairs": "/".join(str(x.get("pairs")) for x in rounds),
+        "round_seconds": "/".join(str(x.get("seconds", 0)) for x in rounds),
+        "fallback": r.sizes.get("fallback"), "peak_mb": round(peak),
+    }
+
+
+COLUMNS = [("qis", "QIs"), ("k", "k"), ("reduction", "reduction"), ("limit", "limit s"), ("status", "status"),
+           ("objective", "cost"), ("bound", "bound"), ("gap", "gap"), ("seconds", "wall s"),
+           ("lp_seconds", "LP s"), ("lp_bound", "LP bound"), ("master_pairs", "master pairs"),
+           ("full_pairs", "all pairs"), ("round_pairs", "pairs per round"), ("round_seconds", "s per round"),
+           ("peak_mb", "peak MB")]
+
+
+def write_md(path, title, rows):
+    with open(path, "w") as fh:
+        fh.write(f"# {title}\n\n")
+        fh.write("| " + " | ".join(h for _, h in COLUMNS) + " |\n")
+        fh.write("|" + "---|" * len(COLUMNS) + "\n")
+        for r in rows:
+            cells = []
+            for key, _ in COLUMNS:
+                v = r.get(key)
+                if key == "gap" and v is not None:
+                    v = f"{100 * v:.3f} %"
+                cells.append(fmt(v))
+            fh.write("| " + " | ".join(cells) + " |\n")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("mode", choices=["techniques", "frontier"])
+    ap.add_argument("--qis", default="6,7,8")
+    ap.add_argument("--ks", default="2,5,10")
+    ap.add_argument("--limit", type=float, default=None)
+    ap.add_argument("--tag", default=None, help="suffix of the output files (default: the mode)")
+    args = ap.parse_args(argv)
+    ks = [int(x) for x in args.ks.split(",")]
+    if args.mode == "techniques":
+        limit = args.limit or 300.0
+        jobs = [(5, k, red, limit) for k in ks for red in ("none", "lagrangian")]
+        title = f"Whole model vs Lagrangian reduction, Adult 5 QIs, limit {limit:g} s (one run, same machine)"
+    else:
+        limit = args.limit or 600.0
+        jobs = [(int(q), k, "lagrangian", limit) for q in args.qis.split(",") for k in ks]
+        title = f"Lagrangian reduction on Adult, limit {limit:g} s per run (one run, same machine)"
+    rows = run_serial(run, jobs)
+    tag = args.tag or args.mode
+    write_csv(os.path.join(OUT, f"scale_reduction_{tag}.csv"), rows)
+    write_md(os.path.join(OUT, f"scale_reduction_{tag}.md"), title, rows)
+
+
+if __name__ == "__main__":
+    main()

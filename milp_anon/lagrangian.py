@@ -1,0 +1,286 @@
+"""Lagrangian bound and exact reduced-cost fixing for the k-anonymity assignment model.
+
+The assignment model of k-anonymity (MODELS.md §2, ``formulations/k-anonymity.md``)
+couples its candidate blocks only through the rows ``Σ_j g_ij = n_i``. With
+multipliers ``π`` on those rows the model falls apart into one problem per
+candidate ``j`` (cost ``w_j`` per row)::
+
+    rc_j(π) = min { Σ_i (w_j − π_i) g_i : 0 <= g_i <= n_i (i compatible with j), Σ_i g_i >= k }
+
+solved by sorting: every unit with ``w_j − π_i < 0``, then the cheapest
+units until ``k`` are taken. For **any** ``π``::
+
+    L(π) = Σ_i π_i n_i + Σ_j min(0, rc_j(π))
+
+is a lower bound on the optimum, and every solution that uses candidate ``j``
+with at least one row of type ``i`` costs at least::
+
+    L(π) − min(0, rc_j(π)) + rc_ij(π)
+
+where ``rc_ij`` is the block optimum with ``g_i >= 1`` forced (one unit of
+``i`` replaces the dearest unit taken to reach ``k``, or is added). Each
+block's polytope is integral (a box cut by one cardinality row), so with the
+LP's optimal duals ``L(π*)`` equals the LP bound (Lagrangian duality); the
+duals come from :func:`column_generation`, which solves that LP over every
+candidate while keeping only a small part of it in HiGHS.
+
+**Fixing** (exact): a pair whose bound is at least ``G`` cannot be part of
+any solution cheaper than ``G``, so the model restricted to the pairs below
+``G`` (:func:`pairs_below`) has the same optimum as the whole model whenever
+that optimum is below ``G``; and if the restricted model has nothing below
+``G``, no solution does. :meth:`AssignmentFormulation.solve` uses this with a
+rising ``G`` (``formulations/reduction.md``).
+
+This is the classical reduced-cost fixing of integer programming, done on
+the Lagrangian blocks instead of the LP columns: the LP's own reduced costs
+of ``y_j`` are all 0 here (the links ``g_ij <= n_i y_j`` are degenerate,
+``benchmarks/results/scale.md``) and fix nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class BlockPrices:
+    """Per-candidate block optima for one ``π`` (see the module docstring).
+
+    Attributes
+    ----------
+    rc
+        ``(C,)`` ``rc_j(π)``.
+    take
+        ``(P,)`` units of each pair in candidate ``j``'s best block solution.
+    forced
+        ``(P,)`` ``rc_ij(π)``: the block optimum with at least one unit of the pair forced in.
+    bound
+        ``L(π)``.
+    """
+
+    rc: np.ndarray
+    take: np.ndarray
+    forced: np.ndarray
+    bound: float
+
+    def pair_bounds(self, pair_cand: np.ndarray) -> np.ndarray:
+        """``(P,)`` lower bound on every solution that uses the pair."""
+        return self.bound - np.minimum(self.rc, 0.0)[pair_cand] + self.forced
+
+
+def block_prices(pi, n, w, pair_type, pair_cand, k) -> BlockPrices:
+    """Solve every candidate's block for multipliers ``pi`` (vectorized over all pairs).
+
+    Parameters
+    ----------
+    pi
+        ``(T,)`` multipliers of the rows ``Σ_j g_ij = n_i``.
+    n
+        ``(T,)`` rows per type.
+    w
+        ``(C,)`` cost per row of each candidate.
+    pair_type, pair_cand
+        ``(P,)`` compatible pairs, sorted by candidate.
+    k
+        Smallest group size.
+
+    Notes
+    -----
+    One ``lexsort`` of the pairs by (candidate, ``w_j − π_i``): ``O(P log P)``.
+    """
+    pi = np.asarray(pi, dtype=float)
+    n = np.asarray(n, dtype=float)
+    w = np.asarray(w, dtype=float)
+    C, P = w.shape[0], pair_type.shape[0]
+    v = w[pair_cand] - pi[pair_type]
+    order = np.lexsort((v, pair_cand))
+    vs, ns, cs = v[order], n[pair_type[order]], pair_cand[order]
+    cum = np.cumsum(ns)
+    start = np.searchsorted(cs, np.arange(C))
+    before_group = np.concatenate([[0.0], cum])[start]
+    cum_before = cum - ns - before_group[cs]
+    take_s = np.where(vs < 0, ns, np.clip(k - cum_before, 0.0, ns))
+    rc = np.bincount(cs, weights=take_s * vs, minlength=C)
+    take = np.empty(P)
+    take[order] = take_s
+    # the dearest unit taken to reach k (only when the negative units alone are fewer than k)
+    neg_units = np.bincount(pair_cand, weights=np.where(v < 0, n[pair_type], 0.0), minlength=C)
+    dearest = np.full(C, -np.inf)
+    taken = take > 0
+    np.maximum.at(dearest, pair_cand[taken], v[taken])
+    filled = neg_units < k
+    extra = np.where(filled[pair_cand], v - dearest[pair_cand], np.maximum(v, 0.0))
+    forced = rc[pair_cand] + np.where(taken, 0.0, extra)
+    bound = float(pi @ n + np.minimum(rc, 0.0).sum())
+    return BlockPrices(rc=rc, take=take, forced=forced, bound=bound)
+
+
+@dataclass
+class LagrangianLP:
+    """Outcome of :func:`column_generation`.
+
+    ``pi`` are the multipliers of the best bound found, ``bound = L(pi)``
+    (valid whatever happened), ``lp_value`` the last restricted master's
+    objective (an upper bound on the LP), ``converged`` whether no column
+    priced out (then ``bound`` is the LP bound up to tolerance).
+    """
+
+    pi: np.ndarray
+    bound: float
+    lp_value: float
+    converged: bool
+    iterations: int
+    seconds: float
+    master_candidates: int
+    master_pairs: int
+    prices: BlockPrices
+
+
+def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, threads=None, max_add=2000,
+                      rel_tol=1e-9) -> LagrangianLP:
+    """The LP bound of the assignment model over every candidate, by column generation.
+
+    The restricted master is the assignment LP (``y_j`` continuous) over a
+    subset of candidates and pairs: the whole-table candidate (the cheapest of
+    full capacity, so the master is always feasible) and, per type, its
+    cheapest compatible candidate. Each round prices every candidate's block
+    (:func:`block_prices`): up to ``max_add`` candidates with ``rc_j < 0`` enter
+    with the pairs of their block solution, and pairs of master candidates
+    with a negative reduced cost enter alone. Stops when nothing prices out,
+    when ``L(π)`` meets the master's value, or at ``time_limit`` (the best
+    ``L(π)`` so far is still a valid bound).
+    """
+    import highspy
+
+    t0 = time.perf_counter()
+    n = np.asarray(n, dtype=float)
+    w = np.asarray(w, dtype=float)
+    T, C, P = n.shape[0], w.shape[0], pair_type.shape[0]
+    cap = np.bincount(pair_cand, weights=n[pair_type], minlength=C)
+    full = np.flatnonzero(cap >= n.sum() - 0.5)
+    if full.size == 0:
+        raise ValueError("no candidate holds the whole table")
+    root = int(full[np.argmin(w[full])])
+    inf = highspy.kHighsInf
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    if threads is not None:
+        h.setOptionValue("threads", int(threads))
+    empty_i, empty_v = np.zeros(0, np.int32), np.zeros(0)
+    h.addRows(T, n, n, 0, np.zeros(T, np.int32), empty_i, empty_v)
+    state = {"cols": 0, "rows": T}
+    in_master = np.zeros(C, dtype=bool)
+    pair_in = np.zeros(P, dtype=bool)
+    y_col = np.full(C, -1, dtype=np.int64)
+    k_row = np.full(C, -1, dtype=np.int64)
+
+    def add_candidates(js):
+        q = js.shape[0]
+        h.addCols(q, np.zeros(q), np.zeros(q), np.ones(q), 0, np.zeros(q, np.int32), empty_i, empty_v)
+        y_col[js] = np.arange(state["cols"], state["cols"] + q)
+        state["cols"] += q
+        # Σ_i g_ij − k y_j >= 0 (the g entries arrive with the pairs)
+        h.addRows(q, np.zeros(q), np.full(q, inf), q, np.arange(q, dtype=np.int32), y_col[js].astype(np.int32),
+                  np.full(q, -float(k)))
+        k_row[js] = np.arange(state["rows"], state["rows"] + q)
+        state["rows"] += q
+        in_master[js] = True
+
+    def add_pairs(ps):
+        q = ps.shape[0]
+        if q == 0:
+            return
+        starts = np.arange(0, 2 * q, 2, dtype=np.int32)
+        rows = np.column_stack([pair_type[ps], k_row[pair_cand[ps]]]).ravel().astype(np.int32)
+        h.addCols(q, w[pair_cand[ps]], np.zeros(q), n[pair_type[ps]], 2 * q, starts, rows, np.ones(2 * q))
+        g_col = np.arange(state["cols"], state["cols"] + q)
+        state["cols"] += q
+        # links g_ij − n_i y_j <= 0
+        cols = np.column_stack([g_col, y_col[pair_cand[ps]]]).ravel().astype(np.int32)
+        vals = np.column_stack([np.ones(q), -n[pair_type[ps]]]).ravel()
+        h.addRows(q, np.full(q, -inf), np.zeros(q), 2 * q, starts, cols, vals)
+        state["rows"] += q
+        pair_in[ps] = True
+
+    def add_with_pairs(js, pair_mask):
+        mask = np.zeros(C, dtype=bool)
+        mask[js] = True
+        add_candidates(js)
+        add_pairs(np.flatnonzero(mask[pair_cand] & pair_mask))
+
+    # initial master: the whole table, and per type its cheapest candidate (ties: the largest)
+    o = np.lexsort((-cap[pair_cand], w[pair_cand], pair_type))
+    first = o[np.searchsorted(pair_type[o], np.arange(T))]
+    add_with_pairs(np.union1d(pair_cand[first], [root]), np.ones(P, dtype=bool))
+
+    best = None
+    lp_value = math.inf
+    converged = False
+    it = 0
+    while True:
+        if time_limit is not None:
+            left = time_limit - (time.perf_counter() - t0)
+            if left <= 0:
+                break
+            h.setOptionValue("time_limit", float(left))
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            break
+        it += 1
+        lp_value = float(h.getInfo().objective_function_value)
+        duals = np.asarray(h.getSolution().row_dual, dtype=float)
+        pi = duals[:T]
+        prices = block_prices(pi, n, w, pair_type, pair_cand, k)
+        if best is None or prices.bound > best[1].bound:
+            best = (pi, prices)
+        if prices.bound >= lp_value - rel_tol * max(1.0, abs(lp_value)):
+            converged = True
+            break
+        enter = np.flatnonzero((prices.rc < -1e-9) & ~in_master)
+        sigma = np.zeros(C)
+        sigma[in_master] = duals[k_row[in_master]]
+        v = w[pair_cand] - pi[pair_type]
+        pair_enter = np.flatnonzero((v - sigma[pair_cand] < -1e-9) & ~pair_in & in_master[pair_cand])
+        if enter.size == 0 and pair_enter.size == 0:
+            converged = True
+            break
+        if enter.size > max_add:
+            enter = enter[np.argsort(prices.rc[enter], kind="stable")[:max_add]]
+        add_pairs(pair_enter)
+        if enter.size:
+            add_with_pairs(enter, prices.take > 0)
+    if best is None:  # not even the first master solved in time: the trivial multipliers π = 0
+        pi = np.zeros(T)
+        best = (pi, block_prices(pi, n, w, pair_type, pair_cand, k))
+    return LagrangianLP(pi=best[0], bound=best[1].bound, lp_value=lp_value, converged=converged, iterations=it,
+                        seconds=time.perf_counter() - t0, master_candidates=int(in_master.sum()),
+                        master_pairs=int(pair_in.sum()), prices=best[1])
+
+
+def grid_ceil(value: float, grid) -> float:
+    """The smallest objective value on the grid (multiples of ``1/grid``) at or above ``value``.
+
+    ``grid``: ``True`` (integers), a whole number ``D`` or ``False`` (no grid: ``value`` itself).
+
+    A small relative tolerance absorbs floating-point error in ``value``
+    towards the lower side (the bound only ever gets weaker).
+    """
+    tol = 1e-7 * max(1.0, abs(value))
+    if grid is False:
+        return value - tol
+    d = 1 if grid is True else int(grid)
+    return math.ceil((value - tol) * d) / d
+
+
+def pairs_below(prices: BlockPrices, pair_cand: np.ndarray, G: float, grid) -> np.ndarray:
+    """``(P,)`` bool: the pairs some solution cheaper than ``G`` may use (``grid`` as in :func:`grid_ceil`)."""
+    pb = prices.pair_bounds(pair_cand)
+    tol = 1e-7 * np.maximum(1.0, np.abs(pb))
+    if grid is False:
+        return pb - tol < G
+    d = 1 if grid is True else int(grid)
+    return np.ceil((pb - tol) * d) / d < G

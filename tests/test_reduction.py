@@ -1,0 +1,208 @@
+"""Lagrangian bound and reduced-cost fixing (milp_anon.lagrangian) against independent computations."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import milp_anon as ma
+from milp_anon.candidates import suppression_candidates
+from milp_anon.exact import brute_force_k_anonymity
+from milp_anon.formulations import AssignmentFormulation
+from milp_anon.lagrangian import block_prices, column_generation, pairs_below
+from milp_anon.rowtypes import RowTypes
+from milp_anon.solve import SolverOptions
+
+from helpers import frame_from_array, small_tables
+
+
+def _block_by_enumeration(v, n, k, force=None):
+    """min Σ v_i g_i over integer 0 <= g_i <= n_i with Σ g_i >= k (and g_force >= 1), by enumeration."""
+    best = np.inf
+    for g in itertools.product(*[range(int(c) + 1) for c in n]):
+        if sum(g) < k or (force is not None and g[force] < 1):
+            continue
+        best = min(best, float(np.dot(v, g)))
+    return best
+
+
+@settings(max_examples=150)
+@given(data=st.data())
+def test_block_prices_equal_enumeration(data):
+    """rc_j and the forced-pair values against enumerating every integer block solution."""
+    frame, qi, k = data.draw(small_tables(n=(4, 9), m=(1, 3)))
+    table = ma.Table.from_frame(frame, qi)
+    types = RowTypes.from_table(table)
+    cands = suppression_candidates(types, k)
+    pi = np.array(data.draw(st.lists(st.sampled_from([-1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 3.5]),
+                                     min_size=types.t_in, max_size=types.t_in)))
+    p = block_prices(pi, types.counts, cands.cost, cands.pair_type, cands.pair_cand, k)
+    for j in range(cands.n_candidates):
+        sel = np.flatnonzero(cands.pair_cand == j)
+        n = types.counts[cands.pair_type[sel]]
+        v = cands.cost[j] - pi[cands.pair_type[sel]]
+        assert p.rc[j] == pytest.approx(_block_by_enumeration(v, n, k))
+        for a, q in enumerate(sel):
+            assert p.forced[q] == pytest.approx(_block_by_enumeration(v, n, k, force=a))
+
+
+def _optimal_pairs(frame, k, cands, types):
+    """Brute-force optimum and the (type, candidate) pairs of an optimal partition (LCA of each block)."""
+    arr = frame.to_numpy()
+    cost, blocks = brute_force_k_anonymity(arr, k)
+    table = ma.Table.from_frame(frame, list(frame.columns))
+    index = {tuple(c): j for j, c in enumerate(cands.codes.tolist())}
+    pairs = set()
+    for b in blocks:
+        codes = table.codes[list(b)]
+        lca = np.where((codes == codes[0]).all(axis=0), codes[0], -1)
+        j = index[tuple(int(x) for x in lca)]
+        for r in b:
+            pairs.add((int(types.row_type[r]), j))
+    return cost, pairs
+
+
+@settings(max_examples=120)
+@given(data=st.data())
+def test_bounds_hold_for_any_multipliers(data):
+    """L(π) and every pair bound of an optimal solution's pairs lie at or below the brute-force optimum."""
+    frame, qi, k = data.draw(small_tables(n=(4, 9), m=(1, 3), k=(2, 3)))
+    if k > len(frame):
+        return
+    table = ma.Table.from_frame(frame, qi)
+    types = RowTypes.from_table(table)
+    cands = suppression_candidates(types, k)
+    opt, pairs = _optimal_pairs(frame, k, cands, types)
+    pi = np.array(data.draw(st.lists(st.floats(-2, 4, allow_nan=False), min_size=types.t_in,
+                                     max_size=types.t_in)))
+    p = block_prices(pi, types.counts, cands.cost, cands.pair_type, cands.pair_cand, k)
+    assert p.bound <= opt + 1e-9
+    pb = p.pair_bounds(cands.pair_cand)
+    where = {(int(t), int(j)): q for q, (t, j) in enumerate(zip(cands.pair_type, cands.pair_cand))}
+    for pair in pairs:
+        assert pb[where[pair]] <= opt + 1e-9
+    # fixing at G = opt + 1 keeps every pair of this optimal solution
+    keep = pairs_below(p, cands.pair_cand, opt + 1, True)
+    assert all(keep[where[pair]] for pair in pairs)
+
+
+@settings(max_examples=60)
+@given(small_tables(n=(4, 10), m=(1, 4)))
+def test_column_generation_reaches_the_lp_bound(case):
+    """The column-generation bound equals the LP relaxation of the whole model (y relaxed), built independently."""
+    frame, qi, k = case
+    if k > len(frame):
+        return
+    table = ma.Table.from_frame(frame, qi)
+    types = RowTypes.from_table(table)
+    cands = suppression_candidates(types, k)
+    cg = column_generation(types.counts, cands.cost, cands.pair_type, cands.pair_cand, k)
+    assert cg.converged
+    form = AssignmentFormulation([ma.KAnonymity(k)], reduction="none")
+    am = form.build(table, types, cands)
+    a = am.lm.arrays()
+    import highspy
+
+    h = am.lm.to_highs()
+    h.setOptionValue("output_flag", False)
+    for c in np.flatnonzero(a["integer"]):
+        h.changeColIntegrality(int(c), highspy.HighsVarType.kContinuous)
+    h.run()
+    lp = h.getInfo().objective_function_value
+    assert cg.bound == pytest.approx(lp, abs=1e-6)
+
+
+@settings(max_examples=150)
+@given(small_tables(n=(4, 11), m=(1, 4), k=(2, 4)))
+def test_reduction_equals_brute_force(case):
+    frame, qi, k = case
+    expected, _ = brute_force_k_anonymity(frame.to_numpy(), k)
+    r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(k), reduction="lagrangian")
+    if expected is None:
+        assert r.status == "infeasible"
+        return
+    assert r.status == "optimal" and r.objective == expected and r.bound == expected
+
+
+def _duplicated_table(rng, n_types, n_rows, m, a):
+    """A random table whose rows repeat a few random QI vectors (many duplicates, like real data)."""
+    vectors = rng.integers(0, a, size=(n_types, m))
+    weights = rng.dirichlet(np.ones(n_types) * 0.5)
+    rows = vectors[rng.choice(n_types, size=n_rows, p=weights)]
+    return frame_from_array(rows)
+
+
+def test_reduction_equals_whole_model_beyond_brute_force():
+    """On 40 random tables of 40–120 rows the reduction and the whole model give one optimum; the
+    reduction fixes pairs and, on some tables, needs more than one round (both paths are exercised)."""
+    rng = np.random.default_rng(20261122)
+    rounds, fixed = [], []
+    for _ in range(40):
+        m = int(rng.integers(3, 7))
+        frame = _duplicated_table(rng, int(rng.integers(8, 40)), int(rng.integers(40, 121)), m,
+                                  int(rng.integers(2, 4)))
+        k = int(rng.integers(2, 6))
+        qi = list(frame.columns)
+        table = ma.Table.from_frame(frame, qi)
+        whole = ma.anonymize(table, ma.KAnonymity(k), reduction="none")
+        red = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
+        assert whole.status == red.status == "optimal"
+        assert red.objective == whole.objective
+        info = red.sizes["reduction"]
+        rounds.append(len(info["rounds"]))
+        fixed.append(info["rounds"][0]["pairs"] < info["full_pairs"])
+    assert max(rounds) >= 2 and any(fixed)
+
+
+def test_reduction_with_hierarchies_and_fractional_costs():
+    """Generalization with lm costs (fractions): the reduction agrees with the whole model."""
+    from milp_anon.datasets import adult_hierarchy_path, load_adult
+
+    frame = load_adult().iloc[:400]
+    qi = ["sex", "age", "race", "marital-status"]
+    table = ma.Table.from_frame(frame, qi)
+    rec = ma.Generalization({c: adult_hierarchy_path(c) for c in ("age", "marital-status")}, cost="lm")
+    whole = ma.anonymize(table, ma.KAnonymity(5), recoding=rec, reduction="none")
+    red = ma.anonymize(table, ma.KAnonymity(5), recoding=rec, reduction="lagrangian")
+    assert whole.status == red.status == "optimal"
+    assert red.objective == pytest.approx(whole.objective, abs=1e-9)
+
+
+def test_time_limit_returns_a_verified_table():
+    """A limit hit during the rounds (or the LP) still returns a verified table with a valid bound."""
+    from milp_anon.datasets import load_adult
+
+    qi = ["sex", "age", "race", "marital-status", "education"]
+    table = ma.Table.from_frame(load_adult(), qi)
+    r = ma.anonymize(table, ma.KAnonymity(10), reduction="lagrangian", time_limit=0.5)
+    assert r.status in ("time_limit", "optimal") and r.verified and r.table is not None
+    assert r.bound is None or r.bound <= r.objective
+
+
+def test_lagrangian_where_it_does_not_apply():
+    frame = frame_from_array([[0, 1], [0, 1], [1, 1], [1, 0]])
+    frame["s"] = ["a", "b", "a", "b"]
+    table = ma.Table.from_frame(frame, ["q0", "q1"], sensitive="s")
+    with pytest.raises(ma.InputError, match="k-anonymity alone"):
+        ma.anonymize(table, ma.KAnonymity(2), ma.LDiversity(2), reduction="lagrangian")
+    with pytest.raises(ma.InputError, match="reduction must be one of"):
+        AssignmentFormulation([ma.KAnonymity(2)], reduction="fast")
+    # "auto" falls back to the whole model there
+    r = ma.anonymize(table, ma.KAnonymity(2), ma.LDiversity(2))
+    assert r.status == "optimal" and "reduction" not in r.sizes
+
+
+def test_relative_gap_option():
+    from milp_anon.datasets import load_adult
+
+    table = ma.Table.from_frame(load_adult().iloc[:3000], ["sex", "age", "race", "marital-status", "education"])
+    exact = ma.anonymize(table, ma.KAnonymity(5))
+    loose = ma.anonymize(table, ma.KAnonymity(5), gap=0.05)
+    assert exact.status == "optimal"
+    assert loose.status in ("optimal", "gap_limit")
+    assert loose.objective <= exact.objective * 1.05 / (1 - 0.05) + 1e-9
+    assert loose.bound <= exact.objective <= loose.objective
+    opts = SolverOptions(time_limit=60)
+    assert AssignmentFormulation([ma.KAnonymity(5)]).reduction_unavailable(opts) is None
