@@ -87,9 +87,12 @@ class Candidates:
     def subset(self, keep: np.ndarray, stage: str) -> "Candidates":
         """The candidates where ``keep`` holds, re-indexed; ``counts[stage]`` records how many."""
         keep = np.asarray(keep, dtype=bool)
+        return self._select(keep, keep[self.pair_cand], self.capacity, stage)
+
+    def _select(self, keep: np.ndarray, pairs: np.ndarray, capacity: np.ndarray, stage: str) -> "Candidates":
+        """Candidates ``keep`` (re-indexed) with the pairs ``pairs`` and capacities ``capacity``."""
         new_id = np.full(self.n_candidates, -1, dtype=np.int64)
         new_id[keep] = np.arange(int(keep.sum()))
-        sel = keep[self.pair_cand]
         counts = dict(self.counts)
         counts[stage] = int(keep.sum())
         counts["kept"] = int(keep.sum())
@@ -97,9 +100,9 @@ class Candidates:
             nodes=self.nodes[keep],
             levels=self.levels[keep],
             cost=self.cost[keep],
-            capacity=self.capacity[keep],
-            pair_type=self.pair_type[sel],
-            pair_cand=new_id[self.pair_cand[sel]],
+            capacity=capacity[keep],
+            pair_type=self.pair_type[pairs],
+            pair_cand=new_id[self.pair_cand[pairs]],
             codes=self.codes[keep],
             counts=counts,
         )
@@ -112,22 +115,7 @@ class Candidates:
         cap = np.bincount(self.pair_cand[keep_pairs], weights=counts_per_type[self.pair_type[keep_pairs]],
                           minlength=self.n_candidates).astype(np.int64)
         keep = cap >= min_size
-        new_id = np.full(self.n_candidates, -1, dtype=np.int64)
-        new_id[keep] = np.arange(int(keep.sum()))
-        sel = keep_pairs & keep[self.pair_cand]
-        counts = dict(self.counts)
-        counts[stage] = int(keep.sum())
-        counts["kept"] = int(keep.sum())
-        return Candidates(
-            nodes=self.nodes[keep],
-            levels=self.levels[keep],
-            cost=self.cost[keep],
-            capacity=cap[keep],
-            pair_type=self.pair_type[sel],
-            pair_cand=new_id[self.pair_cand[sel]],
-            codes=self.codes[keep],
-            counts=counts,
-        )
+        return self._select(keep, keep_pairs & keep[self.pair_cand], cap, stage)
 
 
 def estimate_enumeration(m: int, t_in: int, lattice_sizes=None) -> int:

@@ -107,7 +107,8 @@ def _add_solver_args(p):
     p.add_argument("--isolate", default="auto", choices=["auto", "always", "never"],
                    help="run HiGHS in a child process killed 10 s / 10%% past the time limit "
                         "(default auto: models with >= 100,000 columns under a time limit)")
-    p.add_argument("--verbose", action="store_true", help="show the solver log")
+    p.add_argument("--verbose", action="store_true",
+                   help="show the solver log and the progress of the Lagrangian reduction")
 
 
 def _add_criteria_args(p):
@@ -296,6 +297,11 @@ def _criteria(args):
 
 def _options(args):
     from .solve import SolverOptions
+
+    if args.verbose:
+        import logging
+
+        logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
 
     return SolverOptions(solver=args.solver, time_limit=args.time_limit, threads=args.threads, gap=args.gap,
                          msg=args.verbose, max_memory_gb=args.max_memory_gb, presolve=args.presolve,

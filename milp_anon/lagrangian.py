@@ -39,11 +39,14 @@ of ``y_j`` are all 0 here (the links ``g_ij <= n_i y_j`` are degenerate,
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass
 
 import numpy as np
+
+log = logging.getLogger("milp_anon.lagrangian")
 
 
 @dataclass(frozen=True)
@@ -237,6 +240,9 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, threads
         prices = block_prices(pi, n, w, pair_type, pair_cand, k)
         if best is None or prices.bound > best[1].bound:
             best = (pi, prices)
+        log.info("column generation round %d: master LP %.4f, Lagrangian bound %.4f, master %d candidates, "
+                 "%d pairs, %.1f s", it, lp_value, prices.bound, int(in_master.sum()), int(pair_in.sum()),
+                 time.perf_counter() - t0)
         if prices.bound >= lp_value - rel_tol * max(1.0, abs(lp_value)):
             converged = True
             break

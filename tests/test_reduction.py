@@ -206,3 +206,19 @@ def test_relative_gap_option():
     assert loose.bound <= exact.objective <= loose.objective
     opts = SolverOptions(time_limit=60)
     assert AssignmentFormulation([ma.KAnonymity(5)]).reduction_unavailable(opts) is None
+
+
+def test_memory_limit_ends_the_rounds_with_a_verified_table():
+    """A round whose model is estimated above max_memory_gb is not built: the incumbent (or the
+    heuristic table) comes back as time_limit with the bound proven so far, not an error."""
+    from milp_anon.datasets import load_adult
+
+    table = ma.Table.from_frame(load_adult().iloc[:2000], ["sex", "age", "race", "marital-status", "education"])
+    exact = ma.anonymize(table, ma.KAnonymity(5))
+    r = ma.anonymize(table, ma.KAnonymity(5), max_memory_gb=1e-4)
+    assert r.status == "time_limit" and r.verified and r.sizes["fallback"]
+    assert "stopped before round 1" in r.solver_status and "GiB" in r.solver_status
+    assert r.bound <= exact.objective <= r.objective
+    # the whole model refuses before building, with the size
+    with pytest.raises(ma.ModelTooLargeError, match="GiB"):
+        ma.anonymize(table, ma.KAnonymity(5), max_memory_gb=1e-4, reduction="none")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import logging
 import math
 import os
 import time
@@ -36,6 +37,8 @@ from ..rowtypes import RowTypes, Units
 from ..solve import SolverOptions, objective_grid, relative_gap, solve_model
 from ..table import Table
 from .. import verify as _verify
+
+_log = logging.getLogger("milp_anon.reduction")
 
 OBJECTIVES = ("cost", "rows", "types")
 REDUCTIONS = ("auto", "lagrangian", "none")
@@ -714,7 +717,17 @@ class AssignmentFormulation:
                 continue
             counts = dict(sub.counts)
             rnd.update(candidates=sub.n_candidates, pairs=sub.n_pairs)
-            self._check_memory(table, types, units, sub, options, False)
+            _log.info("reduction round %d: G = %g (LB %g, UB %g): %d pairs, %d candidates", len(red["rounds"]), G,
+                      lb, ub, sub.n_pairs, sub.n_candidates)
+            try:
+                self._check_memory(table, types, units, sub, options, False)
+            except ModelTooLargeError as exc:
+                # a memory limit ends the rounds like a time limit: the incumbent (or the best
+                # verified heuristic table) is released with the lower bound proven so far
+                rnd["status"] = "too large"
+                solver_status = f"stopped before round {len(red['rounds'])}: {exc}"
+                timed_out = True
+                break
             t = time.perf_counter()
             am = self.build(table, types, sub, units)
             secs["build"] = secs.get("build", 0.0) + time.perf_counter() - t
@@ -759,13 +772,6 @@ class AssignmentFormulation:
                 return Result(status="no_solution", bound=lb, **common)
             best = (float(fb[3]), fb[0], fb[1], fb[2], fb[4])
             ub = best[0]
-        elif timed_out and ub > lb:
-            # stopped early: the heuristic table replaces a worse incumbent
-            t = time.perf_counter()
-            fb = self.fallback(table)
-            secs["fallback"] = time.perf_counter() - t
-            if fb is not None and fb[3] < best[0] - 1e-9:
-                best = (float(fb[3]), fb[0], fb[1], fb[2], fb[4])
         value, released, groups, cost, how = best
         if how is not None:
             sizes["fallback"] = how
