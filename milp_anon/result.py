@@ -115,6 +115,8 @@ class Result:
             "candidate_counts": dict(self.candidate_counts),
             "seconds": {k: round(float(v), 4) for k, v in self.seconds.items()},
             "verified": self.verified,
+            **({"reduction": s["reduction"]} if s.get("reduction") else {}),
+            **({"fallback": s["fallback"]} if s.get("fallback") else {}),
         }
 
     def to_json(self) -> str:
@@ -141,10 +143,21 @@ class Result:
                     **{k: c.get(k, "-") for k in ("kept", "generated", "support", "closure_only")}
                 )
             )
+        red = s.get("reduction")
+        if red:
+            lines.append(f"LP bound      {red['lp_bound']:.6g} by column generation ({red['cg_iterations']} rounds, "
+                         f"master {red['master_pairs']} of {red['full_pairs']} pairs"
+                         f"{'' if red['lp_converged'] else ', not converged'})")
+            for i, rnd in enumerate(red["rounds"], 1):
+                below = "the whole model" if rnd["G"] is None else f"below G = {rnd['G']:g}"
+                lines.append(f"fixing {i:<6} {below}: {rnd.get('pairs', '-')} pairs, "
+                             f"{rnd.get('candidates', '-')} candidates -> {rnd.get('status', '-')}"
+                             + (f" {rnd['objective']:g}" if rnd.get("objective") is not None else ""))
         if "n_variables" in s:
             lines.append(
                 f"model         {s['n_variables']} variables ({s.get('n_integer', '-')} integer), "
                 f"{s['n_constraints']} constraints, {s.get('n_nonzeros', '-')} nonzeros"
+                + (" (the last restricted model)" if red else "")
             )
         lines.append("seconds       " + "  ".join(f"{k} {v:.2f}" for k, v in self.seconds.items()))
         lines.append(f"solver        {self.solver} ({self.solver_status or '-'})")

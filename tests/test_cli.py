@@ -121,6 +121,32 @@ def test_inspect(table, capsys):
     assert info["n_variables"] == info["n_candidates"] + info["n_pairs"]
 
 
+def test_reduce_option_and_report(table, tmp_path, capsys):
+    """--reduce lagrangian reports its rounds; --reduce none builds the whole model; both give the optimum;
+    inspect --lp reports the LP bound and the pairs kept per threshold."""
+    rows = [line.split(";")[:3] for line in CSV.strip().split("\r\n")[1:]]
+    expected = brute_force_k_anonymity(rows, 3)[0]
+    reports = {}
+    for mode in ("lagrangian", "none"):
+        out, rep = tmp_path / f"{mode}.csv", tmp_path / f"{mode}.json"
+        code = main(["solve", str(table), "--qi", "a,b,c", "--k", "3", "--sep", ";", "--out", str(out),
+                     "--report", str(rep), "--reduce", mode])
+        assert code == 0
+        reports[mode] = json.loads(rep.read_text())
+        assert reports[mode]["objective"] == expected
+    red = reports["lagrangian"]["reduction"]
+    assert red["rounds"] and red["lp_bound"] <= expected
+    assert "reduction" not in json.dumps(reports["none"])
+    capsys.readouterr()
+    code = main(["inspect", str(table), "--qi", "a,b,c", "--k", "3", "--sep", ";", "--json", "--lp"])
+    info = json.loads(capsys.readouterr().out)
+    assert code == 0 and info["lagrangian"]["lp_bound"] <= expected
+    assert all(v["pairs"] <= info["n_pairs"] for v in info["lagrangian"]["kept_below"].values())
+    code = main(["inspect", str(table), "--qi", "a,b,c", "--k", "3", "--sep", ";", "--l", "2", "--sensitive",
+                 "note", "--lp"])
+    assert code == 2 and "does not apply" in capsys.readouterr().err
+
+
 def test_demo_small(capsys):
     code = main(["demo", "--qi", "sex,race", "--k", "3"])
     out = capsys.readouterr().out

@@ -702,7 +702,7 @@ class AssignmentFormulation:
             keep = pairs_below(cg.prices, cands.pair_cand, G, integral)
             if keep.all():  # nothing is fixed: the whole model, whose optimum settles it
                 G = ub
-            rnd = {"G": G, "pairs": int(keep.sum())}
+            rnd = {"G": G if math.isfinite(G) else None, "pairs": int(keep.sum())}
             red["rounds"].append(rnd)
             covered = np.zeros(types.t_in, dtype=bool)
             covered[cands.pair_type[keep]] = True
