@@ -675,7 +675,7 @@ class AssignmentFormulation:
         cg = column_generation(n_t, cands.cost, cands.pair_type, cands.pair_cand, k,
                                time_limit=None if limit is None else 0.5 * limit, threads=options.threads)
         secs["lp"] = cg.seconds
-        lb = grid_ceil(cg.bound, integral)
+        lb = max(grid_ceil(cg.bound, integral), float(min(0, cands.cost.min())))  # costs are >= 0
         red = {"lp_bound": cg.bound, "lp_value": cg.lp_value, "lp_converged": cg.converged,
                "cg_iterations": cg.iterations, "master_candidates": cg.master_candidates,
                "master_pairs": cg.master_pairs, "full_candidates": cands.n_candidates,
