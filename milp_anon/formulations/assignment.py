@@ -141,6 +141,13 @@ def estimate_size(units: Units, n_pairs: int, cands: Candidates, criteria, table
     }
 
 
+def _objective_grid(cands: Candidates):
+    """``(grid, step)``: the grid of feasible costs (``True`` for integers, ``D`` for multiples of
+    ``1/D``, ``False`` for none, see :func:`~milp_anon.solve.objective_grid`) and one step on it."""
+    integral = True if np.issubdtype(cands.cost.dtype, np.integer) else objective_grid(cands.cost)
+    return integral, (1.0 if integral is True else (1.0 / integral if integral else 1e-6))
+
+
 def available_memory_bytes() -> int:
     """MemAvailable from /proc/meminfo (or physical memory) in bytes."""
     try:
@@ -376,8 +383,7 @@ class AssignmentFormulation:
             raise InputError(f"--lp: the Lagrangian reduction does not apply here: {why}")
         k = self.min_group_size()
         cg = column_generation(types.counts, cands.cost, cands.pair_type, cands.pair_cand, k, time_limit=time_limit)
-        integral = True if np.issubdtype(cands.cost.dtype, np.integer) else objective_grid(cands.cost)
-        step = 1.0 if integral is True else (1.0 / integral if integral else 1e-6)
+        integral, step = _objective_grid(cands)
         lb = grid_ceil(cg.bound, integral)
         kept = {}
         for mult in (1, 4, 16, 64):
@@ -664,8 +670,7 @@ class AssignmentFormulation:
 
         k = self.min_group_size()
         n_t = types.counts
-        integral = True if np.issubdtype(cands.cost.dtype, np.integer) else objective_grid(cands.cost)
-        step = 1.0 if integral is True else (1.0 / integral if integral else 1e-6)
+        integral, step = _objective_grid(cands)
         limit = options.time_limit
 
         def left():
@@ -704,13 +709,10 @@ class AssignmentFormulation:
                 G = ub
             rnd = {"G": G if math.isfinite(G) else None, "pairs": int(keep.sum())}
             red["rounds"].append(rnd)
+            sub = cands.restrict_pairs(keep, n_t, k, "lagrangian")
             covered = np.zeros(types.t_in, dtype=bool)
-            covered[cands.pair_type[keep]] = True
-            sub = cands.restrict_pairs(keep, n_t, k, "lagrangian") if covered.all() else None
-            if sub is not None:
-                covered[:] = False
-                covered[sub.pair_type] = True
-            if sub is None or not covered.all():
+            covered[sub.pair_type] = True
+            if not covered.all():
                 # some row type has no pair left: every solution costs at least G
                 rnd.update(status="empty", candidates=0)
                 lb = max(lb, G)
