@@ -148,6 +148,13 @@ def _objective_grid(cands: Candidates):
     return integral, (1.0 if integral is True else (1.0 / integral if integral else 1e-6))
 
 
+def _first_lower_bound(lagrangian_bound: float, cands: Candidates, grid) -> float:
+    """The Lagrangian bound rounded up to the cost grid, and never below 0 (costs are >= 0)."""
+    from ..lagrangian import grid_ceil
+
+    return max(grid_ceil(lagrangian_bound, grid), float(min(0, cands.cost.min())))
+
+
 def available_memory_bytes() -> int:
     """MemAvailable from /proc/meminfo (or physical memory) in bytes."""
     try:
@@ -376,7 +383,7 @@ class AssignmentFormulation:
         return info
 
     def _inspect_lagrangian(self, table: Table, types: RowTypes, cands: Candidates, time_limit) -> dict:
-        from ..lagrangian import column_generation, grid_ceil, pairs_below
+        from ..lagrangian import column_generation, pairs_below
 
         why = self.reduction_unavailable(SolverOptions(), False, cands, table.n)
         if why:
@@ -384,7 +391,7 @@ class AssignmentFormulation:
         k = self.min_group_size()
         cg = column_generation(types.counts, cands.cost, cands.pair_type, cands.pair_cand, k, time_limit=time_limit)
         integral, step = _objective_grid(cands)
-        lb = grid_ceil(cg.bound, integral)
+        lb = _first_lower_bound(cg.bound, cands, integral)
         kept = {}
         for mult in (1, 4, 16, 64):
             G = lb + mult * step
@@ -666,7 +673,7 @@ class AssignmentFormulation:
            exist. Stop when ``UB <= LB`` (optimal), at the requested gap, or
            at the time limit.
         """
-        from ..lagrangian import column_generation, grid_ceil, pairs_below
+        from ..lagrangian import column_generation, pairs_below
 
         k = self.min_group_size()
         n_t = types.counts
@@ -680,7 +687,7 @@ class AssignmentFormulation:
         cg = column_generation(n_t, cands.cost, cands.pair_type, cands.pair_cand, k,
                                time_limit=None if limit is None else 0.5 * limit, threads=options.threads)
         secs["lp"] = cg.seconds
-        lb = max(grid_ceil(cg.bound, integral), float(min(0, cands.cost.min())))  # costs are >= 0
+        lb = _first_lower_bound(cg.bound, cands, integral)
         red = {"lp_bound": cg.bound, "lp_value": cg.lp_value, "lp_converged": cg.converged,
                "cg_iterations": cg.iterations, "master_candidates": cg.master_candidates,
                "master_pairs": cg.master_pairs, "full_candidates": cands.n_candidates,
