@@ -175,11 +175,17 @@ def objective_grid(costs, max_denominator: int = 10**6):
     return d
 
 
-def solve_model(lm, options: SolverOptions, *, integral_objective: bool = True, hint=None) -> SolveOutcome:
+def solve_model(lm, options: SolverOptions, *, integral_objective: bool = True, hint=None,
+                stop_bound: float | None = None) -> SolveOutcome:
     """Solve a :class:`~milp_anon.model.LinearModel` and map the status.
 
     ``hint`` is an optional start handed to HiGHS: a full column vector, or
     ``(indices, values)`` for some columns (HiGHS completes the rest).
+    ``stop_bound`` (HiGHS through highspy only): stop as soon as the dual
+    bound, rounded up to the objective's grid, reaches it. The outcome is then
+    ``time_limit`` (or ``no_solution``) with that bound: the caller learns
+    that no solution cheaper than ``stop_bound`` exists, which is all a
+    reduction round needs.
     """
     if options.is_highs and not options.via_pulp:
         import multiprocessing as mp
@@ -191,8 +197,8 @@ def solve_model(lm, options: SolverOptions, *, integral_objective: bool = True, 
             # only the in-process watchdog applies there
             isolate = False
         if isolate:
-            return _solve_highs_isolated(lm, options, integral_objective, hint)
-        return _solve_highs(lm, options, integral_objective, hint)
+            return _solve_highs_isolated(lm, options, integral_objective, hint, stop_bound=stop_bound)
+        return _solve_highs(lm, options, integral_objective, hint, stop_bound=stop_bound)
     return _solve_pulp(lm, options, integral_objective)
 
 
@@ -211,7 +217,7 @@ def hard_limit_margin(time_limit: float) -> float:
     return max(10.0, 0.10 * float(time_limit))
 
 
-def _isolated_child(conn, lm, options, integral_objective, hint, solve_fn=None):
+def _isolated_child(conn, lm, options, integral_objective, hint, solve_fn=None, stop_bound=None):
     """Child process: solve, report every improving incumbent, then the final outcome."""
     try:
         def on_improving(e):
@@ -222,7 +228,8 @@ def _isolated_child(conn, lm, options, integral_objective, hint, solve_fn=None):
             except Exception:  # the parent may be gone; never break the solve
                 pass
 
-        out = (solve_fn or _solve_highs)(lm, options, integral_objective, hint, on_improving=on_improving)
+        out = (solve_fn or _solve_highs)(lm, options, integral_objective, hint, on_improving=on_improving,
+                                         stop_bound=stop_bound)
         conn.send(("final", out))
     except BaseException as exc:  # reported, never lost
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
@@ -230,13 +237,13 @@ def _isolated_child(conn, lm, options, integral_objective, hint, solve_fn=None):
         conn.close()
 
 
-def _solve_highs_isolated(lm, options, integral_objective, hint, *, solve_fn=None) -> SolveOutcome:
+def _solve_highs_isolated(lm, options, integral_objective, hint, *, solve_fn=None, stop_bound=None) -> SolveOutcome:
     """HiGHS in a spawned child with a hard deadline; the last reported incumbent survives a kill."""
     import multiprocessing as mp
 
     ctx = mp.get_context("spawn")
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_isolated_child, args=(child, lm, options, integral_objective, hint, solve_fn),
+    proc = ctx.Process(target=_isolated_child, args=(child, lm, options, integral_objective, hint, solve_fn, stop_bound),
                        daemon=True)
     t0 = time.perf_counter()
     proc.start()
@@ -324,7 +331,7 @@ def _map_highs(h, integral_objective: bool, gap_requested: float):
     return status, x, obj, bound, raw
 
 
-def _solve_highs(lm, options, integral_objective, hint, on_improving=None) -> SolveOutcome:
+def _solve_highs(lm, options, integral_objective, hint, on_improving=None, stop_bound=None) -> SolveOutcome:
     import highspy
 
     h = highspy.Highs()
@@ -332,6 +339,15 @@ def _solve_highs(lm, options, integral_objective, hint, on_improving=None) -> So
     lm.to_highs(h)
     if on_improving is not None:
         h.cbMipImprovingSolution.subscribe(on_improving)
+    if stop_bound is not None:
+        def at_bound(e):
+            # HiGHS calls this periodically during branch-and-bound; the
+            # interrupt leaves model status Interrupt with the bound reached
+            bound = effective_bound(float(e.data_out.mip_dual_bound), integral_objective)
+            if bound is not None and bound >= stop_bound - 1e-9:
+                e.data_in.user_interrupt = True
+
+        h.cbMipInterrupt.subscribe(at_bound)
     if hint is not None:
         if isinstance(hint, tuple):  # sparse (index, value): HiGHS completes the other columns
             idx, val = hint

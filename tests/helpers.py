@@ -117,7 +117,7 @@ def random_hierarchy(draw, values, max_height=3):
     return paths
 
 
-def hanging_solve(lm, options, integral_objective, hint, on_improving=None):
+def hanging_solve(lm, options, integral_objective, hint, on_improving=None, stop_bound=None):
     """A HiGHS stand-in that reports the optimum as an incumbent and then never returns (tests the kill)."""
     import time
     from types import SimpleNamespace

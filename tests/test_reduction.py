@@ -138,7 +138,7 @@ def test_reduction_equals_whole_model_beyond_brute_force():
     """On 40 random tables of 40–120 rows the reduction and the whole model give one optimum; the
     reduction fixes pairs and, on some tables, needs more than one round (both paths are exercised)."""
     rng = np.random.default_rng(20261122)
-    rounds, fixed = [], []
+    rounds, fixed, stopped = [], [], 0
     for _ in range(40):
         m = int(rng.integers(3, 7))
         frame = _duplicated_table(rng, int(rng.integers(8, 40)), int(rng.integers(40, 121)), m,
@@ -153,7 +153,9 @@ def test_reduction_equals_whole_model_beyond_brute_force():
         info = red.sizes["reduction"]
         rounds.append(len(info["rounds"]))
         fixed.append(info["rounds"][0]["pairs"] < info["full_pairs"])
-    assert max(rounds) >= 2 and any(fixed)
+        stopped += sum(rnd.get("status") == "stopped at G" for rnd in info["rounds"])
+    # some rounds end early, once their bound reaches G (the stop_bound path)
+    assert max(rounds) >= 2 and any(fixed) and stopped > 0
 
 
 def test_reduction_with_hierarchies_and_fractional_costs():
@@ -222,3 +224,32 @@ def test_memory_limit_ends_the_rounds_with_a_verified_table():
     # the whole model refuses before building, with the size
     with pytest.raises(ma.ModelTooLargeError, match="GiB"):
         ma.anonymize(table, ma.KAnonymity(5), max_memory_gb=1e-4, reduction="none")
+
+
+def test_stop_bound_stops_at_the_bound_and_never_cuts_an_optimum():
+    """solve_model(stop_bound=s): below the optimum it may stop early, but only with a bound >= s;
+    at or above the optimum it proves the optimum of the whole-model solve."""
+    from milp_anon.rowtypes import Units
+    from milp_anon.solve import solve_model
+
+    rng = np.random.default_rng(7)
+    early = 0
+    for _ in range(12):
+        frame = _duplicated_table(rng, int(rng.integers(15, 40)), int(rng.integers(60, 121)), 5, 3)
+        table = ma.Table.from_frame(frame, list(frame.columns))
+        form = AssignmentFormulation([ma.KAnonymity(int(rng.integers(3, 6)))], reduction="none")
+        types = RowTypes.from_table(table)
+        units = Units.of(table, types, False)
+        am = form.build(table, types, form.prune_candidates(table, units, form.candidates(types, table)), units)
+        opt = solve_model(am.lm, SolverOptions())
+        assert opt.status == "optimal"
+        value = round(opt.objective)  # costs are integers
+        for s in (value - 3, value - 1, value, value + 5):
+            out = solve_model(am.lm, SolverOptions(), stop_bound=s)
+            if out.status == "optimal":
+                assert round(out.objective) == value
+            else:
+                assert s <= value and out.status in ("time_limit", "no_solution")
+                assert out.bound is not None and s <= out.bound <= value
+                early += 1
+    assert early > 0

@@ -42,6 +42,9 @@ _log = logging.getLogger("milp_anon.reduction")
 
 OBJECTIVES = ("cost", "rows", "types")
 REDUCTIONS = ("auto", "lagrangian", "none")
+#: the reduction's threshold rises by this factor per round (G = LB + δ, δ = step, 2 step, 4 step, …):
+#: rounds below the optimum stop as soon as their bound reaches G, so they are cheap
+ROUND_GROWTH = 2
 
 #: bytes per nonzero / per column or row, measured on HiGHS MIP solves of this model (see benchmarks)
 _BYTES_PER_NZ_HIGHS = 600
@@ -710,7 +713,7 @@ class AssignmentFormulation:
                 timed_out = True
                 break
             G = min(ub, lb + delta)
-            delta *= 4
+            delta *= ROUND_GROWTH
             keep = pairs_below(cg.prices, cands.pair_cand, G, integral)
             if keep.all():  # nothing is fixed: the whole model, whose optimum settles it
                 G = ub
@@ -745,7 +748,9 @@ class AssignmentFormulation:
                          n_nonzeros=am.lm.n_nonzeros)
             t = time.perf_counter()
             sub_opts = dataclasses.replace(options, time_limit=remaining)
-            out = solve_model(am.lm, sub_opts, integral_objective=integral, hint=self.whole_table_start(am))
+            # only min(B, G) is used, so the round may stop once its bound reaches G
+            out = solve_model(am.lm, sub_opts, integral_objective=integral, hint=self.whole_table_start(am),
+                              stop_bound=G if math.isfinite(G) else None)
             secs["solve"] = secs.get("solve", 0.0) + time.perf_counter() - t
             solver_status = out.solver_status
             rnd.update(status=out.status, seconds=round(time.perf_counter() - t, 3))
@@ -763,24 +768,28 @@ class AssignmentFormulation:
             else:
                 sub_bound = -math.inf if out.bound is None else out.bound
             rnd["bound"] = None if not math.isfinite(sub_bound) else sub_bound
+            if out.status in ("time_limit", "no_solution") and sub_bound >= G:
+                rnd["status"] = "stopped at G"  # no solution cheaper than G in the restriction
             lb = max(lb, min(sub_bound, G))
-            if out.status in ("time_limit", "no_solution"):
+            if out.status in ("time_limit", "no_solution") and sub_bound < G:
                 timed_out = True
                 break
         secs["solve"] = secs.get("solve", 0.0) + secs["lp"]
         red["lower_bound"] = lb
         common = dict(seconds=secs, sizes=sizes, candidate_counts=counts, criteria=crit_names,
                       solver=options.solver, solver_status=solver_status)
-        if best is None:
-            # never empty-handed: the best verified heuristic table, labelled as a limit result
+        if best is None or (ub > lb + 1e-9 and timed_out and best[4] is None):
+            # never empty-handed: stopped by a limit without an incumbent, or with one (rounds stop
+            # at their threshold, so it may be poor): the best verified heuristic table when better
             t = time.perf_counter()
             fb = self.fallback(table)
             secs["fallback"] = time.perf_counter() - t
-            if fb is None:
+            if fb is None and best is None:
                 secs["total"] = time.perf_counter() - t_start
                 return Result(status="no_solution", bound=lb, **common)
-            best = (float(fb[3]), fb[0], fb[1], fb[2], fb[4])
-            ub = best[0]
+            if fb is not None and (best is None or fb[3] < best[0] - 1e-9):
+                best = (float(fb[3]), fb[0], fb[1], fb[2], fb[4])
+                ub = best[0]
         value, released, groups, cost, how = best
         if how is not None:
             sizes["fallback"] = how
