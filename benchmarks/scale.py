@@ -47,14 +47,21 @@ def run(job):
         "master_pairs": red.get("master_pairs"), "full_pairs": red.get("full_pairs", r.sizes.get("n_pairs")),
         "rounds": len(rounds), "round_pairs": "/".join(str(x.get("pairs")) for x in rounds),
         "round_seconds": "/".join(str(x.get("seconds", 0)) for x in rounds),
+        "round_G": "/".join(fmt_g(x.get("G")) for x in rounds),
+        "round_status": "/".join(str(x.get("status")) for x in rounds),
         "fallback": r.sizes.get("fallback"), "peak_mb": round(peak),
     }
+
+
+def fmt_g(g):
+    return "–" if g is None else f"{g:g}"
 
 
 COLUMNS = [("qis", "QIs"), ("k", "k"), ("reduction", "reduction"), ("limit", "limit s"), ("status", "status"),
            ("objective", "cost"), ("bound", "bound"), ("gap", "gap"), ("seconds", "wall s"),
            ("lp_seconds", "LP s"), ("lp_bound", "LP bound"), ("master_pairs", "master pairs"),
-           ("full_pairs", "all pairs"), ("round_pairs", "pairs per round"), ("round_seconds", "s per round"),
+           ("full_pairs", "all pairs"), ("round_pairs", "pairs per round"), ("round_G", "G per round"), ("round_seconds", "s per round"),
+           ("round_status", "round status"),
            ("peak_mb", "peak MB")]
 
 

@@ -282,11 +282,16 @@ def grid_ceil(value: float, grid) -> float:
     return math.ceil((value - tol) * d) / d
 
 
-def pairs_below(prices: BlockPrices, pair_cand: np.ndarray, G: float, grid) -> np.ndarray:
-    """``(P,)`` bool: the pairs some solution cheaper than ``G`` may use (``grid`` as in :func:`grid_ceil`)."""
+def pair_thresholds(prices: BlockPrices, pair_cand: np.ndarray, grid) -> np.ndarray:
+    """``(P,)`` each pair's bound rounded up to the grid: the pair is in ``S(G)`` iff its threshold ``< G``."""
     pb = prices.pair_bounds(pair_cand)
     tol = 1e-7 * np.maximum(1.0, np.abs(pb))
     if grid is False:
-        return pb - tol < G
+        return pb - tol
     d = 1 if grid is True else int(grid)
-    return np.ceil((pb - tol) * d) / d < G
+    return np.ceil((pb - tol) * d) / d
+
+
+def pairs_below(prices: BlockPrices, pair_cand: np.ndarray, G: float, grid) -> np.ndarray:
+    """``(P,)`` bool: the pairs some solution cheaper than ``G`` may use (``grid`` as in :func:`grid_ceil`)."""
+    return pair_thresholds(prices, pair_cand, grid) < G

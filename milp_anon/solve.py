@@ -175,18 +175,32 @@ def objective_grid(costs, max_denominator: int = 10**6):
     return d
 
 
+@dataclass(frozen=True)
+class StopAtBound:
+    """Stop HiGHS once its dual bound reaches ``bound``, but not before ``after`` seconds of the solve.
+
+    ``after`` lets the solve keep improving its incumbent for a while (the
+    bound is already proven); HiGHS still stops by itself when optimal.
+    """
+
+    bound: float
+    after: float = 0.0
+
+
 def solve_model(lm, options: SolverOptions, *, integral_objective: bool = True, hint=None,
-                stop_bound: float | None = None) -> SolveOutcome:
+                stop_bound: "float | StopAtBound | None" = None) -> SolveOutcome:
     """Solve a :class:`~milp_anon.model.LinearModel` and map the status.
 
     ``hint`` is an optional start handed to HiGHS: a full column vector, or
     ``(indices, values)`` for some columns (HiGHS completes the rest).
-    ``stop_bound`` (HiGHS through highspy only): stop as soon as the dual
-    bound, rounded up to the objective's grid, reaches it. The outcome is then
-    ``time_limit`` (or ``no_solution``) with that bound: the caller learns
-    that no solution cheaper than ``stop_bound`` exists, which is all a
-    reduction round needs.
+    ``stop_bound`` (HiGHS through highspy only; a number or a
+    :class:`StopAtBound`): stop as soon as the dual bound, rounded up to the
+    objective's grid, reaches it. The outcome is then ``time_limit`` (or
+    ``no_solution``) with that bound: the caller learns that no solution
+    cheaper than ``stop_bound`` exists, which is all a reduction round needs.
     """
+    if stop_bound is not None and not isinstance(stop_bound, StopAtBound):
+        stop_bound = StopAtBound(float(stop_bound))
     if options.is_highs and not options.via_pulp:
         import multiprocessing as mp
 
@@ -340,11 +354,15 @@ def _solve_highs(lm, options, integral_objective, hint, on_improving=None, stop_
     if on_improving is not None:
         h.cbMipImprovingSolution.subscribe(on_improving)
     if stop_bound is not None:
+        t_start = time.perf_counter()
+
         def at_bound(e):
             # HiGHS calls this periodically during branch-and-bound; the
             # interrupt leaves model status Interrupt with the bound reached
+            if time.perf_counter() - t_start < stop_bound.after:
+                return
             bound = effective_bound(float(e.data_out.mip_dual_bound), integral_objective)
-            if bound is not None and bound >= stop_bound - 1e-9:
+            if bound is not None and bound >= stop_bound.bound - 1e-9:
                 e.data_in.user_interrupt = True
 
         h.cbMipInterrupt.subscribe(at_bound)
