@@ -220,7 +220,12 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, threads
     first = o[np.searchsorted(pair_type[o], np.arange(T))]
     add_with_pairs(np.union1d(pair_cand[first], [root]), np.ones(P, dtype=bool))
 
-    best = None
+    # π_i = the cheapest cost of a row of type i: every v_ij >= 0, so L(π) = Σ_i n_i π_i (the LP
+    # bound of the lattice-flow formulation, benchmarks/results/lattice_flow.md); the bound kept
+    # when not even the first master LP finishes in time
+    pi0 = np.full(T, np.inf)
+    np.minimum.at(pi0, pair_type, w[pair_cand])
+    best = (pi0, block_prices(pi0, n, w, pair_type, pair_cand, k))
     lp_value = math.inf
     converged = False
     it = 0
@@ -238,7 +243,7 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, threads
         duals = np.asarray(h.getSolution().row_dual, dtype=float)
         pi = duals[:T]
         prices = block_prices(pi, n, w, pair_type, pair_cand, k)
-        if best is None or prices.bound > best[1].bound:
+        if prices.bound > best[1].bound:
             best = (pi, prices)
         log.info("column generation round %d: master LP %.4f, Lagrangian bound %.4f, master %d candidates, "
                  "%d pairs, %.1f s", it, lp_value, prices.bound, int(in_master.sum()), int(pair_in.sum()),
@@ -259,9 +264,6 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, threads
         add_pairs(pair_enter)
         if enter.size:
             add_with_pairs(enter, prices.take > 0)
-    if best is None:  # not even the first master solved in time: the trivial multipliers π = 0
-        pi = np.zeros(T)
-        best = (pi, block_prices(pi, n, w, pair_type, pair_cand, k))
     return LagrangianLP(pi=best[0], bound=best[1].bound, lp_value=lp_value, converged=converged, iterations=it,
                         seconds=time.perf_counter() - t0, master_candidates=int(in_master.sum()),
                         master_pairs=int(pair_in.sum()), prices=best[1])

@@ -230,7 +230,7 @@ def test_stop_bound_stops_at_the_bound_and_never_cuts_an_optimum():
     """solve_model(stop_bound=s): below the optimum it may stop early, but only with a bound >= s;
     at or above the optimum it proves the optimum of the whole-model solve."""
     from milp_anon.rowtypes import Units
-    from milp_anon.solve import solve_model
+    from milp_anon.solve import StopAtBound, solve_model
 
     rng = np.random.default_rng(7)
     early = 0
@@ -252,4 +252,7 @@ def test_stop_bound_stops_at_the_bound_and_never_cuts_an_optimum():
                 assert s <= value and out.status in ("time_limit", "no_solution")
                 assert out.bound is not None and s <= out.bound <= value
                 early += 1
+        # not before `after` seconds: the solve runs to its optimum
+        late = solve_model(am.lm, SolverOptions(), stop_bound=StopAtBound(value - 3, after=1e9))
+        assert late.status == "optimal" and round(late.objective) == value
     assert early > 0
