@@ -51,9 +51,6 @@ ROUND_GROWTH = 2
 #: without a time limit) before stopping at its threshold
 ROUND_POLISH = 0.25
 ROUND_POLISH_UNLIMITED = 300.0
-#: at a limit, the heuristic is tried only when the incumbent is further than this from the bound
-#: (on Adult the greedy lands 3–6 % above the best known)
-FALLBACK_GAP = 0.02
 
 #: bytes per nonzero / per column or row, measured on HiGHS MIP solves of this model (see benchmarks)
 _BYTES_PER_NZ_HIGHS = 600
@@ -405,9 +402,10 @@ class AssignmentFormulation:
         integral, step = _objective_grid(cands)
         lb = _first_lower_bound(cg.bound, cands, integral)
         kept = {}
+        thresholds = pair_thresholds(cg.prices, cands.pair_cand, integral)
         for mult in (1, 4, 16, 64):
             G = lb + mult * step
-            sub = cands.restrict_pairs(pairs_below(cg.prices, cands.pair_cand, G, integral), types.counts, k, "G")
+            sub = cands.restrict_pairs(thresholds < G, types.counts, k, "G")
             kept[f"{G:g}"] = {"pairs": sub.n_pairs, "candidates": sub.n_candidates}
         return {"lp_bound": cg.bound, "converged": cg.converged, "iterations": cg.iterations,
                 "seconds": round(cg.seconds, 3), "master_candidates": cg.master_candidates,
@@ -706,7 +704,10 @@ class AssignmentFormulation:
                "full_pairs": cands.n_pairs, "rounds": []}
         sizes["reduction"] = red
         best = None  # (value, released, groups, cost, how)
-        if self.warm_start == "greedy":
+        if self.warm_start == "greedy" or limit is not None:
+            # under a time limit the heuristic table is computed first, inside the limit: rounds stop
+            # at their threshold with poor incumbents, and a first UB caps G (it takes 10–40 s at
+            # 6–8 QIs on Adult, which would otherwise come after the limit)
             t = time.perf_counter()
             fb = self.fallback(table)
             secs["warm_start"] = time.perf_counter() - t
@@ -719,7 +720,16 @@ class AssignmentFormulation:
         # S(G) = {pairs: threshold < G}; sorted, it gives the G of a wanted size at once
         thresholds = pair_thresholds(cg.prices, cands.pair_cand, integral)
         by_threshold = np.sort(thresholds)
-        last_pairs = 0
+        # every solution uses a pair of every type, and costs at least that pair's bound
+        floor = np.full(types.t_in, np.inf)
+        np.minimum.at(floor, cands.pair_type, thresholds)
+        lb = max(lb, float(floor.max()))
+        red["type_bound"] = float(floor.max())
+        last_pairs, last_bound = 0, -math.inf
+
+        def g_for(n_pairs):
+            """The largest G whose S(G) has at most ``n_pairs`` pairs."""
+            return float(by_threshold[n_pairs]) if n_pairs < by_threshold.shape[0] else math.inf
         while ub > lb + 1e-9 and not (options.gap and relative_gap(ub, lb) <= options.gap):
             remaining = left()
             if remaining is not None and remaining <= 0:
@@ -727,8 +737,11 @@ class AssignmentFormulation:
                 break
             G = lb + step
             if last_pairs:
-                wanted = ROUND_GROWTH * last_pairs
-                G = max(G, float(by_threshold[wanted]) if wanted < by_threshold.shape[0] else math.inf)
+                G = max(G, g_for(ROUND_GROWTH * last_pairs))
+                if last_bound > G:
+                    # the last restriction's bound lies beyond: its optimum is at least that, so
+                    # aim there, with up to ROUND_GROWTH² times the pairs
+                    G = max(G, min(last_bound, g_for(ROUND_GROWTH ** 2 * last_pairs)))
             G = min(ub, G)
             keep = thresholds < G
             if keep.all():  # nothing is fixed: the whole model, whose optimum settles it
@@ -744,7 +757,7 @@ class AssignmentFormulation:
                 lb = max(lb, G)
                 continue
             counts = dict(sub.counts)
-            last_pairs = sub.n_pairs
+            first_built, last_pairs = not last_pairs, sub.n_pairs
             rnd.update(candidates=sub.n_candidates, pairs=sub.n_pairs)
             _log.info("reduction round %d: G = %g (LB %g, UB %g): %d pairs, %d candidates", len(red["rounds"]), G,
                       lb, ub, sub.n_pairs, sub.n_candidates)
@@ -769,7 +782,7 @@ class AssignmentFormulation:
             # (smallest) round first looks for a good incumbent for a while: the later rounds stop
             # early and find poor ones, and G = UB ends the rounds at once when UB is optimal
             polish = 0.0
-            if len(red["rounds"]) == 1 or best is None:
+            if first_built:
                 polish = ROUND_POLISH * (remaining if remaining is not None else ROUND_POLISH_UNLIMITED)
             out = solve_model(am.lm, sub_opts, integral_objective=integral, hint=self.whole_table_start(am),
                               stop_bound=StopAtBound(G, polish) if math.isfinite(G) else None)
@@ -790,6 +803,7 @@ class AssignmentFormulation:
             else:
                 sub_bound = -math.inf if out.bound is None else out.bound
             rnd["bound"] = None if not math.isfinite(sub_bound) else sub_bound
+            last_bound = sub_bound
             if out.status in ("time_limit", "no_solution") and sub_bound >= G:
                 rnd["status"] = "stopped at G"  # no solution cheaper than G in the restriction
             lb = max(lb, min(sub_bound, G))
@@ -800,19 +814,16 @@ class AssignmentFormulation:
         red["lower_bound"] = lb
         common = dict(seconds=secs, sizes=sizes, candidate_counts=counts, criteria=crit_names,
                       solver=options.solver, solver_status=solver_status)
-        if best is None or (timed_out and best[4] is None and relative_gap(ub, lb) > FALLBACK_GAP):
-            # never empty-handed: stopped by a limit without an incumbent, or with a poor one (rounds
-            # stop at their threshold): the best verified heuristic table when better. Not tried
-            # when the incumbent is within FALLBACK_GAP of the bound (it costs seconds past the limit)
+        if best is None:
+            # never empty-handed: the best verified heuristic table, labelled as a limit result
             t = time.perf_counter()
             fb = self.fallback(table)
             secs["fallback"] = time.perf_counter() - t
-            if fb is None and best is None:
+            if fb is None:
                 secs["total"] = time.perf_counter() - t_start
                 return Result(status="no_solution", bound=lb, **common)
-            if fb is not None and (best is None or fb[3] < best[0] - 1e-9):
-                best = (float(fb[3]), fb[0], fb[1], fb[2], fb[4])
-                ub = best[0]
+            best = (float(fb[3]), fb[0], fb[1], fb[2], fb[4])
+            ub = best[0]
         value, released, groups, cost, how = best
         if how is not None:
             sizes["fallback"] = how
