@@ -56,3 +56,22 @@ def write_csv(path, rows):
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
+
+
+def write_md_table(path, title, columns, rows, cell=None):
+    """Write ``rows`` as a markdown table: ``columns`` are ``(key, header)``; ``cell(key, value)`` formats
+    a value (default :func:`fmt`)."""
+    cell = cell or (lambda key, v: fmt(v))
+    with open(path, "w") as fh:
+        fh.write(f"# {title}\n\n")
+        fh.write("| " + " | ".join(h for _, h in columns) + " |\n|" + "---|" * len(columns) + "\n")
+        for r in rows:
+            fh.write("| " + " | ".join(cell(key, r.get(key)) for key, _ in columns) + " |\n")
+
+
+def run_to_files(fn, jobs, stem, title, columns):
+    """:func:`run_serial`, then ``stem.csv`` and ``stem.md`` (a table of ``columns``); returns the rows."""
+    rows = run_serial(fn, jobs)
+    write_csv(stem + ".csv", rows)
+    write_md_table(stem + ".md", title, columns, rows)
+    return rows

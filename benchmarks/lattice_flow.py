@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from .common import fmt, run_serial, write_csv
+from .common import run_to_files
 
 QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
 OUT = os.path.join(os.path.dirname(__file__), "results")
@@ -137,7 +137,8 @@ def run(job):
         return row
     t = time.perf_counter()
     cg = column_generation(n, cands.cost, cands.pair_type, cands.pair_cand, k, time_limit=limit, threads=1)
-    row.update(direct_lp=cg.bound, direct_lp_converged=cg.converged, direct_lp_seconds=round(time.perf_counter() - t, 1))
+    row.update(direct_lp=cg.bound, direct_lp_converged=cg.converged,
+               direct_lp_seconds=round(time.perf_counter() - t, 1))
     return row
 
 
@@ -158,14 +159,10 @@ def main(argv=None):
     args = ap.parse_args(argv)
     lp_qis = {int(x) for x in args.lp_qis.split(",") if x}
     direct_qis = {int(x) for x in args.direct_qis.split(",") if x}
-    jobs = [(int(q), int(k), int(q) in lp_qis, int(q) in direct_qis, args.limit) for q in args.qis.split(",") for k in args.ks.split(",")]
-    rows = run_serial(run, jobs)
-    write_csv(os.path.join(OUT, "lattice_flow.csv"), rows)
-    with open(os.path.join(OUT, "lattice_flow.md"), "w") as fh:
-        fh.write("# Lattice-flow formulation vs direct type -> candidate arcs, Adult (suppression)\n\n")
-        fh.write("| " + " | ".join(h for _, h in COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n")
-        for r in rows:
-            fh.write("| " + " | ".join(fmt(r.get(key)) for key, _ in COLUMNS) + " |\n")
+    jobs = [(int(q), int(k), int(q) in lp_qis, int(q) in direct_qis, args.limit)
+            for q in args.qis.split(",") for k in args.ks.split(",")]
+    run_to_files(run, jobs, os.path.join(OUT, "lattice_flow"),
+                 "Lattice-flow formulation vs direct type -> candidate arcs, Adult (suppression)", COLUMNS)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from .common import fmt, run_serial, write_csv
+from .common import fmt, run_serial, write_csv, write_md_table
 
 QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
 OUT = os.path.join(os.path.dirname(__file__), "results")
@@ -60,24 +60,17 @@ def fmt_g(g):
 COLUMNS = [("qis", "QIs"), ("k", "k"), ("reduction", "reduction"), ("limit", "limit s"), ("status", "status"),
            ("objective", "cost"), ("bound", "bound"), ("gap", "gap"), ("seconds", "wall s"),
            ("lp_seconds", "LP s"), ("lp_bound", "LP bound"), ("master_pairs", "master pairs"),
-           ("full_pairs", "all pairs"), ("round_pairs", "pairs per round"), ("round_G", "G per round"), ("round_seconds", "s per round"),
+           ("full_pairs", "all pairs"), ("round_pairs", "pairs per round"), ("round_G", "G per round"),
+           ("round_seconds", "s per round"),
            ("round_status", "round status"),
            ("peak_mb", "peak MB")]
 
 
 def write_md(path, title, rows):
-    with open(path, "w") as fh:
-        fh.write(f"# {title}\n\n")
-        fh.write("| " + " | ".join(h for _, h in COLUMNS) + " |\n")
-        fh.write("|" + "---|" * len(COLUMNS) + "\n")
-        for r in rows:
-            cells = []
-            for key, _ in COLUMNS:
-                v = r.get(key)
-                if key == "gap" and v is not None:
-                    v = f"{100 * v:.3f} %"
-                cells.append(fmt(v))
-            fh.write("| " + " | ".join(cells) + " |\n")
+    def cell(key, v):
+        return f"{100 * v:.3f} %" if key == "gap" and v is not None else fmt(v)
+
+    write_md_table(path, title, COLUMNS, rows, cell)
 
 
 def main(argv=None):

@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from .common import fmt, run_serial, write_csv
+from .common import run_to_files
 
 QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
 OUT = os.path.join(os.path.dirname(__file__), "results")
@@ -53,8 +53,6 @@ def dominated(cands, t_in):
 
 def run(job):
     import time
-
-    import numpy as np
 
     import milp_anon as ma
     from milp_anon.candidates import suppression_candidates
@@ -94,13 +92,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     dom = {int(x) for x in args.dominance_qis.split(",") if x}
     jobs = [(int(q), int(k), int(q) in dom) for q in args.qis.split(",") for k in args.ks.split(",")]
-    rows = run_serial(run, jobs)
-    write_csv(os.path.join(OUT, "scale_directions.csv"), rows)
-    with open(os.path.join(OUT, "scale_directions.md"), "w") as fh:
-        fh.write("# Candidate generation, kernel and dominance on Adult (suppression, one run)\n\n")
-        fh.write("| " + " | ".join(h for _, h in COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n")
-        for r in rows:
-            fh.write("| " + " | ".join(fmt(r.get(key)) for key, _ in COLUMNS) + " |\n")
+    run_to_files(run, jobs, os.path.join(OUT, "scale_directions"),
+                 "Candidate generation, kernel and dominance on Adult (suppression, one run)", COLUMNS)
 
 
 if __name__ == "__main__":

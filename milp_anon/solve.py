@@ -257,8 +257,8 @@ def _solve_highs_isolated(lm, options, integral_objective, hint, *, solve_fn=Non
 
     ctx = mp.get_context("spawn")
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_isolated_child, args=(child, lm, options, integral_objective, hint, solve_fn, stop_bound),
-                       daemon=True)
+    proc = ctx.Process(target=_isolated_child,
+                       args=(child, lm, options, integral_objective, hint, solve_fn, stop_bound), daemon=True)
     t0 = time.perf_counter()
     proc.start()
     child.close()

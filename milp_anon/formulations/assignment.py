@@ -680,14 +680,17 @@ class AssignmentFormulation:
         """Exact Lagrangian reduction (``formulations/reduction.md``).
 
         1. LP bound over every candidate by column generation: multipliers
-           ``π`` and ``L(π)``, the first lower bound ``LB``.
-        2. Rounds with a threshold ``G = min(UB, LB + δ)``, ``δ`` growing 4x
-           per round: the model restricted to the pairs some solution cheaper
-           than ``G`` may use is built and solved. Its result ``c'`` (an upper
-           bound when feasible) with its bound ``B`` gives ``LB = max(LB,
-           min(B, G))``: a cheaper solution outside the restriction cannot
-           exist. Stop when ``UB <= LB`` (optimal), at the requested gap, or
-           at the time limit.
+           ``π`` and ``L(π)``, the first lower bound ``LB`` (with the type
+           bound: every type uses one of its pairs).
+        2. Rounds with a threshold ``G <= UB``: ``LB`` + one step first, then
+           from the pair count (``ROUND_GROWTH``) and the last round's bound.
+           The model restricted to the pairs some solution cheaper than ``G``
+           may use is built and solved, stopping once its bound reaches ``G``
+           (the first round is polished first, ``ROUND_POLISH``). Its result
+           ``c'`` (an upper bound when feasible) with its bound ``B`` gives
+           ``LB = max(LB, min(B, G))``: a cheaper solution outside the
+           restriction cannot exist. Stop when ``UB <= LB`` (optimal), at the
+           requested gap, or at the time limit.
         """
         from ..lagrangian import column_generation, pair_thresholds
 
