@@ -1,0 +1,67 @@
+"""Issue 6, direction "symmetry settings": HiGHS's symmetry detection on and off on the whole model.
+
+    python -m benchmarks.highs_symmetry [--qis 6,7] [--k 2] [--stop 5500,8814]
+
+Each run builds the whole k-anonymity model (suppression, Adult, ``--reduce
+none``) and solves it with one HiGHS thread until HiGHS's dual bound reaches
+``--stop`` (the known optimum: ``StopAtBound``), with
+``mip_detect_symmetry`` on and off; seconds and the run's peak memory. One
+run at a time, each in its own process. Writes
+``benchmarks/results/highs_symmetry.{csv,md}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from .common import run_to_files
+
+QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+OUT = os.path.join(os.path.dirname(__file__), "results")
+
+
+def run(job):
+    import resource
+    import time
+
+    import milp_anon as ma
+    from milp_anon.datasets import load_adult
+    from milp_anon.formulations import AssignmentFormulation
+    from milp_anon.rowtypes import RowTypes, Units
+    from milp_anon.solve import SolverOptions, StopAtBound, _solve_highs
+
+    q, k, symmetry, stop = job
+    table = ma.Table.from_frame(load_adult(), qi=QI[:q])
+    form = AssignmentFormulation([ma.KAnonymity(k)], reduction="none")
+    types = RowTypes.from_table(table)
+    units = Units.of(table, types, False)
+    am = form.build(table, types, form.prune_candidates(table, units, form.candidates(types, table)), units)
+    opts = SolverOptions(threads=1, time_limit=900, highs_options={"mip_detect_symmetry": symmetry})
+    t = time.perf_counter()
+    out = _solve_highs(am.lm, opts, True, form.whole_table_start(am), stop_bound=StopAtBound(stop))
+    return {"qis": q, "k": k, "symmetry": symmetry, "stop_at": stop, "bound": out.bound,
+            "seconds": round(time.perf_counter() - t, 1), "columns": am.lm.n_cols, "nonzeros": am.lm.n_nonzeros,
+            "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+
+
+COLUMNS = [("qis", "QIs"), ("k", "k"), ("symmetry", "symmetry detection"), ("stop_at", "stop at bound"),
+           ("bound", "bound"), ("seconds", "solve s"), ("columns", "columns"), ("nonzeros", "nonzeros"),
+           ("peak_mb", "peak MB")]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--qis", default="6,7")
+    ap.add_argument("--k", type=int, default=2)
+    ap.add_argument("--stop", default="5500,8814", help="the bound to stop at, per QI count")
+    args = ap.parse_args(argv)
+    qis = [int(x) for x in args.qis.split(",")]
+    stops = [float(x) for x in args.stop.split(",")]
+    jobs = [(q, args.k, sym, s) for q, s in zip(qis, stops) for sym in (True, False)]
+    run_to_files(run, jobs, os.path.join(OUT, "highs_symmetry"),
+                 "HiGHS symmetry detection on the whole model, Adult, k = 2 (one run, same machine)", COLUMNS)
+
+
+if __name__ == "__main__":
+    main()
