@@ -114,6 +114,11 @@ class Units:
     def n_units(self) -> int:
         return int(self.counts.shape[0])
 
+    def count_pairs(self, pair_type: np.ndarray, t_in: int) -> int:
+        """Number of unit-level pairs the type-level pairs ``pair_type`` expand to (:meth:`expand_pairs`)."""
+        per_type = np.diff(np.searchsorted(self.unit_type, np.arange(t_in + 1)))
+        return int(per_type[pair_type].sum())
+
     def expand_pairs(self, pair_type: np.ndarray, pair_cand: np.ndarray):
         """Type-level compatible pairs -> unit-level pairs (unit, candidate)."""
         first = np.searchsorted(self.unit_type, np.arange(int(self.unit_type.max()) + 2 if self.unit_type.size else 1))

@@ -389,7 +389,7 @@ class AssignmentFormulation:
             info["n_units"] = units.n_units
         if not why:
             cands = self.prune_candidates(table, units, self.candidates(types, table))
-            n_pairs = int(np.diff(np.searchsorted(units.unit_type, np.arange(types.t_in + 1)))[cands.pair_type].sum())
+            n_pairs = units.count_pairs(cands.pair_type, types.t_in)
             info.update(candidates=dict(cands.counts), n_candidates=cands.n_candidates, n_pairs=n_pairs,
                         **estimate_size(units, n_pairs, cands, self.criteria, table))
             if lp:
@@ -645,7 +645,7 @@ class AssignmentFormulation:
     def _check_memory(self, table: Table, types: RowTypes, units: Units, cands: Candidates,
                       options: SolverOptions, export: bool) -> None:
         """Refuse, before building, a model estimated above the memory allowed."""
-        n_pairs = int(np.diff(np.searchsorted(units.unit_type, np.arange(types.t_in + 1)))[cands.pair_type].sum())
+        n_pairs = units.count_pairs(cands.pair_type, types.t_in)
         est = estimate_size(units, n_pairs, cands, self.criteria, table)
         need = est["bytes_highs"] if (options.is_highs and not options.via_pulp and not export) \
             else est["bytes_pulp"]
