@@ -58,10 +58,10 @@ def run_one(job):
     return {
         "qis": n_qi, "sensitive": sensitive, "criterion": name, "k": k, "status": r.status,
         "objective": r.objective, "bound": r.bound, "gap": r.gap, "reason": r.reason,
-        "t_in": r.sizes.get("t_in"), "units": r.sizes.get("n_units"), "candidates": c.get("kept"),
-        "variables": r.sizes.get("n_variables"), "integer": r.sizes.get("n_integer"),
-        "constraints": r.sizes.get("n_constraints"), "build_s": r.seconds.get("build"),
-        "solve_s": r.seconds.get("solve"), "wall_s": time.perf_counter() - t0,
+        "t_in": r.size.t_in, "units": r.size.n_units, "candidates": c.get("kept"),
+        "variables": r.size.n_variables, "integer": r.size.n_integer,
+        "constraints": r.size.n_constraints, "build_s": r.timings.build,
+        "solve_s": r.timings.solve, "wall_s": time.perf_counter() - t0,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 

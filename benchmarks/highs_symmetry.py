@@ -27,19 +27,18 @@ def run(job):
 
     import milp_anon as ma
     from milp_anon.datasets import load_adult
-    from milp_anon.formulations import AssignmentFormulation
-    from milp_anon.rowtypes import RowTypes, Units
-    from milp_anon.solve import SolverOptions, StopAtBound, _solve_highs
+    from milp_anon.grid import ObjectiveGrid
+    from milp_anon.pipeline import build_model
+    from milp_anon.solvers import SolverOptions, StopAtBound
+    from milp_anon.solvers.highs import solve_highs
+    from milp_anon.starts import whole_table_start
 
     q, k, symmetry, stop = job
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])
-    form = AssignmentFormulation([ma.KAnonymity(k)], reduction="none")
-    types = RowTypes.from_table(table)
-    units = Units.of(table, types, False)
-    am = form.build(table, types, form.prune_candidates(table, units, form.candidates(types, table)), units)
+    am = build_model(table, ma.Request(ma.KAnonymity(k)))
     opts = SolverOptions(threads=1, time_limit=900, highs_options={"mip_detect_symmetry": symmetry})
     t = time.perf_counter()
-    out = _solve_highs(am.lm, opts, True, form.whole_table_start(am), stop_bound=StopAtBound(stop))
+    out = solve_highs(am.lm, opts, ObjectiveGrid(1), whole_table_start(am), stop_bound=StopAtBound(stop))
     return {"qis": q, "k": k, "symmetry": symmetry, "stop_at": stop, "bound": out.bound,
             "seconds": round(time.perf_counter() - t, 1), "columns": am.lm.n_cols, "nonzeros": am.lm.n_nonzeros,
             "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}

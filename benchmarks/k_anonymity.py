@@ -23,7 +23,7 @@ from benchmarks.common import fmt, run_serial, write_csv
 ADULT_ORDER = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass",
                "occupation"]
 
-#: formulation options and solver options of each variant ("default" is the product's default)
+#: model options and solver options of each variant ("default" is the product's default)
 VARIANTS = {
     "default": (dict(closure=True, assignment="continuous"), dict()),
     "integer": (dict(closure=True, assignment="integer"), dict()),
@@ -37,14 +37,13 @@ def run_one(args):
     n_qi, k, variant, time_limit, threads = args
     import milp_anon as ma
     from milp_anon.datasets import load_adult
-    from milp_anon.formulations import AssignmentFormulation
 
     t0 = time.perf_counter()
     frame = load_adult()
     table = ma.Table.from_frame(frame, ADULT_ORDER[:n_qi])
     form_opts, solver_opts = VARIANTS[variant]
-    form = AssignmentFormulation([ma.KAnonymity(k)], **form_opts)
-    r = form.solve(table, ma.SolverOptions(time_limit=time_limit, threads=threads, **solver_opts))
+    r = ma.anonymize(table, ma.KAnonymity(k), model=ma.ModelOptions(**form_opts),
+                     solver=ma.SolverOptions(time_limit=time_limit, threads=threads, **solver_opts))
     wall = time.perf_counter() - t0
     # the solver may run in a child process (isolate="auto"): the larger of the two peaks
     peak_mb = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
@@ -53,14 +52,14 @@ def run_one(args):
     return {
         "qis": n_qi, "k": k, "variant": variant, "status": r.status,
         "objective": r.objective, "bound": r.bound, "gap": r.gap,
-        "t_in": r.sizes.get("t_in"), "generated": c.get("generated"), "support": c.get("support"),
+        "t_in": r.size.t_in, "generated": c.get("generated"), "support": c.get("support"),
         "closure": c.get("closure_only"), "kept": c.get("kept"),
-        "variables": r.sizes.get("n_variables"), "constraints": r.sizes.get("n_constraints"),
-        "nonzeros": r.sizes.get("n_nonzeros"),
-        "collapse_s": r.seconds.get("collapse"), "candidates_s": r.seconds.get("candidates"),
-        "build_s": r.seconds.get("build"), "solve_s": r.seconds.get("solve"), "verify_s": r.seconds.get("verify"),
-        "wall_s": wall, "peak_mb": peak_mb, "warm_start_cost": r.sizes.get("warm_start_cost"),
-        "warm_start_s": r.seconds.get("warm_start"), "fallback": r.sizes.get("fallback"),
+        "variables": r.size.n_variables, "constraints": r.size.n_constraints,
+        "nonzeros": r.size.n_nonzeros,
+        "collapse_s": r.timings.collapse, "candidates_s": r.timings.candidates,
+        "build_s": r.timings.build, "solve_s": r.timings.solve, "verify_s": r.timings.verify,
+        "wall_s": wall, "peak_mb": peak_mb, "warm_start_cost": r.warm_start_cost,
+        "warm_start_s": r.timings.warm_start, "fallback": r.fallback,
     }
 
 

@@ -136,7 +136,8 @@ def run(job):
     if not direct:
         return row
     t = time.perf_counter()
-    cg = column_generation(n, cands.cost, cands.pair_type, cands.pair_cand, k, time_limit=limit, threads=1)
+    cg = column_generation(n, cands.cost, cands.pair_type, cands.pair_cand, k, time_limit=limit,
+                           highs_options={"output_flag": False, "threads": 1})
     row.update(direct_lp=cg.bound, direct_lp_converged=cg.converged,
                direct_lp_seconds=round(time.perf_counter() - t, 1))
     return row

@@ -30,26 +30,25 @@ def run_one(job):
     kind, n_qi, k, variant, time_limit = job
     import milp_anon as ma
     from milp_anon.datasets import adult_hierarchy_path, load_adult
-    from milp_anon.formulations import AssignmentFormulation
 
     t0 = time.perf_counter()
     qi = QI_ORDER[:n_qi]
     table = ma.Table.from_frame(load_adult(), qi)
     if kind == "hierarchies":
         rec = ma.Generalization({c: adult_hierarchy_path(c) for c in qi}, cost=variant)
-        form = AssignmentFormulation([ma.KAnonymity(k)], recoding=rec)
+        request = ma.Request(ma.KAnonymity(k), recoding=rec)
     else:
         pats = ["".join(p) for p in itertools.product("10", repeat=n_qi) if p.count("0") <= 2] + ["0" * n_qi]
-        form = AssignmentFormulation([ma.KAnonymity(k)], recoding=ma.Patterns(pats),
-                                     warm_start="greedy" if variant == "warm" else "none")
-    r = form.solve(table, ma.SolverOptions(time_limit=time_limit))
+        request = ma.Request(ma.KAnonymity(k), recoding=ma.Patterns(pats),
+                             warm_start="greedy" if variant == "warm" else "none")
+    r = request.solve(table, time_limit=time_limit)
     c = r.candidate_counts
     return {
         "kind": kind, "qis": n_qi, "k": k, "variant": variant, "status": r.status, "objective": r.objective,
-        "bound": r.bound, "gap": r.gap, "warm_start_cost": r.sizes.get("warm_start_cost"),
-        "t_in": r.sizes.get("t_in"), "generated": c.get("generated"), "kept": c.get("kept"),
-        "variables": r.sizes.get("n_variables"), "constraints": r.sizes.get("n_constraints"),
-        "candidates_s": r.seconds.get("candidates"), "solve_s": r.seconds.get("solve"),
+        "bound": r.bound, "gap": r.gap, "warm_start_cost": r.warm_start_cost,
+        "t_in": r.size.t_in, "generated": c.get("generated"), "kept": c.get("kept"),
+        "variables": r.size.n_variables, "constraints": r.size.n_constraints,
+        "candidates_s": r.timings.candidates, "solve_s": r.timings.solve,
         "wall_s": time.perf_counter() - t0,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }

@@ -21,20 +21,19 @@ ADULT_ORDER = ["sex", "age", "race", "marital-status", "education", "native-coun
 def main(argv=None):
     import milp_anon as ma
     from milp_anon.datasets import load_adult
-    from milp_anon.formulations import AssignmentFormulation
+    from milp_anon.formulations import build
     from milp_anon.heuristics import pattern_greedy, suppression_greedy
-    from milp_anon.rowtypes import RowTypes, Units
-    from milp_anon.solve import SolverOptions, solve_model
+    from milp_anon.pipeline import build_model
+    from milp_anon.solvers import SolverOptions, solve_model
+    from milp_anon.starts import whole_table_start
 
     argv = sys.argv[1:] if argv is None else argv
     m, k = int(argv[0]), int(argv[1])
     limit = float(argv[2]) if len(argv) > 2 else 300.0
     t = ma.Table.from_frame(load_adult(), ADULT_ORDER[:m])
-    form = AssignmentFormulation([ma.KAnonymity(k)])
-    types = RowTypes.from_table(t)
-    units = Units.of(t, types, False)
-    cands = form.prune_candidates(t, units, form.candidates(types, t))
-    am = form.build(t, types, cands, units)
+    request = ma.Request(ma.KAnonymity(k))
+    am = build_model(t, request)
+    cands = am.cands
     masks = np.array(list(itertools.product([True, False], repeat=t.m)), dtype=bool)
     ub = min(suppression_greedy(t, [ma.KAnonymity(k)])[1], pattern_greedy(t, k, masks)[1])
     h = am.lm.to_highs()
@@ -51,9 +50,9 @@ def main(argv=None):
           f"heuristic UB {ub}; reduced-cost fixing drops {int(drop.sum())} candidates "
           f"(max reduced cost {d.max():.3g}, {int((d > 1e-9).sum())} positive)")
     sub = cands.subset(~drop, "reduced_cost")
-    am2 = form.build(t, types, sub, units)
+    am2 = build(am.instance.with_candidates(sub), request)
     t0 = time.perf_counter()
-    out = solve_model(am2.lm, SolverOptions(time_limit=limit), hint=form.whole_table_start(am2))
+    out = solve_model(am2.lm, SolverOptions(time_limit=limit), hint=whole_table_start(am2))
     print(f"MILP on {am2.lm.n_cols} columns: {out.status} {out.objective} bound {out.bound} "
           f"in {time.perf_counter() - t0:.1f} s")
 

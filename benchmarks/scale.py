@@ -27,29 +27,27 @@ def run(job):
 
     import milp_anon as ma
     from milp_anon.datasets import load_adult
-    from milp_anon.formulations import AssignmentFormulation
 
     q, k, reduction, limit = job
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])
     t = time.perf_counter()
-    r = AssignmentFormulation([ma.KAnonymity(k)], reduction=reduction).solve(
-        table, ma.SolverOptions(time_limit=limit, threads=1))
+    r = ma.anonymize(table, ma.KAnonymity(k), reduction=reduction, time_limit=limit, threads=1)
     wall = time.perf_counter() - t
-    red = r.sizes.get("reduction") or {}
+    red = r.reduction.as_dict() if r.reduction else {}
     rounds = red.get("rounds", [])
     peak = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             + resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
     return {
         "qis": q, "k": k, "reduction": reduction, "limit": limit, "status": r.status,
         "objective": r.objective, "bound": r.bound, "gap": r.gap, "seconds": round(wall, 1),
-        "lp_seconds": round(r.seconds.get("lp", 0.0), 1), "lp_bound": red.get("lp_bound"),
+        "lp_seconds": round(r.timings.lp or 0.0, 1), "lp_bound": red.get("lp_bound"),
         "lp_converged": red.get("lp_converged"), "cg_iterations": red.get("cg_iterations"),
-        "master_pairs": red.get("master_pairs"), "full_pairs": red.get("full_pairs", r.sizes.get("n_pairs")),
+        "master_pairs": red.get("master_pairs"), "full_pairs": red.get("full_pairs", r.size.n_pairs),
         "rounds": len(rounds), "round_pairs": "/".join(str(x.get("pairs")) for x in rounds),
         "round_seconds": "/".join(str(x.get("seconds", 0)) for x in rounds),
         "round_G": "/".join(fmt_g(x.get("G")) for x in rounds),
         "round_status": "/".join(str(x.get("status")) for x in rounds),
-        "fallback": r.sizes.get("fallback"), "peak_mb": round(peak),
+        "fallback": r.fallback, "peak_mb": round(peak),
     }
 
 

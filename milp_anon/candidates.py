@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import InputError
+from .recoding import _suppression_lattice
 from .rowtypes import RowTypes
 
 #: refuse enumerations above this many (type, mask) projections
@@ -142,8 +143,6 @@ def _group_keys(codes: np.ndarray, radices, cols) -> np.ndarray:
 def suppression_candidates(types: RowTypes, min_size: int, *, support: bool = True,
                            closure: bool = True) -> Candidates:
     """Suppression candidates of ``types`` (see :func:`lattice_candidates`)."""
-    from .recoding import _suppression_lattice
-
     lattices = [_suppression_lattice(range(int(v))) for v in types.cardinalities]
     return lattice_candidates(types, lattices, min_size, support=support, closure=closure)
 
@@ -287,8 +286,6 @@ def pattern_candidates(types: RowTypes, masks: np.ndarray, min_size: int, *, sup
     group moves there at lower cost, merging is harmless for union-closed
     criteria).
     """
-    from .recoding import _suppression_lattice
-
     lattices = [_suppression_lattice(range(int(v))) for v in types.cardinalities]
     levels = [tuple(int(not k) for k in mask) for mask in masks]
     cands = lattice_candidates(types, lattices, min_size, support=support, closure=False, level_vectors=levels)

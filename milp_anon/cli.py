@@ -15,12 +15,25 @@ Exit codes (a contract users' scripts rely on):
 from __future__ import annotations
 
 import argparse
+import csv
 import json
+import logging
 import os
 import sys
 import tempfile
 
-from .errors import InputError, MilpAnonError, SolverError, VerificationError
+from .bench import load_suite, run_suite
+from .bench.export import export_suite
+from .bench.runner import render_existing
+from .criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
+from .datasets import ADULT_QI, load_adult
+from .errors import InfeasibleRequest, InputError, MilpAnonError, SolverError, VerificationError
+from .gap import score_release
+from .hierarchy import Hierarchy
+from .recoding import Generalization, Patterns, Suppression
+from .request import Request
+from .solvers import SolverOptions
+from .table import Table, read_csv
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_LIMIT, EXIT_INVALID, EXIT_DISAGREE = 0, 1, 2, 3, 4, 5, 6
 
@@ -82,8 +95,6 @@ def write_atomic(path: str, write) -> None:
 
 
 def write_table_csv(frame, path: str, sep: str) -> None:
-    import csv
-
     def w(fh):
         wr = csv.writer(fh, delimiter=sep, lineterminator="\n")
         wr.writerow(list(frame.columns))
@@ -154,23 +165,16 @@ def _add_option_args(p):
                         "criteria; patterns: the pattern greedy, k only)")
 
 
-def _formulation(args, criteria):
-    from .formulations import AssignmentFormulation
-
-    return AssignmentFormulation(criteria, recoding=_recoding(args), closure=not args.no_closure,
-                                 budget=args.budget, t_out=args.t_out, t_out_min=args.t_out_min,
-                                 t_out_max=args.t_out_max, objective=args.objective,
-                                 warm_start=args.warm_start, reduction=args.reduce)
+def _request(args, criteria):
+    return Request(criteria, recoding=_recoding(args), closure=not args.no_closure, budget=args.budget,
+                   t_out=args.t_out, t_out_min=args.t_out_min, t_out_max=args.t_out_max, objective=args.objective,
+                   warm_start=args.warm_start, reduction=args.reduce,
+                   max_memory_gb=getattr(args, "max_memory_gb", None))
 
 
 def _recoding(args):
-    from .hierarchy import Hierarchy
-    from .recoding import Generalization, Suppression
-
     specs = getattr(args, "hierarchy", []) or []
     if getattr(args, "patterns", None):
-        from .recoding import Patterns
-
         if specs or args.cost:
             raise InputError("--patterns is a suppression recoding: it does not combine with --hierarchy/--cost")
         try:
@@ -196,7 +200,10 @@ def _recoding(args):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="milp-anon", description="Provably optimal k-anonymization by cell suppression.")
+    parser = _Parser(prog="milp-anon", description=(
+        "Provably optimal table anonymization as mixed-integer programs: k-anonymity, p-sensitivity, "
+        "l-diversity and t-closeness, by cell suppression, generalization hierarchies or patterns; "
+        "every released table passes an independent verifier."))
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     s = sub.add_parser("solve", help="anonymize a CSV table optimally")
@@ -267,8 +274,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _criteria(args):
     """Criteria objects from the command line; ``--k`` defaults to 1 when another criterion is given."""
-    from .criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
-
     crits = []
     p = getattr(args, "p", None)
     l_ = getattr(args, "l", None)
@@ -296,16 +301,10 @@ def _criteria(args):
 
 
 def _options(args):
-    from .solve import SolverOptions
-
     if args.verbose:
-        import logging
-
         logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
-
     return SolverOptions(solver=args.solver, time_limit=args.time_limit, threads=args.threads, gap=args.gap,
-                         msg=args.verbose, max_memory_gb=args.max_memory_gb, presolve=args.presolve,
-                         isolate=args.isolate)
+                         msg=args.verbose, presolve=args.presolve, isolate=args.isolate)
 
 
 def _finish(result, args, out_path, report_path, sep) -> int:
@@ -329,8 +328,6 @@ def _finish(result, args, out_path, report_path, sep) -> int:
 
 
 def cmd_solve(args) -> int:
-    from .table import Table
-
     sep = _sep(args.sep)
     qi = _split(args.qi)
     outs = [(args.out, "output"), (args.report, "report"), (args.mps, "MPS file"), (args.lp, "LP file")]
@@ -343,30 +340,31 @@ def cmd_solve(args) -> int:
     criteria = _criteria(args)
     options = _options(args)
     table = Table.from_csv(args.input, qi, _split(args.sensitive) or None, sep=sep)
-    form = _formulation(args, criteria)
-    mps_tmp = lp_tmp = None
-    if args.mps or args.lp:  # model files are written atomically too
-        mps_tmp = args.mps and args.mps + ".part"
-        lp_tmp = args.lp and args.lp + ".part"
+    request = _request(args, criteria)
+    models = [(p, p + ".part", fmt) for p, fmt in ((args.mps, "mps"), (args.lp, "lp")) if p]
     try:
-        result = form.solve(table, options, mps=mps_tmp, lp_file=lp_tmp)
-        for tmp, final in ((mps_tmp, args.mps), (lp_tmp, args.lp)):
-            if tmp and os.path.exists(tmp):
-                os.replace(tmp, final)
+        # the whole model, before the solve (an infeasible request has none: the solve says why);
+        # renamed into place only once the solve returned
+        for _, tmp, fmt in models:
+            request.write_model(table, tmp, fmt)
+        result = request.solve(table, options)
+        for path, tmp, _ in models:
+            if os.path.exists(tmp):
+                os.replace(tmp, path)
+    except InfeasibleRequest:
+        result = request.solve(table, options)
     finally:
-        for tmp in (mps_tmp, lp_tmp):
-            if tmp and os.path.exists(tmp):
+        for _, tmp, _ in models:
+            if os.path.exists(tmp):
                 os.unlink(tmp)
     return _finish(result, args, args.out, args.report, sep)
 
 
 def cmd_inspect(args) -> int:
-    from .table import Table
-
     sep = _sep(args.sep)
     criteria = _criteria(args)
     table = Table.from_csv(args.input, _split(args.qi), _split(args.sensitive) or None, sep=sep)
-    info = _formulation(args, criteria).inspect(table, lp=args.lp, time_limit=args.time_limit)
+    info = _request(args, criteria).inspect(table, lp=args.lp, time_limit=args.time_limit)
     if args.json:
         print(json.dumps(info, indent=2))
         return EXIT_OK
@@ -398,10 +396,6 @@ def cmd_inspect(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from .datasets import ADULT_QI, load_adult
-    from .formulations import AssignmentFormulation
-    from .table import Table
-
     qi = _split(args.qi)
     bad = [c for c in qi if c not in ADULT_QI]
     if bad:
@@ -412,7 +406,8 @@ def cmd_demo(args) -> int:
     print(f"UCI Adult (ARX preparation): {len(frame)} rows; QIs {', '.join(qi)}; sensitive occupation; "
           f"k = {args.k}")
     table = Table.from_frame(frame, qi, "occupation", sep=";", source="adult.csv")
-    result = AssignmentFormulation(_criteria(args), closure=not args.no_closure).solve(table, _options(args))
+    request = Request(_criteria(args), closure=not args.no_closure, max_memory_gb=args.max_memory_gb)
+    result = request.solve(table, _options(args))
     code = _finish(result, args, args.out, None, ";")
     if result.table is not None:
         t = result.table
@@ -426,9 +421,6 @@ def cmd_demo(args) -> int:
 
 
 def cmd_gap(args) -> int:
-    from .gap import score_release
-    from .table import Table, read_csv
-
     sep = _sep(args.sep)
     if args.report:
         _check_out_path(args.report, [args.original, args.anonymized], "report")
@@ -454,9 +446,6 @@ def cmd_gap(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from .bench import load_suite, run_suite
-    from .bench.runner import render_existing
-
     suite = load_suite(args.suite)
     out = args.out or os.path.join("benchmarks", "results", suite.name)
     res = render_existing(suite, out) if args.render_only else run_suite(suite, out, workers=args.workers)
@@ -469,9 +458,6 @@ def cmd_bench(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .bench import load_suite
-    from .bench.export import export_suite
-
     suite = load_suite(args.suite)
     export_suite(suite, args.dir, solve_limit=args.time_limit or None)
     print(f"wrote {len(suite.instances)} instances to {args.dir}")

@@ -1,28 +1,43 @@
-"""Privacy criteria as composable objects (MODELS.md §2-5).
+"""Privacy criteria as composable objects: each a condition on every output group.
 
-A criterion states (a) the smallest legal group size it implies, used by the
-support pruning of the candidates, and any further safe pruning; (b) why a
-table cannot meet it at all, if so: every criterion here is closed under
-union of groups, so a request is feasible exactly when the whole table as one
-group meets it; (c) the rows and variables it adds to the assignment model.
+A criterion here states
+
+* its parameters, validated when it is made and against a table (:meth:`Criterion.validate`);
+* **the group test** :meth:`Criterion.violation`: given the sizes and
+  sensitive-value counts of some groups (:class:`GroupCounts`), why the first
+  group that fails it fails, or ``None``. It is the one statement of "does
+  this group meet the criterion" for the whole-table pre-check, the model's
+  check of a solver's assignment, and the heuristics;
+* the smallest legal group size and safe pruning of candidates;
+* why a table cannot meet it at all (:meth:`Criterion.infeasibility`): every
+  criterion here is closed under union of groups, so a request is feasible
+  exactly when the whole table, as one group, passes the group test.
+
+How a criterion enters the MILP is :mod:`milp_anon.formulations.rows`. The
+verifier (:mod:`milp_anon.verify`) and brute force
+(:mod:`milp_anon.exact.brute_force`) check released tables from the
+definitions on their own; they read only the parameters from these objects.
 
 Criteria on a sensitive column apply to each sensitive column of the table
-unless ``column=`` names one. The verifier does *not* use these classes'
-models: it checks released tables from the definitions
-(:mod:`milp_anon.verify`).
+unless ``column=`` names one.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+import pandas as pd
 
+from . import emd
 from .errors import InputError
+from .hierarchy import Hierarchy
+
+__all__ = ["Criterion", "GroupCounts", "KAnonymity", "LDiversity", "PSensitivity", "TCloseness", "exact",
+           "first_violation", "group_test"]
 
 
 def _positive_int(value, what: str) -> int:
@@ -56,54 +71,130 @@ def exact(value) -> Fraction:
     """The exact rational a parameter stands for: the nearest fraction with a
     denominator of at most 10^6 (0.2 -> 1/5, 0.3333333333333333 -> 1/3).
 
-    The model, the verifier and brute force all compare against this value,
-    so a group exactly at the bound is legal everywhere.
+    The model, the group test, the verifier and brute force all compare
+    against this value, so a group exactly at the bound is legal everywhere.
     """
     f = Fraction(str(value)) if isinstance(value, float) else Fraction(value)
     return f.limit_denominator(MAX_DENOMINATOR)
 
 
+# --- what a group test sees -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GroupCounts:
+    """Sizes and sensitive-value counts of ``G`` groups of one table's rows.
+
+    Attributes
+    ----------
+    size
+        ``(G,)`` rows per group.
+    counts
+        Per sensitive column of the table, ``(G, V)`` rows per group and value
+        code (empty when no criterion needs them).
+    whole
+        Per sensitive column, ``(V,)`` rows of the whole table per value code.
+    columns
+        The sensitive columns' names.
+    values
+        Per sensitive column, the value of each code.
+    label
+        How to name the groups in a message (``"the whole table"``); groups
+        are named by their index otherwise.
+    """
+
+    size: np.ndarray
+    counts: tuple
+    whole: tuple
+    columns: tuple
+    values: tuple
+    label: str | None = None
+
+    @classmethod
+    def of(cls, table, size, counts=(), label: str | None = None) -> "GroupCounts":
+        """Groups of ``table`` with the given sizes and (optionally) per-column counts."""
+        whole = tuple(np.bincount(table.sensitive_codes[:, s], minlength=len(v)).astype(np.int64)
+                      for s, v in enumerate(table.sensitive_values))
+        return cls(np.asarray(size, dtype=np.int64), tuple(counts), whole, tuple(table.sensitive),
+                   tuple(table.sensitive_values), label)
+
+    @classmethod
+    def whole_table(cls, table) -> "GroupCounts":
+        """The whole table as one group."""
+        g = cls.of(table, [table.n], label="the whole table")
+        return cls(g.size, tuple(w[None, :] for w in g.whole), g.whole, g.columns, g.values, g.label)
+
+    def of_rows(self, table, rows, *, sensitive: bool = True) -> "GroupCounts":
+        """The rows ``rows`` of ``table`` as one group, sharing this object's table data
+        (``sensitive=False``: sizes only)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        counts = ()
+        if sensitive:
+            counts = tuple(np.bincount(table.sensitive_codes[rows, s], minlength=len(v))[None, :].astype(np.int64)
+                           for s, v in enumerate(table.sensitive_values))
+        return GroupCounts(np.array([rows.size], dtype=np.int64), counts, self.whole, self.columns, self.values)
+
+    def name(self, i: int) -> str:
+        """How group ``i`` is named in a message."""
+        return self.label if self.label is not None else f"group {int(i)}"
+
+
+def first_violation(criteria, groups: GroupCounts) -> str | None:
+    """The first criterion's message for the first group that fails it, or ``None``."""
+    for crit in criteria:
+        why = crit.violation(groups)
+        if why:
+            return why
+    return None
+
+
+def group_test(table, criteria):
+    """A predicate on arrays of row indices of ``table``: the rows, as one group, meet every criterion."""
+    criteria = list(criteria)
+    sensitive = any(c.needs_sensitive for c in criteria)
+    base = GroupCounts.of(table, [])  # the table's counts, once
+    return lambda rows: first_violation(criteria, base.of_rows(table, rows, sensitive=sensitive)) is None
+
+
+# --- the criteria -------------------------------------------------------------------------
+
 class Criterion:
     """Base class: a condition on every output group."""
 
     name = "criterion"
-    #: works on a sensitive column (splits the assignment by sensitive values)
+    #: works on a sensitive column (the model then splits the assignment by sensitive values)
     needs_sensitive = False
-    #: needs integer assignment variables (coefficients break total unimodularity)
-    integral_assignment = False
-    #: uses the group-size columns ``s_j``
-    uses_size = False
 
     def min_group_size(self) -> int:
         """Smallest group size any group meeting the criterion can have."""
         return 1
 
-    def columns(self, table) -> list[int]:
-        """Indices of the sensitive columns the criterion applies to."""
+    def applies_to(self, sensitive) -> list[int]:
+        """Indices, in the list of sensitive column names ``sensitive``, of the columns the criterion reads."""
         return []
+
+    def columns(self, table) -> list[int]:
+        """Indices of the sensitive columns of ``table`` the criterion applies to."""
+        return self.applies_to(table.sensitive)
 
     def validate(self, table) -> None:
         """Raise :class:`InputError` if the criterion cannot be applied to ``table``."""
 
+    def violation(self, groups: GroupCounts) -> str | None:  # pragma: no cover - interface
+        """Why the first failing group of ``groups`` fails the criterion, or ``None`` if all meet it."""
+        raise NotImplementedError
+
     def infeasibility(self, table) -> str | None:
-        """Why no anonymization of ``table`` can meet the criterion (or ``None``)."""
-        return None
+        """Why no anonymization of ``table`` can meet the criterion (or ``None``).
+
+        The criterion is closed under union: it is met by some release exactly
+        when the whole table, as one group, meets it.
+        """
+        why = self.violation(GroupCounts.whole_table(table))
+        return None if why is None else f"{self.describe()}: {why}"
 
     def prune(self, table, units, cands):
         """Drop candidates that provably cannot host a legal group (default: none)."""
         return cands
-
-    def size_estimate(self, dims) -> tuple[int, int, int, int]:
-        """(variables, constraints, nonzeros, integer variables) the criterion adds."""
-        return 0, 0, 0, 0
-
-    def add_to(self, am) -> None:  # pragma: no cover - interface
-        """Add the criterion's rows to an :class:`AssignmentModel`."""
-        raise NotImplementedError
-
-    def check_assignment(self, am, y_used: np.ndarray, g: np.ndarray) -> str | None:
-        """Check an integral assignment against the criterion; a message if violated."""
-        return None
 
     def describe(self) -> str:
         return self.name
@@ -111,10 +202,7 @@ class Criterion:
 
 @dataclass(frozen=True)
 class KAnonymity(Criterion):
-    """k-anonymity: every output group has at least ``k`` rows.
-
-    Adds ``Σ_u x_uj >= k · y_j`` for every candidate ``j`` (MODELS.md §2).
-    """
+    """k-anonymity: every output group has at least ``k`` rows."""
 
     k: int
 
@@ -126,31 +214,11 @@ class KAnonymity(Criterion):
     def min_group_size(self) -> int:
         return self.k
 
-    def infeasibility(self, table) -> str | None:
-        if self.k > table.n:
-            return f"k = {self.k} exceeds the number of rows n = {table.n}: no group can have k rows"
-        return None
-
-    def size_estimate(self, dims):
-        return 0, dims["C"], dims["P"] + dims["C"], 0
-
-    def add_to(self, am) -> None:
-        C = am.cands.n_candidates
-        P = am.pair_cand.shape[0]
-        am.lm.add_rows(
-            "kanon",
-            C,
-            rows=np.concatenate([am.pair_cand, np.arange(C)]),
-            cols=np.concatenate([am.g, am.y]),
-            vals=np.concatenate([np.ones(P), np.full(C, -float(self.k))]),
-            lower=0.0,
-        )
-
-    def check_assignment(self, am, y_used, g) -> str | None:
-        sizes = np.bincount(am.pair_cand, weights=g, minlength=am.cands.n_candidates)
-        small = np.flatnonzero((sizes > 0) & (sizes < self.k))
-        if small.size:
-            return f"group of candidate {int(small[0])} has {int(sizes[small[0]])} < k = {self.k} rows"
+    def violation(self, groups: GroupCounts) -> str | None:
+        bad = np.flatnonzero(groups.size < self.k)
+        if bad.size:
+            i = bad[0]
+            return f"{groups.name(i)}: k = {self.k} exceeds the number of rows ({int(groups.size[i])})"
         return None
 
     def describe(self) -> str:
@@ -163,10 +231,10 @@ class _SensitiveCriterion(Criterion):
     needs_sensitive = True
     column: str | None = None
 
-    def columns(self, table) -> list[int]:
+    def applies_to(self, sensitive) -> list[int]:
         if self.column is None:
-            return list(range(len(table.sensitive)))
-        return [table.sensitive.index(self.column)]
+            return list(range(len(sensitive)))
+        return [list(sensitive).index(self.column)]
 
     def validate(self, table) -> None:
         if not table.sensitive:
@@ -177,8 +245,16 @@ class _SensitiveCriterion(Criterion):
                 f"(sensitive: {', '.join(table.sensitive)})"
             )
 
-    def _whole_table_counts(self, table, col):
-        return Counter(table.frame[table.sensitive[col]].tolist())
+    def _distinct_violation(self, groups: GroupCounts, need: int, what: str) -> str | None:
+        """At least ``need`` distinct values in every group (``what`` names the parameter)."""
+        for col in self.applies_to(groups.columns):
+            distinct = (groups.counts[col] > 0).sum(axis=1)
+            bad = np.flatnonzero(distinct < need)
+            if bad.size:
+                i = bad[0]
+                return (f"{groups.name(i)}: {what} = {need} exceeds the {int(distinct[i])} distinct values of "
+                        f"sensitive column {groups.columns[col]!r}")
+        return None
 
     def _prune_distinct(self, table, units, cands, need: int):
         """Drop candidates whose compatible rows carry fewer than ``need`` distinct values.
@@ -206,10 +282,7 @@ def _column_label(column):
 class PSensitivity(_SensitiveCriterion):
     """p-sensitivity: every group has at least ``p`` distinct sensitive values.
 
-    The same as distinct ℓ-diversity (Bredereck et al. 2013, Def. 3). Adds
-    binaries ``z_jσ <= c_jσ`` and ``Σ_σ z_jσ >= p · y_j`` (MODELS.md §3); for
-    fixed ``y, z`` the assignment is p-ROW ASSIGNMENT, a flow with lower
-    bounds (Lemma 3), so the assignment stays continuous.
+    The same as distinct ℓ-diversity (Bredereck et al. 2013, Def. 3).
     """
 
     p: int
@@ -223,65 +296,14 @@ class PSensitivity(_SensitiveCriterion):
     def min_group_size(self) -> int:
         return self.p
 
-    def infeasibility(self, table) -> str | None:
-        for col in self.columns(table):
-            d = len(table.sensitive_values[col])
-            if self.p > d:
-                return (f"{self.describe()}: p = {self.p} exceeds the {d} distinct values of sensitive "
-                        f"column {table.sensitive[col]!r}")
-        return None
+    def violation(self, groups: GroupCounts) -> str | None:
+        return self._distinct_violation(groups, self.p, "p")
 
     def prune(self, table, units, cands):
         return self._prune_distinct(table, units, cands, self.p)
 
-    def size_estimate(self, dims):
-        cells = sum(min(dims["P"], dims["C"] * v) for v in dims["V"])
-        return cells, cells + dims["C"], 2 * cells + dims["C"] * 2, cells
-
-    def add_to(self, am) -> None:
-        _add_distinct(am, self, self.p, "psens")
-
-    def check_assignment(self, am, y_used, g) -> str | None:
-        return _check_distinct(am, self, g, self.p)
-
     def describe(self) -> str:
         return f"{self.p}-sensitivity{_column_label(self.column)}"
-
-
-def _add_distinct(am, crit, need: int, tag: str):
-    C = am.cands.n_candidates
-    for col in crit.columns(am.table):
-        cell_cand, _, cvar = am.cells(col)
-        n_cells = cell_cand.shape[0]
-        z = am.lm.add_vars(f"{tag}{col}_z", n_cells, lower=0, upper=1, integer=True)
-        r = np.arange(n_cells)
-        am.lm.add_rows(f"{tag}{col}_present", n_cells, rows=np.concatenate([r, r]),
-                       cols=np.concatenate([z, cvar]), vals=np.concatenate([np.ones(n_cells), -np.ones(n_cells)]),
-                       upper=0.0)
-        am.lm.add_rows(f"{tag}{col}", C, rows=np.concatenate([cell_cand, np.arange(C)]),
-                       cols=np.concatenate([z, am.y]),
-                       vals=np.concatenate([np.ones(n_cells), np.full(C, -float(need))]),
-                       lower=0.0)
-
-
-def _group_counts(am, col, g):
-    """(C, V) matrix of sensitive counts per candidate from an assignment."""
-    V = len(am.table.sensitive_values[col])
-    val = am.units.sensitive[am.pair_unit, col]
-    M = np.zeros((am.cands.n_candidates, V))
-    np.add.at(M, (am.pair_cand, val), g)
-    return M
-
-
-def _check_distinct(am, crit, g, need):
-    for col in crit.columns(am.table):
-        M = _group_counts(am, col, g)
-        used = M.sum(axis=1) > 0
-        d = (M > 0).sum(axis=1)
-        bad = np.flatnonzero(used & (d < need))
-        if bad.size:
-            return f"group {int(bad[0])} has {int(d[bad[0]])} distinct values < {need}"
-    return None
 
 
 @dataclass(frozen=True)
@@ -325,118 +347,38 @@ class LDiversity(_SensitiveCriterion):
         elif self.c is not None:
             raise InputError(f"c applies to recursive l-diversity only, not to {self.kind}")
 
-    @property
-    def integral_assignment(self) -> bool:  # type: ignore[override]
-        return self.kind != "distinct"
-
-    @property
-    def uses_size(self) -> bool:  # type: ignore[override]
-        return self.kind != "distinct"
-
     def min_group_size(self) -> int:
         return math.ceil(self.l - 1e-12)
 
-    def _distinct_needed(self) -> int:
-        return math.ceil(self.l - 1e-12)
-
-    def infeasibility(self, table) -> str | None:
-        for col in self.columns(table):
-            name = table.sensitive[col]
-            counts = self._whole_table_counts(table, col)
-            d = len(counts)
-            if self._distinct_needed() > d:
-                return f"{self.describe()}: l = {self.l:g} exceeds the {d} distinct values of sensitive column {name!r}"
+    def violation(self, groups: GroupCounts) -> str | None:
+        if self.kind == "distinct":
+            return self._distinct_violation(groups, self.l, "l")
+        for col in self.applies_to(groups.columns):
+            M, s, name = groups.counts[col], groups.size, groups.columns[col]
             if self.kind == "frequency":
-                value, top = counts.most_common(1)[0]
-                if exact(self.l) * top > table.n:
-                    return (f"{self.describe()}: value {value!r} of {name!r} occurs {top} times in {table.n} rows, "
-                            f"more than n/l = {table.n / self.l:.4g}, so even the whole table is not l-diverse")
-            if self.kind == "recursive":
-                r = sorted(counts.values(), reverse=True)
-                if not exact(r[0]) < exact(self.c) * sum(r[self.l - 1:]):
-                    return (f"{self.describe()}: the whole table is not recursive ({self.c:g},{self.l})-diverse "
-                            f"on {name!r} (r1 = {r[0]}, tail from r{self.l} = {sum(r[self.l - 1:])})")
+                # every value at most |G|/ℓ times, with ℓ = a/b: a · max_σ c_σ <= b · |G|
+                lr = exact(self.l)
+                top = M.max(axis=1)
+                bad = np.flatnonzero(lr.numerator * top > lr.denominator * s)
+                if bad.size:
+                    i = bad[0]
+                    value = groups.values[col][int(np.argmax(M[i]))]
+                    return (f"{groups.name(i)}: value {value!r} of {name!r} occurs {int(top[i])} times in "
+                            f"{int(s[i])} rows, more than {int(s[i])}/l = {s[i] / self.l:.4g}")
+            else:
+                # r_1 < c · Σ_{i>=ℓ} r_i, with c = a/b: b · r_1 < a · tail
+                cr = exact(self.c)
+                r = -np.sort(-M, axis=1)
+                tail = r[:, self.l - 1:].sum(axis=1)
+                bad = np.flatnonzero(~(cr.denominator * r[:, 0] < cr.numerator * tail))
+                if bad.size:
+                    i = bad[0]
+                    return (f"{groups.name(i)}: not recursive ({self.c:g},{self.l})-diverse on {name!r} "
+                            f"(r1 = {int(r[i, 0])}, tail from r{self.l} = {int(tail[i])})")
         return None
 
     def prune(self, table, units, cands):
-        return self._prune_distinct(table, units, cands, self._distinct_needed())
-
-    def size_estimate(self, dims):
-        cells = sum(min(dims["P"], dims["C"] * v) for v in dims["V"])
-        if self.kind == "distinct":
-            return cells, cells + dims["C"], 2 * cells + dims["C"] * 2, cells
-        if self.kind == "frequency":
-            return 0, cells, 2 * cells, 0
-        return cells + 2 * dims["C"], 2 * cells + dims["C"], 8 * cells + 2 * dims["C"], 0
-
-    def add_to(self, am) -> None:
-        if self.kind == "distinct":
-            _add_distinct(am, self, self.l, "ldiv")
-            return
-        size = am.size_vars()
-        for col in self.columns(am.table):
-            cell_cand, _, cvar = am.cells(col)
-            n_cells = cell_cand.shape[0]
-            r = np.arange(n_cells)
-            if self.kind == "frequency":
-                # ℓ · c_jσ <= s_j, with ℓ = a/b: a · c_jσ − b · s_j <= 0 (integer coefficients)
-                lr = exact(self.l)
-                am.lm.add_rows(f"ldiv{col}_freq", n_cells, rows=np.concatenate([r, r]),
-                               cols=np.concatenate([cvar, size[cell_cand]]),
-                               vals=np.concatenate([np.full(n_cells, float(lr.numerator)),
-                                                    np.full(n_cells, -float(lr.denominator))]), upper=0.0)
-            else:
-                self._add_recursive(am, col, cell_cand, cvar, size)
-
-    def _add_recursive(self, am, col, cell_cand, cvar, size):
-        """``b·r_σ + a·T_j <= a·s_j − y_j`` with ``T_j >= top_{ℓ−1}(r)`` (c = a/b).
-
-        ``top_q(r) = min_λ q·λ + Σ_σ max(0, r_σ − λ)`` (LP duality), so
-        ``T_j = q·λ_j + Σ_σ μ_jσ`` with ``μ_jσ >= r_σ − λ_j``, ``μ, λ >= 0``
-        is an exact upper description. All counts are integers, so the strict
-        ``<`` becomes ``<= −1`` once ``y_j = 1``; an unused candidate has all
-        zeros and meets the row with ``y_j = 0``.
-        """
-        C = am.cands.n_candidates
-        n_cells = cell_cand.shape[0]
-        frac = exact(self.c)
-        a, b = float(frac.numerator), float(frac.denominator)
-        q = self.l - 1
-        r = np.arange(n_cells)
-        lm = am.lm
-        T = lm.add_vars(f"rdiv{col}_T", C, lower=0)
-        if q > 0:
-            lam = lm.add_vars(f"rdiv{col}_lambda", C, lower=0)
-            mu = lm.add_vars(f"rdiv{col}_mu", n_cells, lower=0)
-            # μ_jσ − c_jσ + λ_j >= 0
-            lm.add_rows(f"rdiv{col}_mu_def", n_cells, rows=np.concatenate([r, r, r]),
-                        cols=np.concatenate([mu, cvar, lam[cell_cand]]),
-                        vals=np.concatenate([np.ones(n_cells), -np.ones(n_cells), np.ones(n_cells)]), lower=0.0)
-            # T_j − q λ_j − Σ μ_jσ >= 0
-            lm.add_rows(f"rdiv{col}_T_def", C, rows=np.concatenate([np.arange(C), np.arange(C), cell_cand]),
-                        cols=np.concatenate([T, lam, mu]),
-                        vals=np.concatenate([np.ones(C), np.full(C, -float(q)), -np.ones(n_cells)]), lower=0.0)
-        # b c_jσ + a T_j − a s_j + y_j <= 0
-        lm.add_rows(f"rdiv{col}", n_cells, rows=np.concatenate([r, r, r, r]),
-                    cols=np.concatenate([cvar, T[cell_cand], size[cell_cand], am.y[cell_cand]]),
-                    vals=np.concatenate([np.full(n_cells, b), np.full(n_cells, a), np.full(n_cells, -a),
-                                         np.ones(n_cells)]), upper=0.0)
-
-    def check_assignment(self, am, y_used, g) -> str | None:
-        if self.kind == "distinct":
-            return _check_distinct(am, self, g, self.l)
-        for col in self.columns(am.table):
-            M = _group_counts(am, col, g)
-            s = M.sum(axis=1)
-            for j in np.flatnonzero(s > 0):
-                row = M[j]
-                if self.kind == "frequency" and exact(self.l) * int(row.max()) > int(s[j]):
-                    return f"group {j} not frequency {self.l:g}-diverse"
-                if self.kind == "recursive":
-                    r = sorted(row.astype(int).tolist(), reverse=True)
-                    if not exact(r[0]) < exact(self.c) * sum(r[self.l - 1:]):
-                        return f"group {j} not recursive ({self.c:g},{self.l})-diverse"
-        return None
+        return self._prune_distinct(table, units, cands, math.ceil(self.l - 1e-12))
 
     def describe(self) -> str:
         if self.kind == "recursive":
@@ -473,9 +415,8 @@ class TCloseness(_SensitiveCriterion):
 
     Notes
     -----
-    Modelled with transport variables (Liang-Yuan Thm. 9), in the compact
-    exact form of each metric (MODELS.md §5), all scaled by ``n · s_j`` so the
-    coefficients are integers except ``t``.
+    The group test computes EMD in exact integer arithmetic for the three
+    named metrics and with a transport LP for a matrix (:mod:`milp_anon.emd`).
     """
 
     t: float
@@ -485,8 +426,6 @@ class TCloseness(_SensitiveCriterion):
     column: str | None = None
 
     name = "t-closeness"
-    integral_assignment = True
-    uses_size = True
 
     def __post_init__(self):
         object.__setattr__(self, "t", _real(self.t, "t", lo=0, hi=1))
@@ -496,8 +435,6 @@ class TCloseness(_SensitiveCriterion):
         if self.distance_kind == "hierarchical":
             if self.hierarchy is None:
                 raise InputError("hierarchical distance needs a hierarchy (--sensitive-hierarchy FILE)")
-            from .hierarchy import Hierarchy
-
             object.__setattr__(self, "hierarchy", Hierarchy.coerce(self.hierarchy))
         elif self.hierarchy is not None:
             raise InputError("a sensitive hierarchy is only used with distance='hierarchical'")
@@ -515,10 +452,9 @@ class TCloseness(_SensitiveCriterion):
         return self.distance if isinstance(self.distance, str) else "matrix"
 
     # -- the metric on a column's values --------------------------------------------
-    def domain(self, table, col) -> list[str]:
-        """The column's values in the order the metric uses."""
-        values = [str(v) for v in table.sensitive_values[col]]
-        name = table.sensitive[col]
+    def domain_of(self, values, name: str) -> list[str]:
+        """The values of column ``name`` in the order the metric uses."""
+        values = [str(v) for v in values]
         if self.distance_kind == "ordered":
             if self.order is not None:
                 missing = sorted(set(values) - set(self.order))
@@ -538,9 +474,13 @@ class TCloseness(_SensitiveCriterion):
                 ) from None
         return values
 
-    def metric(self, table, col) -> np.ndarray:
-        """The ground-distance matrix over :meth:`domain` (used by tests and the general form)."""
-        vals = self.domain(table, col)
+    def domain(self, table, col) -> list[str]:
+        """:meth:`domain_of` sensitive column ``col`` of ``table``."""
+        return self.domain_of(table.sensitive_values[col], table.sensitive[col])
+
+    def metric_of(self, values, name: str) -> np.ndarray:
+        """The ground-distance matrix over :meth:`domain_of` (the general form's ``d``)."""
+        vals = self.domain_of(values, name)
         V = len(vals)
         if self.distance_kind == "equal":
             return 1.0 - np.eye(V)
@@ -549,7 +489,11 @@ class TCloseness(_SensitiveCriterion):
             return np.abs(idx[:, None] - idx[None, :]) / max(V - 1, 1)
         if self.distance_kind == "hierarchical":
             return self.hierarchy.distance_matrix(vals)
-        return _matrix_metric(self.distance, vals, table.sensitive[col])
+        return _matrix_metric(self.distance, vals, name)
+
+    def metric(self, table, col) -> np.ndarray:
+        """:meth:`metric_of` sensitive column ``col`` of ``table``."""
+        return self.metric_of(table.sensitive_values[col], table.sensitive[col])
 
     def validate(self, table) -> None:
         super().validate(table)
@@ -560,119 +504,37 @@ class TCloseness(_SensitiveCriterion):
             elif not isinstance(self.distance, str):
                 self.metric(table, col)
 
-    def size_estimate(self, dims):
-        per = 0
-        for V in dims["V"]:
-            if self.distance_kind in ("equal", "ordered"):
-                per += V
-            elif self.distance_kind == "hierarchical":
-                per += 2 * V
+    # -- the group test ---------------------------------------------------------------
+    def violation(self, groups: GroupCounts) -> str | None:
+        t = exact(self.t)
+        for col in self.applies_to(groups.columns):
+            name, values = groups.columns[col], groups.values[col]
+            dom = self.domain_of(values, name)
+            code = {str(v): i for i, v in enumerate(values)}
+            order = np.array([code[v] for v in dom], dtype=np.int64)
+            whole, s = groups.whole[col][order], groups.size
+            n = int(whole.sum())
+            D = emd.scaled_differences(groups.counts[col][:, order], whole, s)
+            if self.distance_kind == "matrix":
+                d = self.metric_of(values, name)
+                dist = np.array([emd.transport_emd(whole * int(s[i]), n * groups.counts[col][i, order], d)
+                                 / (n * int(s[i])) for i in range(s.shape[0])])
+                ok = dist <= float(t) + 1e-9  # the LP is solved in floating point
             else:
-                per += V * V
-        return dims["C"] * per, dims["C"] * per, 4 * dims["C"] * per + dims["P"], 0
-
-    def add_to(self, am) -> None:
-        size = am.size_vars()
-        table = am.table
-        n = float(table.n)
-        C = am.cands.n_candidates
-        lm = am.lm
-        for col in self.columns(table):
-            cell_cand, cell_val, cvar = am.cells(col)
-            values = [str(v) for v in table.sensitive_values[col]]
-            dom = self.domain(table, col)
-            pos = {v: i for i, v in enumerate(dom)}
-            # position of each cell's value in the metric's order; table counts N_σ in that order
-            cell_pos = np.array([pos[values[v]] for v in cell_val], dtype=np.int64)
-            N = np.bincount(np.array([pos[values[v]] for v in table.sensitive_codes[:, col]]), minlength=len(dom))
-            V = len(dom)
-            tag = f"tclose{col}"
-
-            def mass_rows(name, groups):
-                """Rows ``u_{j,e} >= ±Σ_{σ∈group e}(n c_jσ − N_σ s_j)`` for the value groups ``groups``.
-
-                ``groups`` is a list of lists of positions; returns the ``u`` columns (C × E).
-                """
-                E = len(groups)
-                u = lm.add_vars(f"{tag}_{name}", C * E, lower=0)
-                member = np.zeros((E, V), dtype=bool)
-                for e, grp in enumerate(groups):
-                    member[e, grp] = True
-                # entries from count cells: cell (j, σ) appears in row (j, e) for every e containing σ
-                e_of, cell_of = np.nonzero(member[:, cell_pos])
-                rows_c = cell_cand[cell_of] * E + e_of
-                # size column per (j, e): coefficient −Σ_{σ∈e} N_σ
-                NS = member.astype(float) @ N.astype(float)
-                jj = np.repeat(np.arange(C), E)
-                ee = np.tile(np.arange(E), C)
-                rows_all = np.arange(C * E)
-                for sign, label in ((1.0, "pos"), (-1.0, "neg")):
-                    lm.add_rows(
-                        f"{tag}_{name}_{label}", C * E,
-                        rows=np.concatenate([rows_all, rows_c, rows_all]),
-                        cols=np.concatenate([u, cvar[cell_of], size[jj]]),
-                        vals=np.concatenate([np.ones(C * E), np.full(rows_c.shape[0], -sign * n),
-                                             sign * NS[ee]]),
-                        lower=0.0,
-                    )
-                return u, E
-
-            if self.distance_kind == "equal":
-                # EMD = Σ_σ max(0, P_σ − Q_σ):  v_jσ >= N_σ s_j − n c_jσ,  Σ_σ v_jσ <= t n s_j
-                E = V
-                v = lm.add_vars(f"{tag}_v", C * E, lower=0)
-                rows_c = cell_cand * E + cell_pos
-                rows_all = np.arange(C * E)
-                lm.add_rows(f"{tag}_v_def", C * E, rows=np.concatenate([rows_all, rows_c, rows_all]),
-                            cols=np.concatenate([v, cvar, size[np.repeat(np.arange(C), E)]]),
-                            vals=np.concatenate([np.ones(C * E), np.full(rows_c.shape[0], n),
-                                                 -np.tile(N.astype(float), C)]), lower=0.0)
-                u, scale = v, 1.0
-            elif self.distance_kind == "ordered":
-                # EMD = (1/(V−1)) Σ_{a<V} |Σ_{b<=a}(Q_b − P_b)|
-                u, E = mass_rows("cum", [list(range(a + 1)) for a in range(V - 1)])
-                scale = float(max(V - 1, 1))
-            elif self.distance_kind == "hierarchical":
-                # tree EMD = Σ_edges |mass below the edge| / (2H)
-                edges = self.hierarchy.edges_below(dom)
-                u, E = mass_rows("edge", [idxs for _, _, idxs in edges])
-                scale = 2.0 * self.hierarchy.height
-            else:
-                u, E, scale = self._add_transport(am, col, tag, cell_cand, cell_pos, cvar, size, N, dom), None, 1.0
-                continue
-            E = u.shape[0] // C
-            # Σ_e u_je <= scale · t · n · s_j with t = a/b:  b Σ_e u_je − a · scale · n · s_j <= 0.
-            # Every u is |integer| at a vertex, so a violation is >= 1, far above solver tolerances.
-            tr = exact(self.t)
-            lm.add_rows(f"{tag}", C, rows=np.concatenate([np.repeat(np.arange(C), E), np.arange(C)]),
-                        cols=np.concatenate([u, size]),
-                        vals=np.concatenate([np.full(C * E, float(tr.denominator)),
-                                             np.full(C, -float(tr.numerator) * scale * n)]), upper=0.0)
-
-    def _add_transport(self, am, col, tag, cell_cand, cell_pos, cvar, size, N, dom):
-        """General metric: transport ``F_jστ`` (Liang-Yuan Thm. 9), net flow = n c_jσ − N_σ s_j."""
-        lm, C, n = am.lm, am.cands.n_candidates, float(am.table.n)
-        d = self.metric(am.table, col)
-        V = len(dom)
-        src, dst = np.nonzero(~np.eye(V, dtype=bool))
-        A = src.shape[0]
-        F = lm.add_vars(f"{tag}_F", C * A, lower=0)
-        jj = np.repeat(np.arange(C), A)
-        aa = np.tile(np.arange(A), C)
-        # conservation per (j, σ): Σ_τ F_στ − Σ_τ F_τσ − n c_jσ + N_σ s_j = 0
-        rows_out = jj * V + src[aa]
-        rows_in = jj * V + dst[aa]
-        rows_c = cell_cand * V + cell_pos
-        rows_s = np.arange(C * V)
-        lm.add_rows(f"{tag}_flow", C * V, rows=np.concatenate([rows_out, rows_in, rows_c, rows_s]),
-                    cols=np.concatenate([F, F, cvar, size[np.repeat(np.arange(C), V)]]),
-                    vals=np.concatenate([np.ones(C * A), -np.ones(C * A), np.full(rows_c.shape[0], -n),
-                                         np.tile(N.astype(float), C)]), lower=0.0, upper=0.0)
-        tr = exact(self.t)
-        lm.add_rows(f"{tag}", C, rows=np.concatenate([jj, np.arange(C)]), cols=np.concatenate([F, size]),
-                    vals=np.concatenate([np.tile(d[src, dst], C) * tr.denominator,
-                                         np.full(C, -float(tr.numerator) * n)]), upper=0.0)
-        return F
+                if self.distance_kind == "equal":
+                    L, scale = emd.equal_sums(D)
+                elif self.distance_kind == "ordered":
+                    L, scale = emd.ordered_sums(D)
+                else:
+                    edges = [idxs for _, _, idxs in self.hierarchy.edges_below(dom)]
+                    L, scale = emd.tree_sums(D, edges, self.hierarchy.height)
+                ok = emd.within(L, scale, t, n, s)
+                dist = L / (scale * n * np.maximum(s, 1))
+            bad = np.flatnonzero(~ok)
+            if bad.size:
+                i = bad[0]
+                return f"{groups.name(i)}: EMD {float(dist[i]):.6g} > t = {self.t:g} on {name!r}"
+        return None
 
     def describe(self) -> str:
         dist = self.distance if isinstance(self.distance, str) else "matrix"
@@ -681,8 +543,6 @@ class TCloseness(_SensitiveCriterion):
 
 def _matrix_metric(matrix, vals, name) -> np.ndarray:
     """A user's distance matrix over ``vals``, validated as a metric with max 1."""
-    import pandas as pd
-
     if isinstance(matrix, dict):
         matrix = pd.DataFrame(matrix)
     if isinstance(matrix, pd.DataFrame):

@@ -23,5 +23,24 @@ class VerificationError(MilpAnonError, AssertionError):
     """A solution failed the independent verifier (a bug, never an output)."""
 
 
+class OptionViolation(VerificationError):
+    """A table meets every criterion but not a budget or a bound on the number of groups.
+
+    Not a bug when a heuristic made the table: it is then merely not used.
+    """
+
+
+class InfeasibleRequest(MilpAnonError):
+    """No release meets the request, so it has no model to build or write (``reason`` says why).
+
+    :func:`~milp_anon.request.anonymize` reports this as a result with status
+    ``infeasible`` instead; it is raised only where a model is asked for.
+    """
+
+    def __init__(self, reason: str):
+        super().__init__(f"infeasible request, no model: {reason}")
+        self.reason = reason
+
+
 class SolverError(MilpAnonError, RuntimeError):
     """The solver failed in a way that is not a status (e.g. not installed)."""

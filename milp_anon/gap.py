@@ -13,7 +13,10 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
+from . import verify as _verify
 from .errors import InputError, VerificationError
+from .recoding import Generalization
+from .request import Request
 
 
 @dataclass
@@ -61,17 +64,12 @@ def score_release(table, released: pd.DataFrame, criteria, recoding=None, option
     released
         The anonymized rows (same columns, same row order).
     criteria, recoding
-        As for :class:`~milp_anon.formulations.AssignmentFormulation`; the
-        cost metric is the recoding's.
+        As for :class:`~milp_anon.request.Request`; the cost metric is the recoding's.
     options
-        :class:`~milp_anon.solve.SolverOptions` for the optimum.
+        :class:`~milp_anon.solvers.SolverOptions` for the optimum.
     solve
         Also solve the optimum (skipped for an invalid table).
     """
-    from . import verify as _verify
-    from .formulations import AssignmentFormulation
-    from .recoding import Generalization
-
     original = table.frame
     if set(released.columns) != set(original.columns):
         missing = [c for c in original.columns if c not in released.columns]
@@ -95,7 +93,7 @@ def score_release(table, released: pd.DataFrame, criteria, recoding=None, option
     report.valid = True
     if not solve:
         return report
-    result = AssignmentFormulation(criteria, recoding=recoding).solve(table, options)
+    result = Request(criteria, recoding=recoding).solve(table, options)
     report.status = result.status
     report.optimum = result.cost
     report.bound = result.bound

@@ -13,6 +13,7 @@ with all leaves at the same depth ``H`` and a single root.
 
 from __future__ import annotations
 
+import csv
 import os
 from dataclasses import dataclass
 
@@ -77,8 +78,6 @@ class Hierarchy:
         """Read an ARX hierarchy file (no header)."""
         try:
             with open(path, "r", encoding="utf-8", newline="") as fh:
-                import csv
-
                 rows = [r for r in csv.reader(fh, delimiter=sep)]
         except FileNotFoundError:
             raise InputError(f"hierarchy file not found: {path}") from None

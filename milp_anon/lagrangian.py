@@ -1,6 +1,6 @@
 """Lagrangian bound and exact reduced-cost fixing for the k-anonymity assignment model.
 
-The assignment model of k-anonymity (MODELS.md §2, ``formulations/k-anonymity.md``)
+The assignment model of k-anonymity (``formulations/k-anonymity.md``)
 couples its candidate blocks only through the rows ``Σ_j g_ij = n_i``. With
 multipliers ``π`` on those rows the model falls apart into one problem per
 candidate ``j`` (cost ``w_j`` per row)::
@@ -26,10 +26,14 @@ candidate while keeping only a small part of it in HiGHS.
 
 **Fixing** (exact): a pair whose bound is at least ``G`` cannot be part of
 any solution cheaper than ``G``, so the model restricted to the pairs below
-``G`` (:func:`pairs_below`) has the same optimum as the whole model whenever
-that optimum is below ``G``; and if the restricted model has nothing below
-``G``, no solution does. :meth:`AssignmentFormulation.solve` uses this with a
-rising ``G`` (``formulations/reduction.md``).
+``G`` has the same optimum as the whole model whenever that optimum is below
+``G``; and if the restricted model has nothing below ``G``, no solution
+does. :mod:`milp_anon.reduction` uses this with a rising ``G``
+(``formulations/reduction.md``).
+
+This module depends on numpy and highspy only: the bounds are real numbers
+here; rounding them to the objective's grid is the caller's
+(:class:`milp_anon.grid.ObjectiveGrid`).
 
 This is the classical reduced-cost fixing of integer programming, done on
 the Lagrangian blocks instead of the LP columns: the LP's own reduced costs
@@ -44,6 +48,7 @@ import math
 import time
 from dataclasses import dataclass
 
+import highspy
 import numpy as np
 
 log = logging.getLogger("milp_anon.lagrangian")
@@ -143,7 +148,7 @@ class LagrangianLP:
     prices: BlockPrices
 
 
-def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, threads=None, max_add=2000,
+def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_options=None, max_add=2000,
                       rel_tol=1e-9) -> LagrangianLP:
     """The LP bound of the assignment model over every candidate, by column generation.
 
@@ -155,10 +160,9 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, threads
     with the pairs of their block solution, and pairs of master candidates
     with a negative reduced cost enter alone. Stops when nothing prices out,
     when ``L(π)`` meets the master's value, or at ``time_limit`` (the best
-    ``L(π)`` so far is still a valid bound).
+    ``L(π)`` so far is still a valid bound). ``highs_options`` are set on the
+    master's HiGHS (default: no log).
     """
-    import highspy
-
     t0 = time.perf_counter()
     n = np.asarray(n, dtype=float)
     w = np.asarray(w, dtype=float)
@@ -170,9 +174,8 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, threads
     root = int(full[np.argmin(w[full])])
     inf = highspy.kHighsInf
     h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    if threads is not None:
-        h.setOptionValue("threads", int(threads))
+    for key, value in (highs_options or {"output_flag": False}).items():
+        h.setOptionValue(key, value)
     empty_i, empty_v = np.zeros(0, np.int32), np.zeros(0)
     h.addRows(T, n, n, 0, np.zeros(T, np.int32), empty_i, empty_v)
     state = {"cols": 0, "rows": T}
@@ -267,33 +270,3 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, threads
     return LagrangianLP(pi=best[0], bound=best[1].bound, lp_value=lp_value, converged=converged, iterations=it,
                         seconds=time.perf_counter() - t0, master_candidates=int(in_master.sum()),
                         master_pairs=int(pair_in.sum()), prices=best[1])
-
-
-def grid_ceil(value: float, grid) -> float:
-    """The smallest objective value on the grid (multiples of ``1/grid``) at or above ``value``.
-
-    ``grid``: ``True`` (integers), a whole number ``D`` or ``False`` (no grid: ``value`` itself).
-
-    A small relative tolerance absorbs floating-point error in ``value``
-    towards the lower side (the bound only ever gets weaker).
-    """
-    tol = 1e-7 * max(1.0, abs(value))
-    if grid is False:
-        return value - tol
-    d = 1 if grid is True else int(grid)
-    return math.ceil((value - tol) * d) / d
-
-
-def pair_thresholds(prices: BlockPrices, pair_cand: np.ndarray, grid) -> np.ndarray:
-    """``(P,)`` each pair's bound rounded up to the grid: the pair is in ``S(G)`` iff its threshold ``< G``."""
-    pb = prices.pair_bounds(pair_cand)
-    tol = 1e-7 * np.maximum(1.0, np.abs(pb))
-    if grid is False:
-        return pb - tol
-    d = 1 if grid is True else int(grid)
-    return np.ceil((pb - tol) * d) / d
-
-
-def pairs_below(prices: BlockPrices, pair_cand: np.ndarray, G: float, grid) -> np.ndarray:
-    """``(P,)`` bool: the pairs some solution cheaper than ``G`` may use (``grid`` as in :func:`grid_ceil`)."""
-    return pair_thresholds(prices, pair_cand, grid) < G

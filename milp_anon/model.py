@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import highspy
 import numpy as np
+import pulp
 
 INF = float("inf")
 
@@ -75,6 +77,11 @@ class LinearModel:
         idx = np.arange(self.n_cols, self.n_cols + size, dtype=np.int64)
         self.n_cols += size
         return idx
+
+    def set_cost(self, name: str, cost) -> None:
+        """Replace the objective coefficients of the variable block ``name``."""
+        b = list(self.var_blocks).index(name)
+        self.col_cost[b] = np.broadcast_to(np.asarray(cost, dtype=float), (self.var_blocks[name].size,)).copy()
 
     def add_rows(self, name, size, rows, cols, vals, *, lower=-INF, upper=INF) -> np.ndarray:
         """Add ``size`` rows from triplets; ``rows`` are local (0..size-1), ``cols`` global."""
@@ -139,8 +146,6 @@ class LinearModel:
     # -- backends ------------------------------------------------------------------
     def to_highs(self, highs=None):
         """Pass the model to a :class:`highspy.Highs` object in bulk; returns it."""
-        import highspy
-
         a = self.arrays()
         h = highs if highs is not None else highspy.Highs()
         lp = highspy.HighsLp()
@@ -174,8 +179,6 @@ class LinearModel:
         (problem, variables)
             ``variables[k]`` is the PuLP variable of global column ``k``.
         """
-        import pulp
-
         a = self.arrays()
         prob = pulp.LpProblem(self.name, pulp.LpMinimize)
         variables = []

@@ -14,6 +14,7 @@ import pandas as pd
 from .errors import InputError
 from .recoding import Generalization, Patterns
 from .table import SUPPRESSED, Table
+from .verify import verify_release
 
 
 def release_blocks(table: Table, blocks, recoding=None) -> pd.DataFrame:
@@ -73,10 +74,15 @@ def release_blocks(table: Table, blocks, recoding=None) -> pd.DataFrame:
     return out
 
 
+def groups_of(released: pd.DataFrame, qi) -> np.ndarray:
+    """``(n,)`` the equivalence class (0-based) of every row of a released table."""
+    keys = released[list(qi)].astype(str).agg("\x1f".join, axis=1).to_numpy()
+    return np.unique(keys, return_inverse=True)[1].ravel()
+
+
 def blocks_of(released: pd.DataFrame, qi) -> list[np.ndarray]:
     """The equivalence classes of a released table, as arrays of row positions."""
-    keys = released[list(qi)].astype(str).agg("\x1f".join, axis=1).to_numpy()
-    _, inv = np.unique(keys, return_inverse=True)
+    inv = groups_of(released, qi)
     order = np.argsort(inv, kind="stable")
     bounds = np.flatnonzero(np.diff(inv[order])) + 1
     return np.split(order, bounds)
@@ -88,8 +94,6 @@ def verified_release(table: Table, blocks, criteria, recoding=None):
     Returns ``(released, cost)``; raises
     :class:`~milp_anon.errors.VerificationError` if a criterion fails.
     """
-    from .verify import verify_release
-
     released = release_blocks(table, blocks, recoding)
     v = verify_release(table.frame, released, table.qi, criteria, sensitive=table.sensitive, recoding=recoding)
     return released, v.cost

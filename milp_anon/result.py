@@ -1,17 +1,153 @@
-"""The :class:`Result` of a solve."""
+"""The :class:`Result` of a solve and the typed records it carries.
+
+* :class:`ModelSize` — rows, types, candidates and the model's dimensions;
+* :class:`Timings` — wall-clock seconds per phase (also the pipeline's stopwatch);
+* :class:`ReductionLog` and :class:`Round` — what the Lagrangian reduction did;
+* :class:`Result` — status (:class:`~milp_anon.status.Status`), objective,
+  bound, gap, the verified table, and where that table came from.
+
+:meth:`Result.report` (the CLI's ``REPORT.json``) is derived from these records.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from .solve import STATUSES
+from .status import Status
 
-PHASES = ("collapse", "candidates", "build", "solve", "verify")
+__all__ = ["ModelSize", "ReductionLog", "Result", "Round", "Timings"]
+
+#: where a released table comes from when no heuristic replaced the solver's
+SOLVER = "solver"
+
+
+def _clean(v):
+    """JSON-safe: non-finite floats become ``None``, numpy scalars plain numbers."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+@dataclass
+class ModelSize:
+    """Sizes of every stage (``None`` where the stage did not run).
+
+    ``n_units`` is set when the assignment is split by sensitive values. With
+    the Lagrangian reduction the model counts are those of the last
+    restricted model.
+    """
+
+    n_rows: int | None = None
+    t_in: int | None = None
+    n_units: int | None = None
+    n_candidates: int | None = None
+    n_pairs: int | None = None
+    n_variables: int | None = None
+    n_integer: int | None = None
+    n_constraints: int | None = None
+    n_nonzeros: int | None = None
+
+    @classmethod
+    def of_model(cls, am, base: "ModelSize") -> "ModelSize":
+        """``base`` with the dimensions of a built :class:`~milp_anon.formulations.AssignmentModel`."""
+        lm = am.lm
+        return dataclasses.replace(base, n_candidates=am.cands.n_candidates, n_pairs=int(am.pair_unit.shape[0]),
+                                   n_variables=lm.n_cols, n_integer=lm.n_integer, n_constraints=lm.n_rows,
+                                   n_nonzeros=lm.n_nonzeros)
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class Timings:
+    """Wall-clock seconds per phase, in pipeline order; ``None`` for a phase that did not run.
+
+    ``solve`` includes ``lp`` (the reduction's column generation).
+    """
+
+    collapse: float | None = None
+    candidates: float | None = None
+    lp: float | None = None
+    build: float | None = None
+    warm_start: float | None = None
+    solve: float | None = None
+    verify: float | None = None
+    fallback: float | None = None
+    total: float | None = None
+    _start: float = field(default_factory=time.perf_counter, repr=False, compare=False)
+
+    def add(self, phase: str, seconds: float) -> None:
+        """Add ``seconds`` to ``phase``."""
+        setattr(self, phase, (getattr(self, phase) or 0.0) + float(seconds))
+
+    @contextmanager
+    def phase(self, name: str):
+        """Time the block as (part of) phase ``name``."""
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.add(name, time.perf_counter() - t)
+
+    def stop(self) -> "Timings":
+        """Set ``total`` to the time since this stopwatch was made."""
+        self.total = time.perf_counter() - self._start
+        return self
+
+    def as_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if not f.name.startswith("_") and getattr(self, f.name) is not None}
+
+
+@dataclass
+class Round:
+    """One round of the reduction: the model restricted to the pairs below the threshold ``G``.
+
+    ``G`` is ``None`` for the whole model; ``status`` is the round's solve
+    status, ``"stopped at G"`` (its bound reached ``G``), ``"empty"`` (some
+    row type had no pair left) or ``"too large"`` (not built: memory).
+    """
+
+    G: float | None
+    pairs: int
+    candidates: int | None = None
+    status: str | None = None
+    objective: float | None = None
+    bound: float | None = None
+    seconds: float | None = None
+
+
+@dataclass
+class ReductionLog:
+    """What the Lagrangian reduction did (``formulations/reduction.md``)."""
+
+    lp_bound: float
+    lp_value: float
+    lp_converged: bool
+    cg_iterations: int
+    master_candidates: int
+    master_pairs: int
+    full_candidates: int
+    full_pairs: int
+    type_bound: float | None = None
+    lower_bound: float | None = None
+    rounds: list = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        out = {k: _clean(v) for k, v in dataclasses.asdict(self).items() if k != "rounds"}
+        out["rounds"] = [{k: _clean(v) for k, v in dataclasses.asdict(r).items()} for r in self.rounds]
+        return out
 
 
 @dataclass
@@ -21,11 +157,10 @@ class Result:
     Attributes
     ----------
     status
-        One of ``optimal``, ``gap_limit``, ``time_limit``, ``no_solution``,
-        ``infeasible`` (see :mod:`milp_anon.solve`).
+        A :class:`~milp_anon.status.Status` (compares equal to its string).
     objective
         Value of the objective (default: the cost) recounted from the
-        released table, or ``None``.
+        released table by the verifier, or ``None``.
     cost
         Cell cost of the released table (equal to ``objective`` for the
         default objective).
@@ -33,91 +168,91 @@ class Result:
         Best proven lower bound on the optimum, or ``None``.
     gap
         ``(objective - bound) / objective`` (0 when both are 0), or ``None``.
-    seconds
-        Wall-clock seconds per phase (``collapse``, ``candidates``, ``build``,
-        ``solve``, ``verify``) and ``total``.
-    sizes
-        ``n_rows``, ``t_in``, ``n_candidates``, ``n_pairs``, ``n_variables``,
-        ``n_integer``, ``n_constraints``, ``n_nonzeros``.
     table
         The anonymized table (same columns and row order as the input;
         suppressed QI cells are ``*``), only when a verified solution exists.
     groups
         ``(n,)`` the output group (0-based) of every row, with ``table``.
+    size
+        :class:`ModelSize`.
+    timings
+        :class:`Timings`.
     candidate_counts
         Candidate counts after each pruning stage.
+    reduction
+        :class:`ReductionLog` when the Lagrangian reduction ran.
+    source
+        ``"solver"``, or the heuristic whose verified table was released
+        (``"suppression greedy"``, ``"pattern greedy"``, ``"whole table"``).
+    warm_start_cost
+        Cost of the verified heuristic table the solve started from, if any.
     reason
         Why the request is infeasible, when it is.
     """
 
-    status: str
+    status: Status
     objective: float | None = None
     bound: float | None = None
     gap: float | None = None
-    seconds: dict = field(default_factory=dict)
-    sizes: dict = field(default_factory=dict)
+    cost: float | None = None
     table: pd.DataFrame | None = None
     groups: np.ndarray | None = None
+    verified: bool = False
+    size: ModelSize = field(default_factory=ModelSize)
+    timings: Timings = field(default_factory=Timings)
     candidate_counts: dict = field(default_factory=dict)
+    reduction: ReductionLog | None = None
+    source: str = SOLVER
+    warm_start_cost: float | None = None
     reason: str | None = None
     solver: str = "HiGHS"
     solver_status: str = ""
     criteria: tuple = ()
-    verified: bool = False
-    cost: float | None = None
 
     def __post_init__(self):
-        if self.status not in STATUSES:
-            raise ValueError(f"unknown status {self.status!r}")
+        try:
+            self.status = Status(self.status)
+        except ValueError:
+            raise ValueError(f"unknown status {self.status!r}") from None
         has_table = self.table is not None
-        if self.status in ("optimal", "gap_limit", "time_limit") and not (has_table and self.verified):
+        if self.status.has_table and not (has_table and self.verified):
             raise ValueError(f"status {self.status!r} needs a verified table")
-        if self.status in ("infeasible", "no_solution") and has_table:
+        if not self.status.has_table and has_table:
             raise ValueError(f"status {self.status!r} cannot carry a table")
         if self.cost is None and self.objective is not None:
             self.cost = self.objective
-        if self.status == "optimal" and self.gap != 0:
+        if self.status == Status.OPTIMAL and self.gap != 0:
             raise ValueError("an optimal result has gap 0")
         if self.groups is not None and has_table and len(self.groups) != len(self.table):
             raise ValueError("groups and table differ in length")
 
     @property
     def is_optimal(self) -> bool:
-        return self.status == "optimal"
+        return self.status == Status.OPTIMAL
 
     @property
     def n_groups(self) -> int | None:
         return None if self.groups is None else int(np.unique(self.groups).size)
 
+    @property
+    def fallback(self) -> str | None:
+        """The heuristic whose table was released instead of a solver's, or ``None``."""
+        return None if self.source == SOLVER else self.source
+
     def report(self) -> dict:
         """A JSON-serializable summary (the CLI's ``--report``)."""
-        s = self.sizes
-        clean = lambda v: None if v is None or (isinstance(v, float) and not math.isfinite(v)) else v  # noqa: E731
-        return {
-            "status": self.status,
-            "objective": clean(self.objective),
-            "cost": clean(self.cost),
-            "bound": clean(self.bound),
-            "gap": clean(self.gap),
-            "reason": self.reason,
-            "criteria": list(self.criteria),
-            "solver": self.solver,
-            "solver_status": self.solver_status,
-            "n_rows": s.get("n_rows"),
-            "t_in": s.get("t_in"),
-            "n_candidates": s.get("n_candidates"),
-            "n_pairs": s.get("n_pairs"),
-            "n_variables": s.get("n_variables"),
-            "n_integer": s.get("n_integer"),
-            "n_constraints": s.get("n_constraints"),
-            "n_nonzeros": s.get("n_nonzeros"),
-            "n_groups": self.n_groups,
-            "candidate_counts": dict(self.candidate_counts),
-            "seconds": {k: round(float(v), 4) for k, v in self.seconds.items()},
-            "verified": self.verified,
-            **({"reduction": s["reduction"]} if s.get("reduction") else {}),
-            **({"fallback": s["fallback"]} if s.get("fallback") else {}),
-        }
+        out = {"status": str(self.status), "objective": _clean(self.objective), "cost": _clean(self.cost),
+               "bound": _clean(self.bound), "gap": _clean(self.gap), "reason": self.reason,
+               "criteria": list(self.criteria), "solver": self.solver, "solver_status": self.solver_status}
+        out.update({k: _clean(v) for k, v in self.size.as_dict().items()})
+        out.update(n_groups=self.n_groups, candidate_counts=dict(self.candidate_counts),
+                   seconds={k: round(float(v), 4) for k, v in self.timings.as_dict().items()},
+                   verified=self.verified, source=self.source, warm_start_cost=_clean(self.warm_start_cost))
+        if self.reduction is not None:
+            out["reduction"] = self.reduction.as_dict()
+        if self.fallback:
+            out["fallback"] = self.fallback
+        return out
 
     def to_json(self) -> str:
         return json.dumps(self.report(), indent=2)
@@ -125,7 +260,7 @@ class Result:
     def summary(self) -> str:
         """A human-readable multi-line summary."""
         fmt = lambda v: "-" if v is None else (f"{v:g}" if isinstance(v, float) else str(v))  # noqa: E731
-        s, c = self.sizes, self.candidate_counts
+        s, c = self.size, self.candidate_counts
         lines = [f"status        {self.status}" + (f"  ({self.reason})" if self.reason else "")]
         if self.criteria:
             lines.append(f"criteria      {', '.join(self.criteria)}")
@@ -135,30 +270,27 @@ class Result:
         gap = "-" if self.gap is None else f"{100 * self.gap:.4g} %"
         lines.append(f"bound         {fmt(self.bound)}   gap {gap}")
         if self.groups is not None:
-            lines.append(f"groups        {self.n_groups}")
-        lines.append(f"rows          {fmt(s.get('n_rows'))}   t_in {fmt(s.get('t_in'))}")
+            lines.append(f"groups        {self.n_groups}" + (f"   (released: {self.fallback})" if self.fallback else ""))
+        lines.append(f"rows          {fmt(s.n_rows)}   t_in {fmt(s.t_in)}")
         if c:
             lines.append(
                 "candidates    {kept} kept (generated {generated}, support {support}, closure {closure_only})".format(
                     **{k: c.get(k, "-") for k in ("kept", "generated", "support", "closure_only")}
                 )
             )
-        red = s.get("reduction")
+        red = self.reduction
         if red:
-            lines.append(f"LP bound      {red['lp_bound']:.6g} by column generation ({red['cg_iterations']} rounds, "
-                         f"master {red['master_pairs']} of {red['full_pairs']} pairs"
-                         f"{'' if red['lp_converged'] else ', not converged'})")
-            for i, rnd in enumerate(red["rounds"], 1):
-                below = "the whole model" if rnd["G"] is None else f"below G = {rnd['G']:g}"
-                lines.append(f"fixing {i:<6} {below}: {rnd.get('pairs', '-')} pairs, "
-                             f"{rnd.get('candidates', '-')} candidates -> {rnd.get('status', '-')}"
-                             + (f" {rnd['objective']:g}" if rnd.get("objective") is not None else ""))
-        if "n_variables" in s:
-            lines.append(
-                f"model         {s['n_variables']} variables ({s.get('n_integer', '-')} integer), "
-                f"{s['n_constraints']} constraints, {s.get('n_nonzeros', '-')} nonzeros"
-                + (" (the last restricted model)" if red else "")
-            )
-        lines.append("seconds       " + "  ".join(f"{k} {v:.2f}" for k, v in self.seconds.items()))
+            lines.append(f"LP bound      {red.lp_bound:.6g} by column generation ({red.cg_iterations} rounds, "
+                         f"master {red.master_pairs} of {red.full_pairs} pairs"
+                         f"{'' if red.lp_converged else ', not converged'})")
+            for i, rnd in enumerate(red.rounds, 1):
+                below = "the whole model" if rnd.G is None else f"below G = {rnd.G:g}"
+                lines.append(f"fixing {i:<6} {below}: {fmt(rnd.pairs)} pairs, {fmt(rnd.candidates)} candidates -> "
+                             f"{rnd.status or '-'}" + (f" {rnd.objective:g}" if rnd.objective is not None else ""))
+        if s.n_variables is not None:
+            lines.append(f"model         {s.n_variables} variables ({fmt(s.n_integer)} integer), "
+                         f"{s.n_constraints} constraints, {fmt(s.n_nonzeros)} nonzeros"
+                         + (" (the last restricted model)" if red else ""))
+        lines.append("seconds       " + "  ".join(f"{k} {v:.2f}" for k, v in self.timings.as_dict().items()))
         lines.append(f"solver        {self.solver} ({self.solver_status or '-'})")
         return "\n".join(lines)

@@ -13,11 +13,13 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 
+import highspy
 import numpy as np
 import pandas as pd
 
-from .criteria import exact
-from .errors import VerificationError
+from .criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, _matrix_metric, exact
+from .errors import OptionViolation, VerificationError
+from .recoding import Generalization, Patterns
 from .table import SUPPRESSED
 
 
@@ -145,8 +147,6 @@ def verify_k_anonymity(original, released, qi, k: int, claimed_cost=None) -> Ver
         If a cell was changed other than by suppression, a class has fewer
         than ``k`` rows, or ``claimed_cost`` differs from the recount.
     """
-    from .criteria import KAnonymity
-
     return verify_release(original, released, qi, [KAnonymity(k)], claimed_cost=claimed_cost)
 
 
@@ -179,8 +179,6 @@ def emd_transport(p, q, d) -> float:
 
     Solved on its own with HiGHS; it shares nothing with the anonymization model.
     """
-    import highspy
-
     V = len(p)
     d = np.asarray(d, dtype=float)
     h = highspy.Highs()
@@ -217,10 +215,6 @@ def verify_release(original, released, qi, criteria, sensitive=(), claimed_cost=
     from the criterion objects. A criterion without ``column`` applies to every
     column in ``sensitive``.
     """
-    from .criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
-
-    from .recoding import Generalization, Patterns
-
     if isinstance(recoding, Generalization):
         cost = check_generalization(original, released, qi, recoding)
     else:
@@ -316,8 +310,6 @@ def _t_metric(crit, dom, col):
                 lvl = next(lv for lv in range(h.height + 1) if pa[lv] == pb[lv])
                 d[i, j] = lvl / h.height
         return d
-    from .criteria import _matrix_metric
-
     return _matrix_metric(crit.distance, dom, col)
 
 
@@ -330,12 +322,12 @@ def verify_options(original, released, qi, verification: Verification, *, budget
     """
     qi = list(qi)
     if budget is not None and verification.cost > budget + 1e-9:
-        _fail(f"cost {verification.cost} exceeds the budget {budget}")
+        raise OptionViolation(f"verification failed: cost {verification.cost} exceeds the budget {budget}")
     n_types = verification.n_groups
     if t_out_min is not None and n_types < t_out_min:
-        _fail(f"{n_types} output types, fewer than {t_out_min}")
+        raise OptionViolation(f"verification failed: {n_types} output types, fewer than {t_out_min}")
     if t_out_max is not None and n_types > t_out_max:
-        _fail(f"{n_types} output types, more than {t_out_max}")
+        raise OptionViolation(f"verification failed: {n_types} output types, more than {t_out_max}")
     if objective == "rows":
         changed = (original[qi].astype(str).to_numpy() != released[qi].astype(str).to_numpy()).any(axis=1)
         return float(changed.sum())

@@ -31,14 +31,6 @@ def solve_k(frame, qi, k, **kw):
     return ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(k), **kw)
 
 
-def edge_table(edges, n_vertices):
-    """Blocki-Williams App. C: one row per edge, one binary column per vertex."""
-    rows = np.zeros((len(edges), n_vertices), dtype=int)
-    for r, (u, v) in enumerate(edges):
-        rows[r, u] = rows[r, v] = 1
-    return rows
-
-
 # --- sensitive criteria ---------------------------------------------------------------
 #: a two-level hierarchy over the sensitive values 1..4 (used for hierarchical EMD)
 SENS_HIERARCHY = {"1": ["low", "*"], "2": ["low", "*"], "3": ["high", "*"], "4": ["high", "*"]}
@@ -117,14 +109,14 @@ def random_hierarchy(draw, values, max_height=3):
     return paths
 
 
-def hanging_solve(lm, options, integral_objective, hint, on_improving=None, stop_bound=None):
+def hanging_solve(lm, options, grid, hint, on_improving=None, stop_bound=None):
     """A HiGHS stand-in that reports the optimum as an incumbent and then never returns (tests the kill)."""
     import time
     from types import SimpleNamespace
 
-    from milp_anon.solve import _solve_highs
+    from milp_anon.solvers.highs import solve_highs
 
-    out = _solve_highs(lm, options, integral_objective, hint)
+    out = solve_highs(lm, options, grid, hint)
     on_improving(SimpleNamespace(data_out=SimpleNamespace(mip_solution=out.x, objective_function_value=out.objective,
                                                           mip_dual_bound=out.objective - 1)))
     time.sleep(3600)

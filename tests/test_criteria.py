@@ -198,3 +198,40 @@ def test_several_sensitive_columns():
     assert r.status == "optimal" and r.objective == bf
     for rows in r.table.groupby("a").indices.values():
         assert r.table.iloc[rows]["s"].nunique() >= 2 and r.table.iloc[rows]["w"].nunique() >= 2
+
+
+# --- the group test (Criterion.violation) against brute force's definitions --------------------
+
+@settings(max_examples=300)
+@given(data=st.data())
+def test_group_test_equals_the_definitions(data):
+    """``violation`` on the groups of a random partition (all at once and one by one) against
+    brute force's predicate written from the definitions, for every kind of criterion."""
+    from milp_anon.criteria import GroupCounts, first_violation
+    from milp_anon.exact.brute_force import group_condition
+
+    frame, qi, k = data.draw(sensitive_tables(n=(2, 9)))
+    crits = [ma.KAnonymity(k), data.draw(criteria_for(frame))]
+    table = ma.Table.from_frame(frame, qi, "s")
+    labels = np.array(data.draw(st.lists(st.integers(0, 3), min_size=table.n, max_size=table.n)))
+    blocks = [np.flatnonzero(labels == g) for g in np.unique(labels)]
+    min_k, ok = group_condition(crits, {"s": frame["s"].tolist()})
+    expected = [len(b) >= min_k and ok(list(b)) for b in blocks]
+    base = GroupCounts.of(table, [])
+    for b, exp in zip(blocks, expected):
+        assert (first_violation(crits, base.of_rows(table, b)) is None) == exp
+    V = len(table.sensitive_values[0])
+    counts = np.array([np.bincount(table.sensitive_codes[b, 0], minlength=V) for b in blocks])
+    groups = GroupCounts.of(table, [len(b) for b in blocks], [counts])
+    why = first_violation(crits, groups)
+    assert (why is None) == all(expected)
+    if why is not None:  # it names a group that fails
+        assert not expected[int(why.split(":")[0].removeprefix("group "))]
+
+
+def test_group_test_names_the_whole_table_in_infeasibility():
+    frame = pd.DataFrame({"a": list("xxyyzz"), "s": list("112113")})
+    table = ma.Table.from_frame(frame, ["a"], "s")
+    assert ma.KAnonymity(7).infeasibility(table) == ("7-anonymity: the whole table: k = 7 exceeds the number "
+                                                     "of rows (6)")
+    assert ma.TCloseness(0).infeasibility(table) is None  # the whole table is at distance 0 from itself

@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given, settings
 
 from milp_anon.exact import brute_force_k_anonymity
-from milp_anon.instances import planted_partition_graph
+from milp_anon.bench.instances import edge_table, planted_partition_graph
 from milp_anon.verify import verify_k_anonymity
 
-from helpers import edge_table, frame_from_array, small_tables, solve_k
+from helpers import frame_from_array, small_tables, solve_k
 
 
 @settings(max_examples=250)
@@ -103,7 +103,7 @@ NO_PARTITION_GRAPHS = {
 @pytest.mark.parametrize("name", sorted(TRI_STAR_GRAPHS))
 def test_gadget_partitionable(name):
     edges, nv = TRI_STAR_GRAPHS[name]
-    frame = frame_from_array(edge_table(edges, nv), prefix="v")
+    frame = edge_table(edges, nv)
     r = solve_k(frame, list(frame.columns), 3)
     assert r.status == "optimal" and r.objective == 3 * len(edges)
 
@@ -111,8 +111,8 @@ def test_gadget_partitionable(name):
 @pytest.mark.parametrize("name", sorted(NO_PARTITION_GRAPHS))
 def test_gadget_not_partitionable(name):
     edges, nv = NO_PARTITION_GRAPHS[name]
-    arr = edge_table(edges, nv)
-    frame = frame_from_array(arr, prefix="v")
+    frame = edge_table(edges, nv)
+    arr = frame.to_numpy()
     r = solve_k(frame, list(frame.columns), 3)
     assert r.status == "optimal" and r.objective > 3 * len(edges)
     assert r.objective == brute_force_k_anonymity(arr, 3)[0]
@@ -121,6 +121,6 @@ def test_gadget_not_partitionable(name):
 @pytest.mark.parametrize("seed", range(6))
 def test_gadget_random_planted_partition(seed):
     edges = planted_partition_graph(9, 4, seed)
-    frame = frame_from_array(edge_table(edges, 9), prefix="v")
+    frame = edge_table(edges, 9)
     r = solve_k(frame, list(frame.columns), 3)
     assert r.status == "optimal" and r.objective == 3 * len(edges)

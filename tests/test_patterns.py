@@ -112,31 +112,26 @@ def test_pattern_symbols_and_column_lists_agree():
 @settings(max_examples=60)
 @given(pattern_cases())
 def test_greedy_warm_start_keeps_the_optimum(case):
-    from milp_anon.formulations import AssignmentFormulation
-
     frame, qi, k, pats = case
     table = ma.Table.from_frame(frame, qi)
-    cold = AssignmentFormulation([ma.KAnonymity(k)], recoding=ma.Patterns(pats)).solve(table)
-    warm = AssignmentFormulation([ma.KAnonymity(k)], recoding=ma.Patterns(pats), warm_start="greedy").solve(table)
+    cold = ma.anonymize(table, ma.KAnonymity(k), recoding=ma.Patterns(pats))
+    warm = ma.anonymize(table, ma.KAnonymity(k), recoding=ma.Patterns(pats), warm_start="greedy")
     assert cold.status == warm.status and cold.objective == warm.objective
-    if "warm_start_cost" in warm.sizes:
-        assert warm.sizes["warm_start_cost"] >= warm.objective
+    if warm.warm_start_cost is not None:
+        assert warm.warm_start_cost >= warm.objective
 
 
 def test_warm_start_needs_k_only_suppression():
-    from milp_anon.formulations import AssignmentFormulation
-
     frame = pd.DataFrame({"a": list("xxyy"), "s": list("1212")})
     t = ma.Table.from_frame(frame, ["a"], "s")
     with pytest.raises(ma.InputError, match="k-anonymity alone"):
-        AssignmentFormulation([ma.KAnonymity(2), ma.PSensitivity(2)], warm_start="greedy",
-                              recoding=ma.Patterns(["1", "0"])).solve(t)
+        ma.anonymize(t, ma.KAnonymity(2), ma.PSensitivity(2), warm_start="greedy", recoding=ma.Patterns(["1", "0"]))
     # with suppression the start is the plain suppression greedy, which handles every criterion
-    r = AssignmentFormulation([ma.KAnonymity(2), ma.PSensitivity(2)], warm_start="greedy").solve(t)
-    assert r.status == "optimal" and r.objective == 0 and r.sizes["warm_start_cost"] == 0
+    r = ma.anonymize(t, ma.KAnonymity(2), ma.PSensitivity(2), warm_start="greedy")
+    assert r.status == "optimal" and r.objective == 0 and r.warm_start_cost == 0
     with pytest.raises(ma.InputError, match="suppression and pattern"):
-        AssignmentFormulation([ma.KAnonymity(2)], warm_start="greedy",
-                              recoding=ma.Generalization({"a": {"x": ["*"], "y": ["*"]}})).solve(t)
+        ma.anonymize(t, ma.KAnonymity(2), warm_start="greedy",
+                     recoding=ma.Generalization({"a": {"x": ["*"], "y": ["*"]}}))
 
 
 @settings(max_examples=80)
@@ -159,9 +154,7 @@ def test_patterns_with_sensitive_criteria(data):
 
 
 def test_greedy_start_outside_the_budget_is_skipped():
-    from milp_anon.formulations import AssignmentFormulation
-
     frame, rec = tight_instance(3, 3)  # greedy costs 18, the optimum 9
     table = ma.Table.from_frame(frame, list(frame.columns))
-    r = AssignmentFormulation([ma.KAnonymity(3)], recoding=rec, budget=9, warm_start="greedy").solve(table)
-    assert r.status == "optimal" and r.objective == 9 and "warm_start_cost" not in r.sizes
+    r = ma.anonymize(table, ma.KAnonymity(3), recoding=rec, budget=9, warm_start="greedy")
+    assert r.status == "optimal" and r.objective == 9 and r.warm_start_cost is None

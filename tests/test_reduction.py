@@ -8,12 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
+from milp_anon import pipeline, reduction
 from milp_anon.candidates import suppression_candidates
 from milp_anon.exact import brute_force_k_anonymity
-from milp_anon.formulations import AssignmentFormulation
-from milp_anon.lagrangian import block_prices, column_generation, pairs_below
+from milp_anon.grid import ObjectiveGrid
+from milp_anon.lagrangian import block_prices, column_generation
 from milp_anon.rowtypes import RowTypes
-from milp_anon.solve import SolverOptions
 
 from helpers import frame_from_array, small_tables
 
@@ -84,7 +84,7 @@ def test_bounds_hold_for_any_multipliers(data):
     for pair in pairs:
         assert pb[where[pair]] <= opt + 1e-9
     # fixing at G = opt + 1 keeps every pair of this optimal solution
-    keep = pairs_below(p, cands.pair_cand, opt + 1, True)
+    keep = ObjectiveGrid(1).ceil_array(p.pair_bounds(cands.pair_cand)) < opt + 1
     assert all(keep[where[pair]] for pair in pairs)
 
 
@@ -100,8 +100,8 @@ def test_column_generation_reaches_the_lp_bound(case):
     cands = suppression_candidates(types, k)
     cg = column_generation(types.counts, cands.cost, cands.pair_type, cands.pair_cand, k)
     assert cg.converged
-    form = AssignmentFormulation([ma.KAnonymity(k)], reduction="none")
-    am = form.build(table, types, cands)
+    am = pipeline.build_model(table, ma.Request(ma.KAnonymity(k), reduction="none"))
+    assert am.cands.n_candidates == cands.n_candidates  # the model of the same candidates
     a = am.lm.arrays()
     import highspy
 
@@ -138,9 +138,7 @@ def test_reduction_equals_whole_model_beyond_brute_force(monkeypatch):
     """On 40 random tables of 40–120 rows the reduction and the whole model give one optimum; the
     reduction fixes pairs and, on some tables, needs more than one round (both paths are exercised).
     No polishing of the first round here, so that rounds stop at their threshold."""
-    from milp_anon.formulations import assignment
-
-    monkeypatch.setattr(assignment, "ROUND_POLISH", 0.0)
+    monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
     rng = np.random.default_rng(20261122)
     rounds, fixed, stopped = [], [], 0
     for _ in range(40):
@@ -154,10 +152,10 @@ def test_reduction_equals_whole_model_beyond_brute_force(monkeypatch):
         red = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
         assert whole.status == red.status == "optimal"
         assert red.objective == whole.objective
-        info = red.sizes["reduction"]
-        rounds.append(len(info["rounds"]))
-        fixed.append(info["rounds"][0]["pairs"] < info["full_pairs"])
-        stopped += sum(rnd.get("status") == "stopped at G" for rnd in info["rounds"])
+        info = red.reduction
+        rounds.append(len(info.rounds))
+        fixed.append(info.rounds[0].pairs < info.full_pairs)
+        stopped += sum(rnd.status == "stopped at G" for rnd in info.rounds)
     # some rounds end early, once their bound reaches G (the stop_bound path)
     assert max(rounds) >= 2 and any(fixed) and stopped > 0
 
@@ -194,10 +192,10 @@ def test_lagrangian_where_it_does_not_apply():
     with pytest.raises(ma.InputError, match="k-anonymity alone"):
         ma.anonymize(table, ma.KAnonymity(2), ma.LDiversity(2), reduction="lagrangian")
     with pytest.raises(ma.InputError, match="reduction must be one of"):
-        AssignmentFormulation([ma.KAnonymity(2)], reduction="fast")
+        ma.Request(ma.KAnonymity(2), reduction="fast")
     # "auto" falls back to the whole model there
     r = ma.anonymize(table, ma.KAnonymity(2), ma.LDiversity(2))
-    assert r.status == "optimal" and "reduction" not in r.sizes
+    assert r.status == "optimal" and r.reduction is None
 
 
 def test_relative_gap_option():
@@ -210,8 +208,9 @@ def test_relative_gap_option():
     assert loose.status in ("optimal", "gap_limit")
     assert loose.objective <= exact.objective * 1.05 / (1 - 0.05) + 1e-9
     assert loose.bound <= exact.objective <= loose.objective
-    opts = SolverOptions(time_limit=60)
-    assert AssignmentFormulation([ma.KAnonymity(5)]).reduction_unavailable(opts) is None
+    opts = ma.SolverOptions(time_limit=60)
+    assert reduction.unavailable(ma.Request(ma.KAnonymity(5)), opts) is None
+    assert "highspy" in reduction.unavailable(ma.Request(ma.KAnonymity(5)), ma.SolverOptions(solver="cbc"))
 
 
 def test_memory_limit_ends_the_rounds_with_a_verified_table():
@@ -222,7 +221,7 @@ def test_memory_limit_ends_the_rounds_with_a_verified_table():
     table = ma.Table.from_frame(load_adult().iloc[:2000], ["sex", "age", "race", "marital-status", "education"])
     exact = ma.anonymize(table, ma.KAnonymity(5))
     r = ma.anonymize(table, ma.KAnonymity(5), max_memory_gb=1e-4)
-    assert r.status == "time_limit" and r.verified and r.sizes["fallback"]
+    assert r.status == "time_limit" and r.verified and r.fallback
     assert "stopped before round 1" in r.solver_status and "GiB" in r.solver_status
     assert r.bound <= exact.objective <= r.objective
     # the whole model refuses before building, with the size
@@ -233,23 +232,19 @@ def test_memory_limit_ends_the_rounds_with_a_verified_table():
 def test_stop_bound_stops_at_the_bound_and_never_cuts_an_optimum():
     """solve_model(stop_bound=s): below the optimum it may stop early, but only with a bound >= s;
     at or above the optimum it proves the optimum of the whole-model solve."""
-    from milp_anon.rowtypes import Units
-    from milp_anon.solve import StopAtBound, solve_model
+    from milp_anon.solvers import StopAtBound, solve_model
 
     rng = np.random.default_rng(7)
     early = 0
     for _ in range(12):
         frame = _duplicated_table(rng, int(rng.integers(15, 40)), int(rng.integers(60, 121)), 5, 3)
         table = ma.Table.from_frame(frame, list(frame.columns))
-        form = AssignmentFormulation([ma.KAnonymity(int(rng.integers(3, 6)))], reduction="none")
-        types = RowTypes.from_table(table)
-        units = Units.of(table, types, False)
-        am = form.build(table, types, form.prune_candidates(table, units, form.candidates(types, table)), units)
-        opt = solve_model(am.lm, SolverOptions())
+        am = pipeline.build_model(table, ma.Request(ma.KAnonymity(int(rng.integers(3, 6)))))
+        opt = solve_model(am.lm, ma.SolverOptions())
         assert opt.status == "optimal"
         value = round(opt.objective)  # costs are integers
         for s in (value - 3, value - 1, value, value + 5):
-            out = solve_model(am.lm, SolverOptions(), stop_bound=s)
+            out = solve_model(am.lm, ma.SolverOptions(), stop_bound=s)
             if out.status == "optimal":
                 assert round(out.objective) == value
             else:
@@ -257,6 +252,6 @@ def test_stop_bound_stops_at_the_bound_and_never_cuts_an_optimum():
                 assert out.bound is not None and s <= out.bound <= value
                 early += 1
         # not before `after` seconds: the solve runs to its optimum
-        late = solve_model(am.lm, SolverOptions(), stop_bound=StopAtBound(value - 3, after=1e9))
+        late = solve_model(am.lm, ma.SolverOptions(), stop_bound=StopAtBound(value - 3, after=1e9))
         assert late.status == "optimal" and round(late.objective) == value
     assert early > 0

@@ -8,11 +8,25 @@ import pandas as pd
 import pytest
 
 import milp_anon as ma
-from milp_anon.formulations import AssignmentFormulation
-from milp_anon.rowtypes import RowTypes
-from milp_anon.solve import _map_highs, effective_bound, relative_gap
+from milp_anon import pipeline
+from milp_anon.candidates import suppression_candidates
+from milp_anon.formulations import build, read_assignment
+from milp_anon.grid import NO_GRID, ObjectiveGrid, relative_gap
+from milp_anon.instance import Instance
+from milp_anon.recoding import Suppression
+from milp_anon.release import Release
+from milp_anon.rowtypes import RowTypes, Units
+from milp_anon.solvers.highs import map_status as _map_highs
 
 S = highspy.HighsModelStatus
+INTEGERS = ObjectiveGrid(1)
+
+
+def suppression_instance(table, k):
+    """The instance of k-anonymity by suppression of ``table`` (every closed candidate of support >= k)."""
+    types = RowTypes.from_table(table)
+    units = Units.of(table, types, False)
+    return Instance(table, tuple(Suppression().lattices(table)), types, units, suppression_candidates(types, k))
 
 
 class FakeHighs:
@@ -32,36 +46,42 @@ class FakeHighs:
     def getSolution(self):
         return _types.SimpleNamespace(col_value=[0.0])
 
+    def getLp(self):
+        return _types.SimpleNamespace(integrality_=[1])
+
 
 def test_time_limit_is_never_optimal():
     # PuLP maps this to LpStatusOptimal; we must not
-    status, x, obj, bound, _ = _map_highs(FakeHighs(S.kTimeLimit, 10.0, 9.2), True, 0.0)
+    status, x, obj, bound, _ = _map_highs(FakeHighs(S.kTimeLimit, 10.0, 9.2), INTEGERS)
     assert status == "time_limit" and obj == 10.0 and bound == 10.0  # 9.2 rounded up: integral costs
-    status, *_ = _map_highs(FakeHighs(S.kTimeLimit, 12.0, 9.2), True, 0.0)
+    status, *_ = _map_highs(FakeHighs(S.kTimeLimit, 12.0, 9.2), INTEGERS)
     assert status == "time_limit"
 
 
 def test_time_limit_without_incumbent():
-    status, x, *_ = _map_highs(FakeHighs(S.kTimeLimit, np.inf, -np.inf, feasible=False), True, 0.0)
+    status, x, *_ = _map_highs(FakeHighs(S.kTimeLimit, np.inf, -np.inf, feasible=False), INTEGERS)
     assert status == "no_solution" and x is None
 
 
 def test_optimal_needs_zero_gap():
-    assert _map_highs(FakeHighs(S.kOptimal, 10.0, 9.9999999), True, 0.0)[0] == "optimal"
+    assert _map_highs(FakeHighs(S.kOptimal, 10.0, 9.9999999), INTEGERS)[0] == "optimal"
     # integral costs: a bound of 9.5 proves 10 optimal, a bound of 9 does not
-    assert _map_highs(FakeHighs(S.kOptimal, 10.0, 9.5), True, 0.1)[0] == "optimal"
-    assert _map_highs(FakeHighs(S.kOptimal, 10.0, 9.0), True, 0.1)[0] == "gap_limit"
+    assert _map_highs(FakeHighs(S.kOptimal, 10.0, 9.5), INTEGERS)[0] == "optimal"
+    assert _map_highs(FakeHighs(S.kOptimal, 10.0, 9.0), INTEGERS)[0] == "gap_limit"
     # without integral costs, 9.5 is not rounded up
-    assert _map_highs(FakeHighs(S.kOptimal, 10.0, 9.5), False, 0.1)[0] == "gap_limit"
+    assert _map_highs(FakeHighs(S.kOptimal, 10.0, 9.5), NO_GRID)[0] == "gap_limit"
 
 
 def test_gap_helpers():
     assert relative_gap(0.0, 0.0) == 0.0
     assert relative_gap(10.0, 8.0) == pytest.approx(0.2)
     assert relative_gap(10.0, None) is None
-    assert effective_bound(8.0000001, True) == 8.0
-    assert effective_bound(7.2, True) == 8.0
-    assert effective_bound(-np.inf, True) is None
+    assert INTEGERS.ceil(8.0000001) == 8.0
+    assert INTEGERS.ceil(7.2) == 8.0
+    assert INTEGERS.ceil(-np.inf) is None and INTEGERS.ceil(None) is None
+    # on the grid, objective and bound are equal within half a step; one step apart they are not
+    assert INTEGERS.gap(17000.0000003, 17000.0) == 0.0 and INTEGERS.gap(17001.0, 17000.0) > 0
+    assert ObjectiveGrid(10**6).gap(1e5, 1e5 - 1e-6) > 0
 
 
 def test_fractional_solution_is_repaired_exactly():
@@ -74,10 +94,10 @@ def test_fractional_solution_is_repaired_exactly():
     (k = 2 forces it), so the repaired cost is 2 (hand count)."""
     frame = pd.DataFrame({"a": list("aaaabbbb")})
     table = ma.Table.from_frame(frame, ["a"])
-    form = AssignmentFormulation([ma.KAnonymity(2)])
-    types = RowTypes.from_table(table)
-    cands = form.candidates(types)
-    am = form.build(table, types, cands)
+    request = ma.Request(ma.KAnonymity(2))
+    inst = suppression_instance(table, 2)
+    types, cands = inst.types, inst.candidates
+    am = build(inst, request)
     name = lambda j: "*" if not cands.keep[j, 0] else table.values[0][cands.codes[j, 0]]  # noqa: E731
     tname = lambda i: table.values[0][types.codes[i, 0]]  # noqa: E731
     value = {("a", "a"): 2.5, ("a", "*"): 1.5, ("b", "b"): 3.5, ("b", "*"): 0.5}
@@ -85,10 +105,10 @@ def test_fractional_solution_is_repaired_exactly():
     x[am.y] = 1.0
     for p, (i, j) in enumerate(zip(am.pair_unit, am.pair_cand)):
         x[am.g[p]] = value[(tname(i), name(j))]
-    used, g, repaired = form._extract(am, x, ma.SolverOptions())
+    g, repaired = read_assignment(am, x, request.criteria, ma.SolverOptions())
     assert repaired == "fractional assignment"
-    released, groups, cost = form.release(table, am, g)
-    form.verify(table, released, cost)  # raises if invalid
+    released, groups, cost = am.release(g)
+    Release.verified(table, request, released, cost=cost)  # raises if invalid
     assert cost == 2
 
 
@@ -113,11 +133,11 @@ def test_highs_presolve_regression_instances(name):
     HiGHS without presolve agree). The toolkit's default options must give 0."""
     import pathlib
 
-    from milp_anon.solve import _highs_options
+    from milp_anon.solvers.highs import apply_options
 
     path = str(pathlib.Path(__file__).parent / "data" / name)
     h = highspy.Highs()
-    _highs_options(h, ma.SolverOptions())
+    apply_options(h, ma.SolverOptions())
     h.readModel(path)
     h.run()
     assert h.getModelStatus() == S.kOptimal
@@ -132,8 +152,7 @@ def test_highs_presolve_regression_instances(name):
 ])
 def test_never_empty_handed(monkeypatch, criteria, recoding):
     """A solver stop without an incumbent returns the best verified heuristic table, as time_limit."""
-    from milp_anon.formulations import assignment
-    from milp_anon.solve import SolveOutcome
+    from milp_anon.solvers import SolveOutcome
 
     frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx"), "s": list("1212121212")})
     if recoding == "patterns":
@@ -143,17 +162,20 @@ def test_never_empty_handed(monkeypatch, criteria, recoding):
                                             "d": ["cd", "*"]}})
     table = ma.Table.from_frame(frame, ["a", "b"], "s")
     exact = ma.anonymize(table, *criteria, recoding=recoding)
-    monkeypatch.setattr(assignment, "solve_model",
-                        lambda *a, **k: SolveOutcome("no_solution", None, None, 1.0, "Time limit reached", 1.0))
+    from milp_anon import reduction
+
+    for stage in (pipeline, reduction):  # the whole model's solve and the reduction's rounds
+        monkeypatch.setattr(stage, "solve_model",
+                            lambda *a, **k: SolveOutcome("no_solution", None, None, 1.0, "Time limit reached", 1.0))
     r = ma.anonymize(table, *criteria, recoding=recoding, time_limit=1, reduction="none")
     assert r.status == "time_limit" and r.verified and r.table is not None
-    assert r.sizes["fallback"] in ("suppression greedy", "pattern greedy", "whole table")
+    assert r.fallback in ("suppression greedy", "pattern greedy", "whole table") and r.source == r.fallback
     assert r.objective >= exact.objective and r.bound == 1.0 and r.gap > 0
     # with the Lagrangian reduction (k alone): the bound is the larger of the LP bound and the solver's
     if len(criteria) == 1 and recoding is None:
         r = ma.anonymize(table, *criteria, recoding=recoding, time_limit=1, reduction="lagrangian")
-        assert r.verified and r.table is not None and r.sizes["fallback"]
-        assert r.sizes["reduction"]["lp_bound"] - 1e-9 <= r.bound <= exact.objective <= r.objective
+        assert r.verified and r.table is not None and r.fallback
+        assert r.reduction.lp_bound - 1e-9 <= r.bound <= exact.objective <= r.objective
         assert r.status == ("optimal" if r.objective == r.bound else "time_limit")
 
 
@@ -170,19 +192,15 @@ def test_hard_time_limit_kills_a_hung_solver_and_keeps_the_incumbent():
     import time
 
     from helpers import hanging_solve
-    from milp_anon.formulations import AssignmentFormulation
-    from milp_anon.rowtypes import Units
-    from milp_anon.solve import SolverOptions, _solve_highs_isolated, hard_limit_margin, watchdog_margin
+    from milp_anon.solvers.highs import watchdog_margin
+    from milp_anon.solvers.isolated import hard_limit_margin, solve_isolated
 
     frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
     table = ma.Table.from_frame(frame, ["a", "b"])
-    form = AssignmentFormulation([ma.KAnonymity(3)])
-    types = RowTypes.from_table(table)
-    units = Units.of(table, types, False)
-    am = form.build(table, types, form.prune_candidates(table, units, form.candidates(types, table)), units)
-    opts = SolverOptions(time_limit=1)
+    am = pipeline.build_model(table, ma.Request(ma.KAnonymity(3)))
+    opts = ma.SolverOptions(time_limit=1)
     t0 = time.perf_counter()
-    out = _solve_highs_isolated(am.lm, opts, True, None, solve_fn=hanging_solve)
+    out = solve_isolated(am.lm, opts, INTEGERS, None, solve_fn=hanging_solve)
     wall = time.perf_counter() - t0
     assert wall < 1 + watchdog_margin(1) + hard_limit_margin(1) + 10
     assert out.status == "time_limit" and out.x is not None and out.bound == out.objective - 1
@@ -191,35 +209,36 @@ def test_hard_time_limit_kills_a_hung_solver_and_keeps_the_incumbent():
 
 def test_time_limit_releases_the_better_heuristic(monkeypatch):
     """A poor incumbent at the time limit (the whole-table start) is replaced by a better verified heuristic."""
-    from milp_anon.formulations import assignment
-    from milp_anon.solve import SolveOutcome
+    from milp_anon.solvers import SolveOutcome
 
     frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
     table = ma.Table.from_frame(frame, ["a", "b"])
-    form = AssignmentFormulation([ma.KAnonymity(2)], reduction="none")  # its whole-table start
-    real = assignment.solve_model
+    request = ma.Request(ma.KAnonymity(2), reduction="none")  # its whole-table start
+    real = pipeline.solve_model
 
-    def whole_table_only(lm, options, integral_objective=True, hint=None):
-        h = real(lm, ma.SolverOptions(), integral_objective=integral_objective, hint=hint)
+    def whole_table_only(lm, options, grid=INTEGERS, hint=None):
+        h = real(lm, ma.SolverOptions(), grid, hint=hint)
         x = np.zeros(lm.n_cols)
         idx, val = hint
         x[idx] = val
         return SolveOutcome("time_limit", x, None, 1.0, "Time limit reached", h.seconds)
 
-    monkeypatch.setattr(assignment, "solve_model", whole_table_only)
-    r = form.solve(table, ma.SolverOptions(time_limit=5))
-    assert r.status == "time_limit" and r.verified and r.sizes.get("fallback")
+    monkeypatch.setattr(pipeline, "solve_model", whole_table_only)
+    r = request.solve(table, time_limit=5)
+    assert r.status == "time_limit" and r.verified and r.fallback
     assert r.objective < 20  # the whole table costs 2 stars x 10 rows
 
 
 def test_bound_rounded_up_to_the_objective_grid():
     """Generalization costs in halves: HiGHS's bound 2.9999993 for an optimum of 3 is 3 on the 1/2 grid."""
-    from milp_anon.solve import objective_grid
-
-    assert objective_grid([0, 0.5, 1.5]) == 2 and objective_grid([1 / 3, 2 / 3]) == 3
-    assert objective_grid([0, 1, 2]) == 1 and objective_grid([np.pi]) is False
-    assert effective_bound(2.9999993, 2) == 3.0 and effective_bound(2.6, 2) == 3.0
-    assert effective_bound(2.4, 2) == 2.5 and effective_bound(2.4, False) == 2.4
+    grid = ObjectiveGrid.of_costs
+    assert grid([0, 0.5, 1.5]) == ObjectiveGrid(2) and grid([1 / 3, 2 / 3]) == ObjectiveGrid(3)
+    assert grid([0.0, 1.0, 2.0]) == ObjectiveGrid(1) and grid(np.array([0, 1, 2])) == ObjectiveGrid(1)
+    assert grid([np.pi]) == NO_GRID
+    assert ObjectiveGrid(2).ceil(2.9999993) == 3.0 and ObjectiveGrid(2).ceil(2.6) == 3.0
+    assert ObjectiveGrid(2).ceil(2.4) == 2.5 and NO_GRID.ceil(2.4) == pytest.approx(2.4, abs=1e-6)
+    # the tolerance only ever weakens a bound, and never by a whole step
+    assert ObjectiveGrid(10**6).ceil(0.25) == 0.25 and ObjectiveGrid(1).ceil(17000.001) == 17000.0
     frame = pd.DataFrame({"q0": list("aaaabbb"), "q1": list("bbbbabb")})
     rec = ma.Generalization({"q0": {"a": ["*"], "b": ["*"], "c": ["*"]}}, cost={"q0": [0.0, 0.5]})
     r = ma.anonymize(ma.Table.from_frame(frame, ["q0", "q1"]), ma.KAnonymity(2), recoding=rec)

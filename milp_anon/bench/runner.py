@@ -16,10 +16,14 @@ import csv
 import json
 import multiprocessing as mp
 import os
+import resource
 import sys
 import time
 import traceback
 
+from ..errors import InputError
+from .methods import run_method, skip_reason
+from .report import render_markdown, render_plots
 from .suite import Suite, build_problem
 
 FIELDS = ["instance", "method", "rep", "status", "cost", "bound", "gap", "seconds", "peak_mb", "n", "m", "t_in",
@@ -32,16 +36,7 @@ def kill_margin(time_limit: float) -> float:
 
 
 def _child(conn, spec, method, time_limit):
-    import resource
-
-    from .methods import run_method
-
-    # import what the methods use before timing them (seconds are the method's own)
-    import highspy  # noqa: F401
-    import networkx  # noqa: F401
-
-    from .. import exact, heuristics, formulations  # noqa: F401
-
+    # everything the methods use is imported with this module, before the run is timed
     try:
         problem = build_problem(spec)
         t0 = time.perf_counter()
@@ -86,8 +81,6 @@ def run_suite(suite: Suite, out_dir: str, *, workers: int | None = None, log=pri
     queue = list(jobs)
     log(f"suite {suite.name}: {len(suite.instances)} instances x {len(suite.methods)} methods x "
         f"{suite.repetitions} repetitions = {len(jobs)} runs, {workers} at a time, {limit:g} s each")
-    from .methods import skip_reason
-
     problems: dict = {}
     while queue or running:
         while queue and len(running) < workers:
@@ -180,8 +173,6 @@ def write_results(rows, disagreements, out_dir, suite) -> None:
     with open(os.path.join(out_dir, "results.json"), "w", encoding="utf-8") as fh:
         json.dump({"suite": suite.name, "time_limit": suite.time_limit, "rows": rows,
                    "disagreements": disagreements}, fh, indent=1, default=str)
-    from .report import render_markdown, render_plots
-
     plots = render_plots(rows, out_dir)
     with open(os.path.join(out_dir, "report.md"), "w", encoding="utf-8") as fh:
         fh.write(render_markdown(rows, disagreements, suite, plots))
@@ -194,8 +185,6 @@ def render_existing(suite: Suite, out_dir: str) -> dict:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
     except FileNotFoundError:
-        from ..errors import InputError
-
         raise InputError(f"no results to render: {path} not found") from None
     rows = data["rows"]
     disagreements = check_agreement(rows)

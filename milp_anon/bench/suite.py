@@ -37,11 +37,18 @@ Criteria keys of an instance: ``k``, ``p``, ``l`` (+ ``l_kind``, ``c``),
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import itertools
 import os
+import tomllib
+from dataclasses import dataclass, field
 
+from ..criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
+from ..datasets import ADULT_QI, adult_hierarchy_path, load_adult
 from ..errors import InputError
+from ..recoding import Generalization, Patterns, Suppression
+from ..table import Table, read_csv
+from . import instances as gen
+from .methods import METHODS
 
 SWEEP_KEYS = ("k", "n", "m", "alphabet", "t_in", "seed", "rows", "qi_count", "p", "l", "t", "parts", "vertices")
 KINDS = ("adult", "csv", "synthetic", "gadget")
@@ -113,8 +120,6 @@ def instance_name(spec: dict) -> str:
 
 def load_suite(path: str) -> Suite:
     """Read and expand a suite file (errors name the problem)."""
-    import tomllib
-
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
@@ -129,8 +134,6 @@ def load_suite(path: str) -> Suite:
         raise InputError(f"{path}: no [[instance]] entries")
     if not methods:
         raise InputError(f"{path}: no [[method]] entries")
-    from .methods import METHODS
-
     for m in methods:
         if m.get("name") not in METHODS:
             raise InputError(f"{path}: unknown method {m.get('name')!r} (choose from {', '.join(METHODS)})")
@@ -159,18 +162,11 @@ def load_suite(path: str) -> Suite:
 
 def build_problem(spec: dict) -> Problem:
     """Build the table, criteria and recoding of an instance spec."""
-    from ..criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
-    from ..recoding import Generalization, Patterns, Suppression
-    from ..table import Table, read_csv
-    from .. import instances as gen
-
     kind = spec["kind"]
     known = None
     sensitive = spec.get("sensitive")
     hier = spec.get("hierarchies")
     if kind == "adult":
-        from ..datasets import ADULT_QI, adult_hierarchy_path, load_adult
-
         frame = load_adult()
         qi = list(spec.get("qi", ADULT_QI))
         if spec.get("qi_count"):

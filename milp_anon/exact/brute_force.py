@@ -22,7 +22,12 @@ from functools import lru_cache
 import itertools
 from itertools import combinations
 
+import networkx as nx
 import numpy as np
+import pandas as pd
+
+from ..criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, exact
+from ..recoding import Generalization, Patterns
 
 MAX_ROWS = 12
 
@@ -42,8 +47,6 @@ def emd_flow(p_counts, q_counts, dist, scale: int = 10**6) -> Fraction:
     simplex is exact; the result is exact for distances that are multiples of
     ``1/scale``.
     """
-    import networkx as nx
-
     A, B = sum(p_counts), sum(q_counts)
     G = nx.DiGraph()
     V = len(p_counts)
@@ -62,8 +65,6 @@ def group_condition(criteria, sensitive: dict):
 
     ``sensitive`` maps each sensitive column name to its list of values.
     """
-    from ..criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, exact
-
     checks = []
     k = 1
     for crit in criteria:
@@ -129,8 +130,6 @@ def _metric(crit, dom):
                 row.append(Fraction(lvl, h.height))
             out.append(row)
         return out
-    import pandas as pd
-
     m = crit.distance if isinstance(crit.distance, pd.DataFrame) else pd.DataFrame(crit.distance)
     m.index = [str(i) for i in m.index]
     m.columns = [str(c) for c in m.columns]
@@ -139,8 +138,6 @@ def _metric(crit, dom):
 
 def _block_cost_fn(arr, columns, recoding):
     """Cost of releasing a block as one class: per column, the block's LCA node cost times its size."""
-    from ..recoding import Generalization, Patterns
-
     cols = [list(arr[:, c]) for c in range(arr.shape[1])]
     if isinstance(recoding, Patterns):
         allowed = []
@@ -270,8 +267,6 @@ def brute_force(table, criteria, sensitive: dict | None = None, recoding=None, c
 
 def brute_force_k_anonymity(table, k: int):
     """Optimal k-anonymity by suppression by exhaustive search (``(None, None)`` if ``k > n``)."""
-    from ..criteria import KAnonymity
-
     n = np.asarray(table, dtype=object).shape[0]
     if k > n:
         return None, None

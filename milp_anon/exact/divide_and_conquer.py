@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ..criteria import KAnonymity
 from ._multiset import INF, Instance, minus, solve_multiset, submultisets
 
 
@@ -42,8 +43,6 @@ def divide_and_conquer(table, k: int, recoding=None, columns=None, *, instance: 
         The optimum and an optimal partition into row blocks, ``(None, None)``
         if ``k > n``.
     """
-    from ..criteria import KAnonymity
-
     inst = instance or Instance(table, [KAnonymity(k)], None, recoding, columns)
     k = inst.k
 

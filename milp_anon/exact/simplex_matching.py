@@ -30,12 +30,11 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations
 
+from ..criteria import KAnonymity, LDiversity
 from ._multiset import INF, Instance, minus, solve_multiset
 
 
 def _instance(table, diversity: bool, sensitive, recoding, columns):
-    from ..criteria import KAnonymity, LDiversity
-
     crits = [KAnonymity(2)] + ([LDiversity(2)] if diversity else [])
     return Instance(table, crits, sensitive, recoding, columns)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ..criteria import KAnonymity, TCloseness
 from ._multiset import INF, Instance, minus, solve_multiset, submultisets
 
 
@@ -66,7 +67,5 @@ def t_closeness_exact(table, t, sensitive, k: int = 1, distance="equal", recodin
     ``sensitive`` is ``{column: values}``; ``distance``, ``order``,
     ``hierarchy`` as in :class:`~milp_anon.criteria.TCloseness`.
     """
-    from ..criteria import KAnonymity, TCloseness
-
     crits = [KAnonymity(k), TCloseness(t, distance=distance, **kw)]
     return split_recursion(table, crits, sensitive, recoding, columns)

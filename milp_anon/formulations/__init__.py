@@ -1,6 +1,11 @@
-"""Formulation classes: named problems composed into one assignment model."""
+"""The assignment model and what enters it (the mathematics: ``formulations/*.md``).
 
-from .assignment import AssignmentFormulation, AssignmentModel, estimate_size
-from .k_anonymity import KAnonymityProblem
+* :mod:`.assignment` — the model's columns and core rows, building, reading a solution back, release;
+* :mod:`.rows` — each criterion's rows and size estimate;
+* :mod:`.options` — budget, number of output groups, objectives.
+"""
 
-__all__ = ["AssignmentFormulation", "AssignmentModel", "KAnonymityProblem", "estimate_size"]
+from .assignment import AssignmentModel, build, integer_assignment, read_assignment
+from .rows import CriterionRows, rows_of
+
+__all__ = ["AssignmentModel", "CriterionRows", "build", "integer_assignment", "read_assignment", "rows_of"]

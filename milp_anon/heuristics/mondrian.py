@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..criteria import group_test
 from ..partition import verified_release
 from ..table import Table
 
@@ -38,18 +39,6 @@ def _column_rank(values, hierarchy=None) -> np.ndarray:
     return rank
 
 
-def group_checker(table: Table, criteria):
-    """A predicate on row-index arrays: the group meets every criterion (from the definitions)."""
-    from ..exact.brute_force import group_condition
-
-    sens = {c: table.frame[c].astype(str).tolist() for c in table.sensitive}
-    k, ok = group_condition(criteria, sens)
-    only_k = all(type(c).__name__ == "KAnonymity" for c in criteria)
-    if only_k:
-        return lambda rows: len(rows) >= k
-    return lambda rows: len(rows) >= k and ok(list(rows))
-
-
 def mondrian(table: Table, criteria, recoding=None):
     """Run strict Mondrian.
 
@@ -59,7 +48,7 @@ def mondrian(table: Table, criteria, recoding=None):
         The verified released table and its cost; ``None`` if the whole
         table does not meet the criteria (no anonymization exists).
     """
-    ok = group_checker(table, criteria)
+    ok = group_test(table, criteria)
     rows = np.arange(table.n)
     if not ok(rows):
         return None

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..criteria import group_test
 from ..partition import verified_release
 from ..table import Table
-from .mondrian import group_checker
 
 
 def suppression_greedy(table: Table, criteria):
@@ -23,7 +23,7 @@ def suppression_greedy(table: Table, criteria):
     Returns ``(released, cost)`` (verified) or ``None`` if the whole table does
     not meet the criteria.
     """
-    ok = group_checker(table, criteria)
+    ok = group_test(table, criteria)
     if not ok(np.arange(table.n)):
         return None
     codes = table.codes

@@ -1,0 +1,300 @@
+"""How each privacy criterion enters the assignment model.
+
+One class per criterion (the criteria themselves, :mod:`milp_anon.criteria`,
+know nothing of models): its rows, added to an
+:class:`~milp_anon.formulations.assignment.AssignmentModel` from grouped
+arrays; a size estimate made before anything is built; and two facts the
+model needs — whether its coefficients break total unimodularity (then the
+assignment variables are integer) and whether it reads the group sizes
+``s_j``. The mathematics, and why each form is exact, are in
+``formulations/k-anonymity.md``, ``p-sensitivity.md``, ``l-diversity.md``
+and ``t-closeness.md``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..criteria import Criterion, KAnonymity, LDiversity, PSensitivity, TCloseness, exact
+from ..errors import InputError
+
+if TYPE_CHECKING:  # the model calls these rows while it is built
+    from .assignment import AssignmentModel
+
+__all__ = ["CriterionRows", "rows_of"]
+
+
+class CriterionRows:
+    """A criterion's part of the assignment model (base: adds nothing)."""
+
+    def integer_assignment(self, crit: Criterion) -> bool:
+        """Whether the criterion's rows need integer assignment variables."""
+        return False
+
+    def group_size(self, crit: Criterion) -> bool:
+        """Whether the criterion's rows use the group-size columns ``s_j``."""
+        return False
+
+    def estimate(self, crit: Criterion, dims: dict) -> tuple[int, int, int, int]:
+        """(variables, constraints, nonzeros, integer variables) added, from ``dims``
+        (``C`` candidates, ``P`` pairs, ``V`` values per sensitive column)."""
+        return 0, 0, 0, 0
+
+    def add(self, crit: Criterion, am: "AssignmentModel") -> None:
+        """Add the criterion's rows to ``am``."""
+
+
+class KAnonymityRows(CriterionRows):
+    """``Σ_u x_uj >= k · y_j`` for every candidate ``j`` (``formulations/k-anonymity.md``)."""
+
+    def estimate(self, crit, dims):
+        return 0, dims["C"], dims["P"] + dims["C"], 0
+
+    def add(self, crit: KAnonymity, am):
+        C, P = am.cands.n_candidates, am.pair_cand.shape[0]
+        am.lm.add_rows("kanon", C, rows=np.concatenate([am.pair_cand, np.arange(C)]),
+                       cols=np.concatenate([am.g, am.y]),
+                       vals=np.concatenate([np.ones(P), np.full(C, -float(crit.k))]), lower=0.0)
+
+
+def _add_distinct(am, crit, need: int, tag: str) -> None:
+    """Binaries ``z_jσ <= c_jσ`` and ``Σ_σ z_jσ >= need · y_j`` (``formulations/p-sensitivity.md``)."""
+    C = am.cands.n_candidates
+    for col in crit.columns(am.table):
+        cell_cand, _, cvar = am.cells(col)
+        n_cells = cell_cand.shape[0]
+        z = am.lm.add_vars(f"{tag}{col}_z", n_cells, lower=0, upper=1, integer=True)
+        r = np.arange(n_cells)
+        am.lm.add_rows(f"{tag}{col}_present", n_cells, rows=np.concatenate([r, r]),
+                       cols=np.concatenate([z, cvar]), vals=np.concatenate([np.ones(n_cells), -np.ones(n_cells)]),
+                       upper=0.0)
+        am.lm.add_rows(f"{tag}{col}", C, rows=np.concatenate([cell_cand, np.arange(C)]),
+                       cols=np.concatenate([z, am.y]),
+                       vals=np.concatenate([np.ones(n_cells), np.full(C, -float(need))]), lower=0.0)
+
+
+def _distinct_estimate(dims):
+    cells = sum(min(dims["P"], dims["C"] * v) for v in dims["V"])
+    return cells, cells + dims["C"], 2 * cells + dims["C"] * 2, cells
+
+
+class PSensitivityRows(CriterionRows):
+    """For fixed ``y, z`` the assignment is p-ROW ASSIGNMENT, a flow with lower
+    bounds (Bredereck et al. 2013, Lemma 3): the assignment stays continuous."""
+
+    def estimate(self, crit, dims):
+        return _distinct_estimate(dims)
+
+    def add(self, crit: PSensitivity, am):
+        _add_distinct(am, crit, crit.p, "psens")
+
+
+class LDiversityRows(CriterionRows):
+    """Distinct: as p-sensitivity. Frequency: ``ℓ · c_jσ <= s_j``. Recursive (c,ℓ):
+    ``b·r_σ + a·T_j <= a·s_j − y_j`` with ``T_j >= top_{ℓ−1}(r)`` (``formulations/l-diversity.md``)."""
+
+    def integer_assignment(self, crit: LDiversity) -> bool:
+        return crit.kind != "distinct"
+
+    def group_size(self, crit: LDiversity) -> bool:
+        return crit.kind != "distinct"
+
+    def estimate(self, crit: LDiversity, dims):
+        if crit.kind == "distinct":
+            return _distinct_estimate(dims)
+        cells = sum(min(dims["P"], dims["C"] * v) for v in dims["V"])
+        if crit.kind == "frequency":
+            return 0, cells, 2 * cells, 0
+        return cells + 2 * dims["C"], 2 * cells + dims["C"], 8 * cells + 2 * dims["C"], 0
+
+    def add(self, crit: LDiversity, am):
+        if crit.kind == "distinct":
+            _add_distinct(am, crit, crit.l, "ldiv")
+            return
+        size = am.size_vars()
+        for col in crit.columns(am.table):
+            cell_cand, _, cvar = am.cells(col)
+            if crit.kind == "frequency":
+                # ℓ · c_jσ <= s_j, with ℓ = a/b: a · c_jσ − b · s_j <= 0 (integer coefficients)
+                n_cells, lr = cell_cand.shape[0], exact(crit.l)
+                r = np.arange(n_cells)
+                am.lm.add_rows(f"ldiv{col}_freq", n_cells, rows=np.concatenate([r, r]),
+                               cols=np.concatenate([cvar, size[cell_cand]]),
+                               vals=np.concatenate([np.full(n_cells, float(lr.numerator)),
+                                                    np.full(n_cells, -float(lr.denominator))]), upper=0.0)
+            else:
+                self._add_recursive(crit, am, col, cell_cand, cvar, size)
+
+    @staticmethod
+    def _add_recursive(crit, am, col, cell_cand, cvar, size):
+        """``b·r_σ + a·T_j <= a·s_j − y_j`` with ``T_j >= top_{ℓ−1}(r)`` (c = a/b).
+
+        ``top_q(r) = min_λ q·λ + Σ_σ max(0, r_σ − λ)`` (LP duality), so
+        ``T_j = q·λ_j + Σ_σ μ_jσ`` with ``μ_jσ >= r_σ − λ_j``, ``μ, λ >= 0``
+        is an exact upper description. All counts are integers, so the strict
+        ``<`` becomes ``<= −1`` once ``y_j = 1``; an unused candidate has all
+        zeros and meets the row with ``y_j = 0``.
+        """
+        C = am.cands.n_candidates
+        n_cells = cell_cand.shape[0]
+        frac = exact(crit.c)
+        a, b = float(frac.numerator), float(frac.denominator)
+        q = crit.l - 1
+        r = np.arange(n_cells)
+        lm = am.lm
+        T = lm.add_vars(f"rdiv{col}_T", C, lower=0)
+        if q > 0:
+            lam = lm.add_vars(f"rdiv{col}_lambda", C, lower=0)
+            mu = lm.add_vars(f"rdiv{col}_mu", n_cells, lower=0)
+            # μ_jσ − c_jσ + λ_j >= 0
+            lm.add_rows(f"rdiv{col}_mu_def", n_cells, rows=np.concatenate([r, r, r]),
+                        cols=np.concatenate([mu, cvar, lam[cell_cand]]),
+                        vals=np.concatenate([np.ones(n_cells), -np.ones(n_cells), np.ones(n_cells)]), lower=0.0)
+            # T_j − q λ_j − Σ μ_jσ >= 0
+            lm.add_rows(f"rdiv{col}_T_def", C, rows=np.concatenate([np.arange(C), np.arange(C), cell_cand]),
+                        cols=np.concatenate([T, lam, mu]),
+                        vals=np.concatenate([np.ones(C), np.full(C, -float(q)), -np.ones(n_cells)]), lower=0.0)
+        # b c_jσ + a T_j − a s_j + y_j <= 0
+        lm.add_rows(f"rdiv{col}", n_cells, rows=np.concatenate([r, r, r, r]),
+                    cols=np.concatenate([cvar, T[cell_cand], size[cell_cand], am.y[cell_cand]]),
+                    vals=np.concatenate([np.full(n_cells, b), np.full(n_cells, a), np.full(n_cells, -a),
+                                         np.ones(n_cells)]), upper=0.0)
+
+
+class TClosenessRows(CriterionRows):
+    """Transport variables (Liang-Yuan Thm. 9) in the compact exact form of each
+    metric, all scaled by ``n · s_j`` so the coefficients are integers except
+    ``t`` (``formulations/t-closeness.md``)."""
+
+    def integer_assignment(self, crit):
+        return True
+
+    def group_size(self, crit):
+        return True
+
+    def estimate(self, crit: TCloseness, dims):
+        per = 0
+        for V in dims["V"]:
+            if crit.distance_kind in ("equal", "ordered"):
+                per += V
+            elif crit.distance_kind == "hierarchical":
+                per += 2 * V
+            else:
+                per += V * V
+        return dims["C"] * per, dims["C"] * per, 4 * dims["C"] * per + dims["P"], 0
+
+    def add(self, crit: TCloseness, am):
+        size = am.size_vars()
+        table = am.table
+        C = am.cands.n_candidates
+        for col in crit.columns(table):
+            cell_cand, cell_val, cvar = am.cells(col)
+            values = [str(v) for v in table.sensitive_values[col]]
+            dom = crit.domain(table, col)
+            pos = {v: i for i, v in enumerate(dom)}
+            # position of each cell's value in the metric's order; table counts N_σ in that order
+            cell_pos = np.array([pos[values[v]] for v in cell_val], dtype=np.int64)
+            N = np.bincount(np.array([pos[values[v]] for v in table.sensitive_codes[:, col]]),
+                            minlength=len(dom)).astype(float)
+            cells = (cell_cand, cell_pos, cvar)
+            tag = f"tclose{col}"
+            if crit.distance_kind == "matrix":
+                self._add_transport(crit, am, col, tag, cells, size, N)
+                continue
+            if crit.distance_kind == "equal":
+                u, scale = self._excess_rows(am, tag, cells, size, N), 1.0
+            elif crit.distance_kind == "ordered":
+                # EMD = (1/(V−1)) Σ_{a<V−1} |Σ_{b<=a}(Q_b − P_b)|
+                u = self._mass_rows(am, f"{tag}_cum", cells, size, N, [list(range(a + 1)) for a in range(len(dom) - 1)])
+                scale = float(max(len(dom) - 1, 1))
+            else:
+                # tree EMD = Σ_edges |mass below the edge| / (2H)
+                edges = [idxs for _, _, idxs in crit.hierarchy.edges_below(dom)]
+                u, scale = self._mass_rows(am, f"{tag}_edge", cells, size, N, edges), 2.0 * crit.hierarchy.height
+            E = u.shape[0] // C
+            # Σ_e u_je <= scale · t · n · s_j with t = a/b:  b Σ_e u_je − a · scale · n · s_j <= 0.
+            # Every u is |integer| at a vertex, so a violation is >= 1, far above solver tolerances.
+            tr = exact(crit.t)
+            am.lm.add_rows(tag, C, rows=np.concatenate([np.repeat(np.arange(C), E), np.arange(C)]),
+                           cols=np.concatenate([u, size]),
+                           vals=np.concatenate([np.full(C * E, float(tr.denominator)),
+                                                np.full(C, -float(tr.numerator) * scale * table.n)]), upper=0.0)
+
+    @staticmethod
+    def _excess_rows(am, tag, cells, size, N):
+        """Equal distance, EMD = Σ_σ max(0, P_σ − Q_σ): ``v_jσ >= N_σ s_j − n c_jσ`` (the ``v`` columns)."""
+        cell_cand, cell_pos, cvar = cells
+        C, V, n = am.cands.n_candidates, N.shape[0], float(am.table.n)
+        v = am.lm.add_vars(f"{tag}_v", C * V, lower=0)
+        rows_c = cell_cand * V + cell_pos
+        rows_all = np.arange(C * V)
+        am.lm.add_rows(f"{tag}_v_def", C * V, rows=np.concatenate([rows_all, rows_c, rows_all]),
+                       cols=np.concatenate([v, cvar, size[np.repeat(np.arange(C), V)]]),
+                       vals=np.concatenate([np.ones(C * V), np.full(rows_c.shape[0], n), -np.tile(N, C)]), lower=0.0)
+        return v
+
+    @staticmethod
+    def _mass_rows(am, name, cells, size, N, groups):
+        """Rows ``u_{j,e} >= ±Σ_{σ∈group e}(n c_jσ − N_σ s_j)`` for the value groups ``groups``
+        (lists of positions); returns the ``u`` columns (C × E)."""
+        cell_cand, cell_pos, cvar = cells
+        lm, C, V, n = am.lm, am.cands.n_candidates, N.shape[0], float(am.table.n)
+        E = len(groups)
+        u = lm.add_vars(name, C * E, lower=0)
+        member = np.zeros((E, V), dtype=bool)
+        for e, grp in enumerate(groups):
+            member[e, grp] = True
+        # entries from count cells: cell (j, σ) appears in row (j, e) for every e containing σ
+        e_of, cell_of = np.nonzero(member[:, cell_pos])
+        rows_c = cell_cand[cell_of] * E + e_of
+        # size column per (j, e): coefficient −Σ_{σ∈e} N_σ
+        NS = member.astype(float) @ N
+        jj = np.repeat(np.arange(C), E)
+        ee = np.tile(np.arange(E), C)
+        rows_all = np.arange(C * E)
+        for sign, label in ((1.0, "pos"), (-1.0, "neg")):
+            lm.add_rows(f"{name}_{label}", C * E, rows=np.concatenate([rows_all, rows_c, rows_all]),
+                        cols=np.concatenate([u, cvar[cell_of], size[jj]]),
+                        vals=np.concatenate([np.ones(C * E), np.full(rows_c.shape[0], -sign * n), sign * NS[ee]]),
+                        lower=0.0)
+        return u
+
+    @staticmethod
+    def _add_transport(crit, am, col, tag, cells, size, N):
+        """General metric: transport ``F_jστ`` (Liang-Yuan Thm. 9), net flow = n c_jσ − N_σ s_j."""
+        cell_cand, cell_pos, cvar = cells
+        lm, C, n = am.lm, am.cands.n_candidates, float(am.table.n)
+        d = crit.metric(am.table, col)
+        V = N.shape[0]
+        src, dst = np.nonzero(~np.eye(V, dtype=bool))
+        A = src.shape[0]
+        F = lm.add_vars(f"{tag}_F", C * A, lower=0)
+        jj = np.repeat(np.arange(C), A)
+        aa = np.tile(np.arange(A), C)
+        # conservation per (j, σ): Σ_τ F_στ − Σ_τ F_τσ − n c_jσ + N_σ s_j = 0
+        rows_out = jj * V + src[aa]
+        rows_in = jj * V + dst[aa]
+        rows_c = cell_cand * V + cell_pos
+        rows_s = np.arange(C * V)
+        lm.add_rows(f"{tag}_flow", C * V, rows=np.concatenate([rows_out, rows_in, rows_c, rows_s]),
+                    cols=np.concatenate([F, F, cvar, size[np.repeat(np.arange(C), V)]]),
+                    vals=np.concatenate([np.ones(C * A), -np.ones(C * A), np.full(rows_c.shape[0], -n),
+                                         np.tile(N, C)]), lower=0.0, upper=0.0)
+        tr = exact(crit.t)
+        lm.add_rows(tag, C, rows=np.concatenate([jj, np.arange(C)]), cols=np.concatenate([F, size]),
+                    vals=np.concatenate([np.tile(d[src, dst], C) * tr.denominator,
+                                         np.full(C, -float(tr.numerator) * n)]), upper=0.0)
+
+
+_ROWS = {KAnonymity: KAnonymityRows(), PSensitivity: PSensitivityRows(), LDiversity: LDiversityRows(),
+         TCloseness: TClosenessRows()}
+
+
+def rows_of(crit: Criterion) -> CriterionRows:
+    """The model rows of ``crit`` (by its class or a base class)."""
+    for cls in type(crit).__mro__:
+        if cls in _ROWS:
+            return _ROWS[cls]
+    raise InputError(f"no model rows for the criterion {crit.describe()}")

@@ -1,0 +1,72 @@
+"""One table prepared for one request: the combinatorial layer's output, built once per solve.
+
+:func:`prepare` collapses the rows into row types and assignment units
+(:mod:`milp_anon.rowtypes`) and generates the candidates that can occur in an
+optimum (:mod:`milp_anon.candidates`: support, closure or pattern dominance,
+then each criterion's safe pruning). Every later stage — model building, the
+reduction, warm starts, release — reads the :class:`Instance` and never
+recomputes it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from .candidates import Candidates, lattice_candidates, pattern_candidates
+from .recoding import ColumnLattice, Patterns
+from .rowtypes import RowTypes, Units
+from .table import Table
+
+__all__ = ["Instance", "collapse", "generate_candidates"]
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A table with its recoding lattices, row types, units and candidates."""
+
+    table: Table
+    lattices: tuple[ColumnLattice, ...]
+    types: RowTypes
+    units: Units
+    candidates: Candidates
+
+    def with_candidates(self, candidates: Candidates) -> "Instance":
+        """The same instance restricted to ``candidates`` (the reduction's rounds)."""
+        return dataclasses.replace(self, candidates=candidates)
+
+    def n_unit_pairs(self) -> int:
+        """Number of (unit, candidate) assignment pairs of the model."""
+        return self.units.count_pairs(self.candidates.pair_type, self.types.t_in)
+
+    def unhostable(self) -> str | None:
+        """Why some rows fit no candidate at all (pattern sets), naming them; else ``None``."""
+        hosted = np.zeros(self.types.t_in, dtype=bool)
+        hosted[self.candidates.pair_type] = True
+        if hosted.all():
+            return None
+        rows = np.flatnonzero(~hosted[self.types.row_type])
+        shown = ", ".join(str(int(r) + 1) for r in rows[:10]) + (" ..." if rows.size > 10 else "")
+        return (f"{rows.size} row(s) fit no pattern with enough compatible rows (data rows {shown}); "
+                "add a pattern that suppresses more, e.g. the all-suppressed one")
+
+
+def collapse(table: Table, request) -> tuple[RowTypes, Units]:
+    """Row types, and the assignment units (types split by sensitive values when a criterion reads them)."""
+    types = RowTypes.from_table(table)
+    return types, Units.of(table, types, request.split)
+
+
+def generate_candidates(table: Table, request, types: RowTypes, units: Units, lattices) -> Candidates:
+    """The candidates of the request's recoding, pruned by every criterion (all rules exact)."""
+    L = request.min_group_size()
+    closure = request.model.closure_applies
+    if isinstance(request.recoding, Patterns):
+        cands = pattern_candidates(types, request.recoding.masks(table), L, reduce=closure)
+    else:
+        cands = lattice_candidates(types, lattices, L, closure=closure)
+    for c in request.criteria:
+        cands = c.prune(table, units, cands)
+    return cands

@@ -1,0 +1,209 @@
+"""The pipeline: one table and one request, through small stages in one direction, to a :class:`Result`.
+
+::
+
+    validate ─► collapse ─► candidates ─► solve (whole model │ Lagrangian reduction) ─► finish
+    request,    row types,   support,       build, start, HiGHS,   rounds of          bound vs verified
+    lattices    units        closure,       read back, verify      restricted models   cost: status, gap
+
+Stages and where they live: validation (:mod:`.request`, :mod:`.criteria`,
+:mod:`.recoding`), collapse and candidates (:mod:`.instance`), the model
+(:mod:`.formulations`), memory (:mod:`.sizing`), starts and fallbacks
+(:mod:`.starts`), the solver (:mod:`.solvers`), the reduction
+(:mod:`.reduction`), verified releases (:mod:`.release`). :func:`_finish` is
+the one place where a bound meets a verified cost and becomes a status.
+"""
+
+from __future__ import annotations
+
+import os
+
+from . import reduction as _reduction
+from .errors import InfeasibleRequest, InputError, VerificationError
+from .formulations import AssignmentModel, build, read_assignment
+from .grid import ObjectiveGrid
+from .instance import Instance, collapse, generate_candidates
+from .release import Outcome, Release
+from .result import ModelSize, Result, Timings
+from .sizing import check_memory, estimate
+from .solvers import SolverOptions, solve_model
+from .starts import best_heuristic, warm_start, whole_table_start
+from .status import Status
+from .table import Table
+
+__all__ = ["build_model", "inspect", "solve", "write_model"]
+
+
+def _prepare(table, request, timings: Timings):
+    """Validate, collapse, generate candidates: ``(instance, size, why infeasible)``.
+
+    ``instance`` is ``None`` when the whole-table pre-check fails (no
+    candidates are generated); ``why`` is also set when some rows fit no
+    candidate.
+    """
+    if not isinstance(table, Table):
+        raise InputError("expected a milp_anon.Table; build one with Table.from_frame or Table.from_csv")
+    request.validate(table)
+    lattices = tuple(request.recoding.lattices(table))  # hierarchy problems surface here
+    with timings.phase("collapse"):
+        why = request.infeasibility(table)
+        types, units = collapse(table, request)
+    size = ModelSize(n_rows=table.n, t_in=types.t_in, n_units=units.n_units if request.split else None)
+    if why:
+        return None, size, why
+    with timings.phase("candidates"):
+        cands = generate_candidates(table, request, types, units, lattices)
+    instance = Instance(table, lattices, types, units, cands)
+    return instance, size, instance.unhostable()
+
+
+def solve(table: Table, request, solver: SolverOptions | None = None) -> Result:
+    """Collapse, generate candidates, solve (whole model or reduction), verify, finish.
+
+    Returns a :class:`Result`; an infeasible request is a result with status
+    ``infeasible`` and a ``reason``. Bad input raises
+    :class:`~milp_anon.errors.InputError` before any work.
+    """
+    solver = solver or SolverOptions()
+    timings = Timings()
+    instance, size, why = _prepare(table, request, timings)
+    if why:
+        counts = {} if instance is None else dict(instance.candidates.counts)
+        return Result(status=Status.INFEASIBLE, reason=why, size=size, timings=timings.stop(),
+                      candidate_counts=counts, criteria=request.describe(), solver=solver.solver,
+                      solver_status="pre-check")
+    why_not = _reduction.unavailable(request, solver, instance.candidates, table.n)
+    if request.model.reduction == "lagrangian" and why_not:
+        raise InputError(f"the Lagrangian reduction does not apply here: {why_not}")
+    if request.model.reduction != "none" and why_not is None:
+        outcome = _reduction.LagrangianReduction(instance, request, solver, timings, size).run()
+    else:
+        outcome = _solve_whole(instance, request, solver, timings, size)
+    return _finish(outcome, request, solver, timings)
+
+
+def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Timings, size: ModelSize) -> Outcome:
+    """The whole assignment model in one solver run; the certificate is the solver's own Optimal."""
+    check_memory(instance, request.criteria, request.model.max_memory_gb, pulp_model=not solver.in_bulk)
+    with timings.phase("build"):
+        am = build(instance, request)
+    size = ModelSize.of_model(am, size)
+    hint, ws_cost = None, None
+    if solver.in_bulk:
+        hint = whole_table_start(am)
+        if request.model.warm_start == "greedy":
+            with timings.phase("warm_start"):
+                start = warm_start(am, request)
+            if start is not None:
+                hint, ws_cost = start
+    grid = ObjectiveGrid.for_objective(request.model.objective, instance.candidates.cost)
+    with timings.phase("solve"):
+        out = solve_model(am.lm, solver, grid, hint=hint)
+    common = dict(solver_status=out.solver_status, size=size, candidate_counts=dict(instance.candidates.counts),
+                  warm_start_cost=ws_cost, grid=grid)
+    if out.x is None:
+        release = None
+        if out.status in (Status.TIME_LIMIT, Status.NO_SOLUTION):
+            # never empty-handed: the solver stopped without an incumbent; release the best
+            # verified heuristic table instead, labelled as a limit result with the bound
+            with timings.phase("fallback"):
+                release = best_heuristic(instance.table, request)
+        status = Status.TIME_LIMIT if release is not None else out.status
+        reason = "the solver proved the model infeasible" if out.status == Status.INFEASIBLE else None
+        return Outcome(release, out.bound, status, reason=reason, **common)
+    with timings.phase("verify"):
+        g, _ = read_assignment(am, out.x, request.criteria, solver)
+        released, groups, cost = am.release(g)
+        release = Release.verified(instance.table, request, released, cost=cost, groups=groups)
+    if out.status == Status.TIME_LIMIT and grid.gap(_sense(request) * release.objective, out.bound):
+        # stopped early: release the heuristic table instead when it is better than the incumbent
+        with timings.phase("fallback"):
+            alt = best_heuristic(instance.table, request)
+        if alt is not None and _sense(request) * alt.objective < _sense(request) * release.objective - 1e-9:
+            release = alt
+    return Outcome(release, out.bound, out.status, **common)
+
+
+def _sense(request) -> float:
+    """The model minimizes ``−types`` for the ``types`` objective, the objective itself otherwise."""
+    return -1.0 if request.model.objective == "types" else 1.0
+
+
+def _finish(outcome: Outcome, request, solver: SolverOptions, timings: Timings) -> Result:
+    """The one place where a bound meets the verified objective: check it, set gap and status, build the Result."""
+    grid, sign = outcome.grid, _sense(request)
+    rel, bound, status = outcome.release, outcome.bound, outcome.status
+    common = dict(size=outcome.size, timings=timings.stop(), candidate_counts=outcome.candidate_counts,
+                  reduction=outcome.reduction, warm_start_cost=outcome.warm_start_cost,
+                  criteria=request.describe(), solver=solver.solver, solver_status=outcome.solver_status)
+    if rel is None:
+        return Result(status=status, bound=None if bound is None else sign * bound, reason=outcome.reason, **common)
+    value = sign * rel.objective
+    if bound is not None and bound > value + grid.tolerance(value):
+        raise VerificationError(f"lower bound {bound} beyond the verified objective {value}")
+    gap = grid.gap(value, bound)
+    if gap == 0 and (outcome.bound_certifies or status == Status.OPTIMAL):
+        status = Status.OPTIMAL
+    elif status == Status.OPTIMAL:
+        status = Status.GAP_LIMIT  # the repaired or recounted objective is off the bound: not proven
+    return Result(status=status, objective=float(rel.objective), bound=None if bound is None else sign * bound,
+                  gap=gap, cost=float(rel.cost), table=rel.table, groups=rel.groups, verified=True,
+                  source=rel.source, **common)
+
+
+def build_model(table: Table, request) -> AssignmentModel:
+    """The whole assignment model of ``table`` for ``request`` (no solving); raises
+    :class:`~milp_anon.errors.InfeasibleRequest` when the pre-checks find no release."""
+    instance, _, why = _prepare(table, request, Timings())
+    if why:
+        raise InfeasibleRequest(why)
+    return build(instance, request)
+
+
+def write_model(table: Table, request, path: str, format: str | None = None) -> None:
+    """Write the whole model as MPS or LP through PuLP (named columns and rows).
+
+    ``format``: ``"mps"`` or ``"lp"``; by default from the name's ending
+    (``.mps``, ``.lp``). The file is written under a temporary name in the
+    same directory and renamed, so a failure leaves no partial file. Raises
+    :class:`~milp_anon.errors.InfeasibleRequest` when the pre-checks find no release.
+    """
+    format = format or os.path.splitext(str(path))[1].lower().lstrip(".")
+    if format not in ("mps", "lp"):
+        raise InputError(f"model file {path}: give format 'mps' or 'lp' (or a name ending in .mps or .lp)")
+    instance, _, why = _prepare(table, request, Timings())
+    if why:
+        raise InfeasibleRequest(why)
+    check_memory(instance, request.criteria, request.model.max_memory_gb, pulp_model=True)
+    prob, _ = build(instance, request).lm.to_pulp()
+    tmp = f"{path}.part.{format}"
+    try:
+        (prob.writeMPS if format == "mps" else prob.writeLP)(tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def inspect(table: Table, request, *, lp: bool = False, time_limit: float | None = None) -> dict:
+    """Sizes of every stage (types, units, candidates per pruning, model estimate) without solving.
+
+    With ``lp=True`` (k-anonymity alone) also the LP bound by column
+    generation and, for thresholds ``G = ⌈LP⌉ + 1, 4, 16, 64`` grid steps,
+    the pairs and candidates of the model the Lagrangian reduction would
+    build (:func:`milp_anon.reduction.threshold_table`).
+    """
+    timings = Timings()
+    instance, size, why = _prepare(table, request, timings)
+    info = {"n_rows": table.n, "m": table.m, "t_in": size.t_in, "criteria": [c.describe() for c in request.criteria],
+            "infeasible": why if instance is None else None}
+    if request.split:
+        info["n_units"] = size.n_units
+    if instance is not None:
+        cands = instance.candidates
+        info.update(candidates=dict(cands.counts), n_candidates=cands.n_candidates,
+                    n_pairs=instance.n_unit_pairs(), **estimate(instance, request.criteria).as_dict())
+        if lp:
+            info["lagrangian"] = _reduction.threshold_table(instance, request, time_limit)
+    info["seconds"] = round(timings.stop().total, 3)
+    return info

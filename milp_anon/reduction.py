@@ -1,0 +1,305 @@
+"""The exact Lagrangian reduction: restricted models under a rising threshold (``formulations/reduction.md``).
+
+1. A Lagrangian relaxation over the assignment rows gives a lower bound and,
+   for every (type, candidate) pair, a bound on every solution that uses it
+   (:class:`PairBounds`; for k-anonymity alone :func:`k_anonymity_bounds`,
+   the LP bound by column generation, :mod:`milp_anon.lagrangian`).
+2. Rounds with a threshold ``G <= UB`` (:meth:`LagrangianReduction.next_threshold`):
+   the model restricted to the pairs some solution cheaper than ``G`` may use
+   is built and solved, stopping once its bound reaches ``G`` (the first round
+   is polished first, ``ROUND_POLISH``). Its result ``c'`` (an upper bound
+   when feasible) with its bound ``B`` gives ``LB = max(LB, min(B, G))``: a
+   cheaper solution outside the restriction cannot exist
+   (:meth:`LagrangianReduction.run_round`). Stop when ``UB <= LB`` (optimal),
+   at the requested gap, or at a time or memory limit.
+
+The rounds know the pair bounds only through :class:`PairBounds`, so another
+criterion's block solver plugs in by providing one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .errors import InputError, ModelTooLargeError
+from .formulations import build, read_assignment
+from .grid import ObjectiveGrid
+from .instance import Instance
+from .lagrangian import column_generation
+from .release import Outcome, Release
+from .result import ModelSize, ReductionLog, Round, Timings
+from .sizing import check_memory
+from .solvers import SolverOptions, StopAtBound, highs_option_values, solve_model
+from .starts import best_heuristic, whole_table_start
+from .status import Status
+
+__all__ = ["LagrangianReduction", "PairBounds", "k_anonymity_bounds", "threshold_table", "unavailable"]
+
+_log = logging.getLogger("milp_anon.reduction")
+
+#: the next threshold G is the largest whose restricted model has at most this many times the pairs
+#: of the last round (and at least LB + one grid step): rounds below the optimum stop as soon as
+#: their bound reaches G and are cheap; the round that holds the optimum is at most about this
+#: factor larger than needed
+ROUND_GROWTH = 2
+#: the first round searches for incumbents this share of the remaining time (of this many seconds
+#: without a time limit) before stopping at its threshold
+ROUND_POLISH = 0.25
+ROUND_POLISH_UNLIMITED = 300.0
+#: under a time limit the heuristic table is computed after the first round when that round's
+#: incumbent is further than this from the bound (on Adult it lands 3–6 % above the best known
+#: and takes 10–40 s at 6–8 QIs, which would otherwise come after the limit)
+HEURISTIC_GAP = 0.01
+#: ... for which the first round leaves this share of the remaining time
+HEURISTIC_SHARE = 0.25
+
+
+def unavailable(request, solver: SolverOptions, candidates=None, n_rows: int | None = None) -> str | None:
+    """Why the Lagrangian reduction does not apply to ``request`` under ``solver``, or ``None`` if it does."""
+    if not request.k_alone:
+        return "it covers k-anonymity alone (no sensitive criterion)"
+    if request.model.objective != "cost" or request.model.has_side_constraints:
+        return "it covers the cost objective without budget or t_out options"
+    if not solver.in_bulk:
+        return "it runs on HiGHS through highspy"
+    if candidates is not None and not np.any(candidates.capacity >= n_rows):
+        # its first master is the whole table as one class (e.g. a pattern set without all-'*')
+        return "no candidate holds the whole table"
+    return None
+
+
+@dataclass
+class PairBounds:
+    """A Lagrangian relaxation's bounds: ``bound`` on every solution, ``thresholds[p]`` (rounded up to
+    the objective's grid) on every solution that uses pair ``p``; ``log`` records how they were found."""
+
+    bound: float
+    thresholds: np.ndarray
+    log: ReductionLog
+    seconds: float
+
+
+def k_anonymity_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: SolverOptions,
+                       time_limit: float | None) -> PairBounds:
+    """The LP bound over every candidate by column generation, and the pair bounds of its multipliers."""
+    cands, types = instance.candidates, instance.types
+    cg = column_generation(types.counts, cands.cost, cands.pair_type, cands.pair_cand, request.min_group_size(),
+                           time_limit=time_limit, highs_options=highs_option_values(solver, master_lp=True))
+    log = ReductionLog(lp_bound=cg.bound, lp_value=cg.lp_value, lp_converged=cg.converged,
+                       cg_iterations=cg.iterations, master_candidates=cg.master_candidates,
+                       master_pairs=cg.master_pairs, full_candidates=cands.n_candidates, full_pairs=cands.n_pairs)
+    return PairBounds(cg.bound, grid.ceil_array(cg.prices.pair_bounds(cands.pair_cand)), log, cg.seconds)
+
+
+class LagrangianReduction:
+    """The rounds of the reduction on one instance (module docstring).
+
+    State: the lower bound ``lb``, the best verified release and its value
+    ``ub``, the last round's pair count and bound; :meth:`run` returns the
+    :class:`~milp_anon.release.Outcome`.
+    """
+
+    def __init__(self, instance: Instance, request, solver: SolverOptions, timings: Timings, size: ModelSize,
+                 bounds: Callable = k_anonymity_bounds):
+        self.instance, self.request, self.solver, self.timings = instance, request, solver, timings
+        self.size = size
+        self.bounds_fn = bounds
+        self.grid = ObjectiveGrid.of_costs(instance.candidates.cost)
+        self.t0 = time.perf_counter()
+        self.best: Release | None = None
+        self.lb = -math.inf
+        self.last_pairs, self.last_bound = 0, -math.inf
+        self.stopped_by_limit = False
+        self.solver_status = ""
+        self.counts = dict(instance.candidates.counts)
+        self.warm_start_cost = None
+
+    # -- bookkeeping ----------------------------------------------------------------------
+    @property
+    def ub(self) -> float:
+        return math.inf if self.best is None else self.best.objective
+
+    def left(self) -> float | None:
+        """Seconds left of the time limit (``None``: no limit)."""
+        limit = self.solver.time_limit
+        return None if limit is None else limit - (time.perf_counter() - self.t0)
+
+    def done(self) -> bool:
+        """Optimal (``UB`` reaches ``LB``) or within the requested gap."""
+        if self.best is not None and self.grid.equal(self.ub, self.lb):
+            return True
+        gap = self.solver.gap
+        return bool(gap) and self.best is not None and self.grid.gap(self.ub, self.lb) <= gap
+
+    def heuristic(self) -> None:
+        """The best verified heuristic table replaces a poorer incumbent."""
+        with self.timings.phase("warm_start"):
+            rel = best_heuristic(self.instance.table, self.request)
+        if rel is not None:
+            self.warm_start_cost = rel.cost
+            if rel.objective < self.ub - 1e-9:
+                self.best = rel
+
+    # -- the procedure ----------------------------------------------------------------------
+    def run(self) -> Outcome:
+        limit = self.solver.time_limit
+        pb = self.bounds_fn(self.instance, self.request, self.grid, self.solver,
+                            None if limit is None else 0.5 * limit)
+        self.log = pb.log
+        self.timings.add("lp", pb.seconds)
+        cands = self.instance.candidates
+        self.lb = max(self.grid.ceil(pb.bound), float(min(0, cands.cost.min())))  # costs are >= 0
+        self.thresholds = pb.thresholds
+        self.by_threshold = np.sort(pb.thresholds)  # S(G) sorted: the G of a wanted size at once
+        # every solution uses a pair of every type, and costs at least that pair's bound
+        floor = np.full(self.instance.types.t_in, np.inf)
+        np.minimum.at(floor, cands.pair_type, pb.thresholds)
+        self.log.type_bound = float(floor.max())
+        self.lb = max(self.lb, self.log.type_bound)
+        if self.request.model.warm_start == "greedy":
+            self.heuristic()
+        while not self.done():
+            remaining = self.left()
+            if remaining is not None and remaining <= 0:
+                self.stopped_by_limit = True
+                break
+            if not self.run_round(self.next_threshold(), remaining):
+                break
+        self.timings.add("solve", self.timings.lp or 0.0)
+        self.log.lower_bound = self.lb
+        return self.outcome()
+
+    def g_for(self, n_pairs: int) -> float:
+        """The largest ``G`` whose ``S(G)`` has at most ``n_pairs`` pairs."""
+        return float(self.by_threshold[n_pairs]) if n_pairs < self.by_threshold.shape[0] else math.inf
+
+    def next_threshold(self) -> float:
+        """``LB`` + one step first; then from the pair count (``ROUND_GROWTH``) and the last round's bound."""
+        G = self.lb + self.grid.step
+        if self.last_pairs:
+            G = max(G, self.g_for(ROUND_GROWTH * self.last_pairs))
+            if self.last_bound > G:
+                # the last restriction's bound lies beyond: its optimum is at least that, so aim
+                # there, with up to ROUND_GROWTH² times the pairs
+                G = max(G, min(self.last_bound, self.g_for(ROUND_GROWTH ** 2 * self.last_pairs)))
+        return min(self.ub, G)
+
+    def run_round(self, G: float, remaining: float | None) -> bool:
+        """Build and solve the model restricted to ``S(G)``; update ``LB``/``UB``. False ends the rounds."""
+        keep = self.thresholds < G
+        if keep.all():  # nothing is fixed: the whole model, whose optimum settles it
+            G = self.ub
+        rnd = Round(G=G if math.isfinite(G) else None, pairs=int(keep.sum()))
+        self.log.rounds.append(rnd)
+        inst = self.instance
+        sub = inst.candidates.restrict_pairs(keep, inst.types.counts, self.request.min_group_size(), "lagrangian")
+        covered = np.zeros(inst.types.t_in, dtype=bool)
+        covered[sub.pair_type] = True
+        if not covered.all():
+            # some row type has no pair left: every solution costs at least G
+            rnd.status, rnd.candidates = "empty", 0
+            self.lb = max(self.lb, G)
+            return True
+        self.counts = dict(sub.counts)
+        first = not self.last_pairs
+        self.last_pairs = sub.n_pairs
+        rnd.candidates, rnd.pairs = sub.n_candidates, sub.n_pairs
+        _log.info("reduction round %d: G = %g (LB %g, UB %g): %d pairs, %d candidates", len(self.log.rounds), G,
+                  self.lb, self.ub, sub.n_pairs, sub.n_candidates)
+        restricted = inst.with_candidates(sub)
+        try:
+            check_memory(restricted, self.request.criteria, self.request.model.max_memory_gb, pulp_model=False)
+        except ModelTooLargeError as exc:
+            # a memory limit ends the rounds like a time limit: the incumbent (or the best
+            # verified heuristic table) is released with the lower bound proven so far
+            rnd.status = "too large"
+            self.solver_status = f"stopped before round {len(self.log.rounds)}: {exc}"
+            self.stopped_by_limit = True
+            return False
+        with self.timings.phase("build"):
+            am = build(restricted, self.request)
+        self.size = ModelSize.of_model(am, self.size)
+        out = self._solve_round(am, G, remaining, first)
+        rnd.status, rnd.seconds = out.status, round(out.seconds, 3)
+        if out.x is not None:
+            with self.timings.phase("verify"):
+                g, _ = read_assignment(am, out.x, self.request.criteria, self.solver)
+                released, groups, cost = am.release(g)
+                rel = Release.verified(inst.table, self.request, released, cost=cost, groups=groups)
+            rnd.objective = rel.objective
+            if rel.objective < self.ub:
+                self.best = rel
+        bound = math.inf if out.status == Status.INFEASIBLE else (-math.inf if out.bound is None else out.bound)
+        rnd.bound = bound if math.isfinite(bound) else None
+        self.last_bound = bound
+        limited = out.status in (Status.TIME_LIMIT, Status.NO_SOLUTION)
+        if limited and bound >= G:
+            rnd.status = "stopped at G"  # no solution cheaper than G in the restriction
+        self.lb = max(self.lb, min(bound, G))
+        if first and self.solver.time_limit is not None and self.left() > 0 \
+                and self.request.model.warm_start != "greedy" \
+                and (self.best is None or self.grid.gap(self.ub, self.lb) > HEURISTIC_GAP):
+            # later rounds stop at G with poor incumbents: with a time limit, the heuristic
+            # table now, inside the limit, when the first round left a gap
+            self.heuristic()
+        if limited and bound < G:
+            self.stopped_by_limit = True
+            return False
+        return True
+
+    def _solve_round(self, am, G: float, remaining: float | None, first: bool):
+        """One restricted model: stop at ``G``; the first round is polished, and leaves room for the heuristic."""
+        if first and remaining is not None and self.request.model.warm_start != "greedy":
+            remaining *= 1.0 - HEURISTIC_SHARE  # room for the heuristic table after the first round
+        # only min(B, G) is used, so a round may stop once its bound reaches G; the first
+        # (smallest) round first looks for a good incumbent for a while: the later rounds stop
+        # early and find poor ones, and G = UB ends the rounds at once when UB is optimal
+        polish = ROUND_POLISH * (remaining if remaining is not None else ROUND_POLISH_UNLIMITED) if first else 0.0
+        with self.timings.phase("solve"):
+            out = solve_model(am.lm, dataclasses.replace(self.solver, time_limit=remaining), self.grid,
+                              hint=whole_table_start(am),
+                              stop_bound=StopAtBound(G, polish) if math.isfinite(G) else None)
+        self.solver_status = out.solver_status
+        return out
+
+    def outcome(self) -> Outcome:
+        """The best verified release (or the fallback heuristic's) with the bound proven."""
+        if self.best is None:
+            # never empty-handed: the best verified heuristic table, labelled as a limit result
+            with self.timings.phase("fallback"):
+                self.best = best_heuristic(self.instance.table, self.request)
+        status = Status.GAP_LIMIT if (not self.stopped_by_limit and self.solver.gap) else Status.TIME_LIMIT
+        if self.best is None:
+            status = Status.NO_SOLUTION
+        return Outcome(release=self.best, bound=self.lb, status=status, solver_status=self.solver_status,
+                       size=self.size, candidate_counts=self.counts, grid=self.grid, bound_certifies=True,
+                       reduction=self.log,
+                       warm_start_cost=self.warm_start_cost)
+
+
+def threshold_table(instance: Instance, request, time_limit: float | None) -> dict:
+    """``inspect --lp``: the LP bound and, for ``G = ⌈LP⌉ + 1, 4, 16, 64`` grid steps, the pairs and
+    candidates of the model the reduction would build."""
+    why = unavailable(request, SolverOptions(), instance.candidates, instance.table.n)
+    if why:
+        raise InputError(f"--lp: the Lagrangian reduction does not apply here: {why}")
+    grid = ObjectiveGrid.of_costs(instance.candidates.cost)
+    pb = k_anonymity_bounds(instance, request, grid, SolverOptions(), time_limit)
+    lb = max(grid.ceil(pb.bound), float(min(0, instance.candidates.cost.min())))
+    kept = {}
+    for mult in (1, 4, 16, 64):
+        G = lb + mult * grid.step
+        sub = instance.candidates.restrict_pairs(pb.thresholds < G, instance.types.counts,
+                                                 request.min_group_size(), "G")
+        kept[f"{G:g}"] = {"pairs": sub.n_pairs, "candidates": sub.n_candidates}
+    log = pb.log
+    return {"lp_bound": log.lp_bound, "converged": log.lp_converged, "iterations": log.cg_iterations,
+            "seconds": round(pb.seconds, 3), "master_candidates": log.master_candidates,
+            "master_pairs": log.master_pairs, "kept_below": kept}

@@ -1,0 +1,89 @@
+"""A released table that passed the independent verifier: the only kind any stage hands on.
+
+:meth:`Release.verified` runs the verifier (:mod:`milp_anon.verify`) on a
+candidate table for a request — every criterion from its definition, the
+recoding, the claimed cost, then the options (budget, number of output
+groups) — and recounts the objective. A :class:`Release` exists only after
+that passed, whether the table came from a solver, a heuristic or the whole
+table as one group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .grid import ObjectiveGrid
+from .partition import groups_of
+from .result import SOLVER, ModelSize, ReductionLog
+from .status import Status
+from .verify import verify_options, verify_release
+
+__all__ = ["Outcome", "Release"]
+
+
+@dataclass(frozen=True)
+class Release:
+    """A verified release.
+
+    Attributes
+    ----------
+    table
+        The released rows (same columns and order as the input).
+    groups
+        ``(n,)`` each row's equivalence class (0-based).
+    cost
+        The cell cost (as counted by whoever made the table; the verifier
+        checked it against its own recount).
+    objective
+        The objective recounted by the verifier (the cost, rows with a
+        recoded cell, or the number of groups).
+    source
+        ``"solver"`` or the heuristic that made the table.
+    """
+
+    table: pd.DataFrame
+    groups: np.ndarray
+    cost: float
+    objective: float
+    source: str = SOLVER
+
+    @classmethod
+    def verified(cls, table, request, released: pd.DataFrame, *, cost=None, groups=None,
+                 source: str = SOLVER) -> "Release":
+        """Verify ``released`` against ``request`` on ``table``; raises
+        :class:`~milp_anon.errors.VerificationError` on any violation."""
+        v = verify_release(table.frame, released, table.qi, request.criteria, sensitive=table.sensitive,
+                           claimed_cost=cost, recoding=request.recoding)
+        m = request.model
+        objective = verify_options(table.frame, released, table.qi, v, budget=m.budget, t_out_min=m.t_out_min,
+                                   t_out_max=m.t_out_max, objective=m.objective)
+        if groups is None:
+            groups = groups_of(released, table.qi)
+        return cls(released, np.asarray(groups), v.cost if cost is None else cost, float(objective), source)
+
+
+@dataclass
+class Outcome:
+    """What a solving stage (the whole model, or the reduction) hands to the pipeline's finish.
+
+    ``bound`` is in the model's sense (a minimization: ``−types`` for the
+    ``types`` objective), on the objective's ``grid``. ``status`` is the stage's status for its release;
+    with ``bound_certifies`` a bound that reaches the verified objective makes
+    it ``optimal`` (the reduction's composite certificate); without, only the
+    solver's own Optimal does (the single-model certificate).
+    """
+
+    release: Release | None
+    bound: float | None
+    status: Status
+    solver_status: str
+    size: ModelSize
+    candidate_counts: dict
+    grid: ObjectiveGrid
+    bound_certifies: bool = False
+    reduction: ReductionLog | None = None
+    warm_start_cost: float | None = None
+    reason: str | None = None

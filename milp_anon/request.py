@@ -1,0 +1,281 @@
+"""What to solve: a frozen, validated :class:`Request` — privacy criteria, a recoding and :class:`ModelOptions`.
+
+The public API has one shape::
+
+    anonymize(table, *criteria, recoding=None, model=ModelOptions(...), solver=SolverOptions(...))
+
+and the object form takes the same arguments (``Request(*criteria,
+recoding=..., model=...).solve(table, solver=...)``, plus
+:meth:`Request.inspect`, :meth:`Request.write_model`, :meth:`Request.to_pulp`).
+Every field of :class:`ModelOptions` and :class:`~milp_anon.solvers.SolverOptions`
+may also be given by keyword (``anonymize(table, KAnonymity(5), budget=2000,
+time_limit=60)``); a keyword that is neither is an error naming it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from . import pipeline
+from .criteria import Criterion, KAnonymity
+from .errors import InputError
+from .recoding import Patterns, Recoding, Suppression, as_recoding
+from .solvers import SolverOptions
+
+__all__ = ["ModelOptions", "Request", "anonymize", "split_options"]
+
+OBJECTIVES = ("cost", "rows", "types")
+REDUCTIONS = ("auto", "lagrangian", "none")
+ASSIGNMENTS = ("continuous", "integer")
+WARM_STARTS = ("none", "greedy")
+
+
+def _whole(name, v):
+    if v is not None and (isinstance(v, bool) or int(v) != v or v < 1):
+        raise InputError(f"{name} must be a whole number >= 1, got {v!r}")
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """What model to build (how to solve it is :class:`~milp_anon.solvers.SolverOptions`).
+
+    Parameters
+    ----------
+    closure
+        Closure pruning of the candidates (exact for the cost objective and
+        union-closed criteria; default on). Not applied where it is not
+        exact: with ``t_out_min`` and the ``types`` objective (:attr:`closure_applies`).
+    assignment
+        ``"continuous"`` (default) or ``"integer"`` assignment variables.
+        With k-anonymity and p-sensitivity alone both are exact (ROW
+        ASSIGNMENT and p-ROW ASSIGNMENT have integral vertices); frequency and
+        recursive ℓ-diversity and t-closeness always use integer assignment
+        variables (their coefficients break total unimodularity).
+    budget
+        Total cost at most ``budget`` (the decision version; infeasible otherwise).
+    t_out, t_out_min, t_out_max
+        Exactly / at least / at most that many output groups.
+    objective
+        ``"cost"`` (default), ``"rows"`` (rows with a recoded cell) or
+        ``"types"`` (maximize the number of output groups; needs a budget).
+    warm_start
+        ``"none"`` (default) or ``"greedy"``: start HiGHS from a verified
+        heuristic table (suppression or pattern-guided recoding).
+    reduction
+        ``"auto"`` (default), ``"lagrangian"`` or ``"none"``. With k-anonymity
+        alone and the cost objective (no budget, no ``t_out``), ``"auto"`` and
+        ``"lagrangian"`` first solve the LP bound over every candidate by
+        column generation and then solve models restricted to the pairs that
+        a solution below a rising threshold ``G`` may use (exact Lagrangian
+        reduced-cost fixing, ``formulations/reduction.md``); ``"none"`` builds
+        the whole model. ``"lagrangian"`` where it does not apply is an
+        error; ``"auto"`` then builds the whole model.
+    max_memory_gb
+        Refuse to build a model estimated above this size (``None``: 80 % of
+        the memory available now); the reduction's rounds end there instead.
+    """
+
+    closure: bool = True
+    assignment: str = "continuous"
+    budget: float | None = None
+    t_out: int | None = None
+    t_out_min: int | None = None
+    t_out_max: int | None = None
+    objective: str = "cost"
+    warm_start: str = "none"
+    reduction: str = "auto"
+    max_memory_gb: float | None = None
+
+    def __post_init__(self):
+        for name, value, allowed in (("reduction", self.reduction, REDUCTIONS),
+                                     ("objective", self.objective, OBJECTIVES),
+                                     ("assignment", self.assignment, ASSIGNMENTS)):
+            if value not in allowed:
+                raise InputError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+        if self.warm_start not in WARM_STARTS:
+            raise InputError(f"warm start must be 'none' or 'greedy', got {self.warm_start!r}")
+        if self.budget is not None and (isinstance(self.budget, bool) or not self.budget >= 0):
+            raise InputError(f"budget must be a number >= 0, got {self.budget!r}")
+        if self.objective == "types" and self.budget is None:
+            raise InputError("objective 'types' (maximize the number of output types) needs a budget")
+        for name in ("t_out", "t_out_min", "t_out_max"):
+            _whole(name, getattr(self, name))
+        t = self.t_out
+        if t is not None:
+            if self.t_out_min not in (None, t) or self.t_out_max not in (None, t):
+                raise InputError("give t_out, or t_out_min/t_out_max, not both")
+            object.__setattr__(self, "t_out_min", t)
+            object.__setattr__(self, "t_out_max", t)
+        if self.t_out_min is not None and self.t_out_max is not None and self.t_out_min > self.t_out_max:
+            raise InputError(f"t_out_min = {self.t_out_min} exceeds t_out_max = {self.t_out_max}")
+        if self.max_memory_gb is not None and not self.max_memory_gb > 0:
+            raise InputError(f"max memory must be positive, got {self.max_memory_gb}")
+
+    @property
+    def closure_applies(self) -> bool:
+        """Closure pruning is asked for and exact here.
+
+        Closure moves groups into other candidates, which can merge them:
+        harmless for the cost, a budget and an upper bound on output groups,
+        not for a lower bound or for maximizing the number of groups.
+        """
+        return self.closure and self.t_out_min is None and self.objective != "types"
+    @property
+    def has_side_constraints(self) -> bool:
+        """A budget or a bound on the number of output groups."""
+        return self.budget is not None or self.t_out_min is not None or self.t_out_max is not None
+
+    def describe(self) -> tuple[str, ...]:
+        """The options that change the problem, in words (for :attr:`Result.criteria`)."""
+        out = []
+        if self.budget is not None:
+            out.append(f"budget {self.budget:g}")
+        if self.t_out_min is not None and self.t_out_min == self.t_out_max:
+            out.append(f"t_out = {self.t_out_min}")
+        else:
+            if self.t_out_min is not None:
+                out.append(f"t_out >= {self.t_out_min}")
+            if self.t_out_max is not None:
+                out.append(f"t_out <= {self.t_out_max}")
+        if self.objective != "cost":
+            out.append(f"objective {self.objective}")
+        return tuple(out)
+
+
+_MODEL_FIELDS = frozenset(f.name for f in dataclasses.fields(ModelOptions))
+_SOLVER_FIELDS = frozenset(f.name for f in dataclasses.fields(SolverOptions))
+#: every option a keyword may name
+OPTION_FIELDS = _MODEL_FIELDS | _SOLVER_FIELDS
+
+
+def split_options(options: dict) -> tuple[dict, dict]:
+    """Keyword options as ``(model options, solver options)``; an unknown keyword is an :class:`InputError`."""
+    unknown = sorted(set(options) - _MODEL_FIELDS - _SOLVER_FIELDS)
+    if unknown:
+        raise InputError(f"unknown option(s) {', '.join(unknown)}: neither a model option "
+                         f"({', '.join(sorted(_MODEL_FIELDS))}) nor a solver option ({', '.join(sorted(_SOLVER_FIELDS))})")
+    return ({k: v for k, v in options.items() if k in _MODEL_FIELDS},
+            {k: v for k, v in options.items() if k in _SOLVER_FIELDS})
+
+
+def _merged(cls, base, kwargs):
+    if base is None:
+        return cls(**kwargs)
+    if not isinstance(base, cls):
+        raise InputError(f"expected {cls.__name__}, got {type(base).__name__}")
+    return dataclasses.replace(base, **kwargs) if kwargs else base
+
+
+@dataclass(frozen=True, init=False)
+class Request:
+    """Criteria, a recoding and model options: one anonymization problem, independent of any table.
+
+    ``Request(KAnonymity(5), LDiversity(3), recoding=Generalization(...), budget=2000)``;
+    without a :class:`~milp_anon.criteria.KAnonymity` criterion, ``KAnonymity(1)``
+    is added (every group is non-empty).
+    """
+
+    criteria: tuple
+    recoding: Recoding
+    model: ModelOptions
+
+    def __init__(self, *criteria, recoding=None, model: ModelOptions | None = None, **model_options):
+        if len(criteria) == 1 and isinstance(criteria[0], (list, tuple)):
+            criteria = tuple(criteria[0])
+        if not criteria:
+            raise InputError("no privacy criterion given")
+        for c in criteria:
+            if not isinstance(c, Criterion):
+                raise InputError(f"not a privacy criterion: {c!r}")
+        if not any(isinstance(c, KAnonymity) for c in criteria):
+            criteria = (KAnonymity(1),) + tuple(criteria)
+        unknown = sorted(set(model_options) - _MODEL_FIELDS)
+        if unknown:
+            raise InputError(f"unknown model option(s) {', '.join(unknown)} (model options: "
+                             f"{', '.join(sorted(_MODEL_FIELDS))})")
+        object.__setattr__(self, "criteria", tuple(criteria))
+        object.__setattr__(self, "recoding", as_recoding(recoding))
+        object.__setattr__(self, "model", _merged(ModelOptions, model, model_options))
+
+    # -- what the request implies ---------------------------------------------------
+    @property
+    def split(self) -> bool:
+        """Whether the assignment is split by sensitive values (some criterion reads them)."""
+        return any(c.needs_sensitive for c in self.criteria)
+
+    @property
+    def k_alone(self) -> bool:
+        """Only k-anonymity (no criterion on a sensitive column)."""
+        return all(isinstance(c, KAnonymity) for c in self.criteria)
+
+    def min_group_size(self) -> int:
+        """The smallest group any criterion allows (support pruning)."""
+        return max(c.min_group_size() for c in self.criteria)
+
+    def describe(self) -> tuple[str, ...]:
+        """The criteria and the problem-changing options, in words."""
+        return tuple(c.describe() for c in self.criteria) + self.model.describe()
+
+    def validate(self, table) -> None:
+        """Bad input for this table (e.g. a sensitive criterion without a sensitive column)."""
+        if self.model.warm_start == "greedy":
+            if not isinstance(self.recoding, (Patterns, Suppression)):
+                raise InputError("the greedy warm start applies to suppression and pattern-guided recoding")
+            if self.split and isinstance(self.recoding, Patterns):
+                raise InputError("the pattern greedy warm start applies to k-anonymity alone (no sensitive criteria)")
+        for c in self.criteria:
+            c.validate(table)
+
+    def infeasibility(self, table) -> str | None:
+        """Why no release of ``table`` can meet the request (the whole-table pre-check), or ``None``."""
+        for c in self.criteria:
+            why = c.infeasibility(table)
+            if why:
+                return why
+        return None
+
+    # -- the object form of the API ---------------------------------------------------
+    def solve(self, table, solver: SolverOptions | str | None = None, **solver_options):
+        """Solve ``table`` (:func:`milp_anon.pipeline.solve`); keywords are fields of :class:`SolverOptions`.
+
+        ``solver``: a :class:`SolverOptions`, or a solver's name (``"HiGHS"``,
+        ``"cbc"``, any PuLP solver) for ``SolverOptions(solver=...)``.
+        """
+        if isinstance(solver, str):
+            solver, solver_options = None, {"solver": solver, **solver_options}
+        return pipeline.solve(table, self, _merged(SolverOptions, solver, solver_options))
+
+    def inspect(self, table, *, lp: bool = False, time_limit: float | None = None) -> dict:
+        """Sizes of every stage without solving (:func:`milp_anon.pipeline.inspect`)."""
+        return pipeline.inspect(table, self, lp=lp, time_limit=time_limit)
+
+    def write_model(self, table, path: str, format: str | None = None) -> None:
+        """Write the whole model of ``table`` as MPS or LP (:func:`milp_anon.pipeline.write_model`)."""
+        pipeline.write_model(table, self, path, format)
+
+    def to_pulp(self, table):
+        """The whole model of ``table`` as a :class:`pulp.LpProblem` (for export or any solver PuLP knows)."""
+        return pipeline.build_model(table, self).lm.to_pulp()[0]
+
+
+def anonymize(table, *criteria, recoding=None, model: ModelOptions | None = None,
+              solver: SolverOptions | str | None = None, **options):
+    """Anonymize ``table`` optimally under ``criteria``; returns a :class:`~milp_anon.result.Result`.
+
+    Parameters
+    ----------
+    table
+        A :class:`~milp_anon.table.Table`.
+    *criteria
+        Privacy criteria, e.g. ``KAnonymity(5)``, ``LDiversity(3)``, ``TCloseness(0.2)``.
+    recoding
+        ``Suppression()`` (default), ``Generalization({column: hierarchy}, cost=...)``
+        or ``Patterns([...])``.
+    model, solver
+        :class:`ModelOptions` and :class:`~milp_anon.solvers.SolverOptions` (or a solver's name).
+    **options
+        Any field of either, by name (``time_limit=60``, ``reduction="none"``, ``budget=2000``).
+    """
+    model_kw, solver_kw = split_options(options)
+    return Request(*criteria, recoding=recoding, model=model, **model_kw).solve(table, solver, **solver_kw)

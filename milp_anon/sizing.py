@@ -1,0 +1,93 @@
+"""Model size and memory, estimated before anything is built.
+
+The estimate counts the assignment model's columns, rows and nonzeros from
+the candidates and each criterion's own estimate
+(:meth:`~milp_anon.formulations.rows.CriterionRows.estimate`), and converts
+them to bytes with constants measured on HiGHS MIP solves of this model. A
+model estimated above the memory allowed is refused before it is built.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+
+from .errors import ModelTooLargeError
+from .formulations.rows import rows_of
+from .instance import Instance
+
+__all__ = ["ModelEstimate", "available_memory_bytes", "check_memory", "estimate"]
+
+#: bytes per nonzero / per column or row, measured on HiGHS MIP solves of this model (see benchmarks)
+_BYTES_PER_NZ_HIGHS = 600
+_BYTES_PER_VECTOR_HIGHS = 400
+_BYTES_PER_COL_PULP = 1500
+_BYTES_PER_NZ_PULP = 250
+
+
+@dataclass(frozen=True)
+class ModelEstimate:
+    """Estimated dimensions and memory of the whole model of an instance."""
+
+    n_variables: int
+    n_integer: int
+    n_constraints: int
+    n_nonzeros: int
+    bytes_highs: int
+    bytes_pulp: int
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def estimate(instance: Instance, criteria) -> ModelEstimate:
+    """Dimensions and memory of the assignment model of ``instance`` under ``criteria``."""
+    cands, table = instance.candidates, instance.table
+    C, P, U = cands.n_candidates, instance.n_unit_pairs(), instance.units.n_units
+    dims = {"C": C, "P": P, "V": [len(v) for v in table.sensitive_values]}
+    n_var, n_con, nnz, n_int = C + P, U + P, 3 * P, C
+    group_size, cell_columns, integer = False, set(), False
+    for crit in criteria:
+        rows = rows_of(crit)
+        v, c, z, i = rows.estimate(crit, dims)
+        n_var, n_con, nnz, n_int = n_var + v, n_con + c, nnz + z, n_int + i
+        group_size |= rows.group_size(crit)
+        integer |= rows.integer_assignment(crit)
+        if crit.needs_sensitive:
+            cell_columns.update(crit.columns(table))
+    if group_size:
+        n_var, n_con, nnz = n_var + C, n_con + C, nnz + C + P
+    for col in cell_columns:
+        cells = min(P, C * dims["V"][col])
+        n_var, n_con, nnz = n_var + cells, n_con + cells, nnz + cells + P
+    if integer:
+        n_int += P
+    highs = _BYTES_PER_NZ_HIGHS * nnz + _BYTES_PER_VECTOR_HIGHS * (n_var + n_con)
+    pulp_b = _BYTES_PER_COL_PULP * n_var + _BYTES_PER_NZ_PULP * nnz
+    return ModelEstimate(n_var, n_int, n_con, nnz, highs, highs + pulp_b)
+
+
+def available_memory_bytes() -> int:
+    """MemAvailable from /proc/meminfo (or physical memory) in bytes."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def check_memory(instance: Instance, criteria, max_memory_gb: float | None, *, pulp_model: bool) -> None:
+    """Refuse, before building, a model estimated above ``max_memory_gb`` (default 80 % of the memory
+    available now); ``pulp_model``: the model also becomes a PuLP problem (export, other solvers)."""
+    est = estimate(instance, criteria)
+    need = est.bytes_pulp if pulp_model else est.bytes_highs
+    limit = max_memory_gb * 2**30 if max_memory_gb else 0.8 * available_memory_bytes()
+    if need > limit:
+        raise ModelTooLargeError(
+            f"the model would need about {need / 2**30:.1f} GiB ({est.n_variables:,} variables, "
+            f"{est.n_nonzeros:,} nonzeros) but {limit / 2**30:.1f} GiB is allowed; "
+            "use fewer QI columns or a smaller table"
+        )

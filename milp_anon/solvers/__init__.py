@@ -1,0 +1,40 @@
+"""Solving a :class:`~milp_anon.model.LinearModel`: one back end per module.
+
+* :mod:`.options` — :class:`SolverOptions`, :class:`StopAtBound`, the HiGHS option values;
+* :mod:`.highs` — HiGHS in this process (bulk transfer, watchdog, stop at a bound);
+* :mod:`.isolated` — HiGHS in a child process killed past the limit;
+* :mod:`.via_pulp` — any PuLP solver (and PuLP's own HiGHS, for cross-checks);
+* :mod:`.outcome` — :class:`SolveOutcome`, with statuses of :class:`~milp_anon.status.Status`.
+"""
+
+from __future__ import annotations
+
+from ..grid import ObjectiveGrid
+from .highs import solve_highs
+from .isolated import should_isolate, solve_isolated
+from .options import SolverOptions, StopAtBound, highs_option_values
+from .outcome import SolveOutcome
+from .via_pulp import solve_pulp
+
+__all__ = ["SolveOutcome", "SolverOptions", "StopAtBound", "highs_option_values", "solve_model"]
+
+
+def solve_model(lm, options: SolverOptions, grid: ObjectiveGrid = ObjectiveGrid(1), *, hint=None,
+                stop_bound: "float | StopAtBound | None" = None) -> SolveOutcome:
+    """Solve ``lm`` under ``options``; bounds are rounded up to ``grid``.
+
+    ``hint`` is an optional start handed to HiGHS: a full column vector, or
+    ``(indices, values)`` for some columns (HiGHS completes the rest).
+    ``stop_bound`` (HiGHS through highspy only; a number or a
+    :class:`StopAtBound`): stop as soon as the dual bound, rounded up to the
+    grid, reaches it. The outcome is then ``time_limit`` (or ``no_solution``)
+    with that bound: the caller learns that no solution cheaper than
+    ``stop_bound`` exists, which is all a reduction round needs.
+    """
+    if stop_bound is not None and not isinstance(stop_bound, StopAtBound):
+        stop_bound = StopAtBound(float(stop_bound))
+    if options.in_bulk:
+        if should_isolate(options, lm.n_cols):
+            return solve_isolated(lm, options, grid, hint, stop_bound=stop_bound)
+        return solve_highs(lm, options, grid, hint, stop_bound=stop_bound)
+    return solve_pulp(lm, options, grid)

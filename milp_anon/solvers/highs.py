@@ -1,0 +1,123 @@
+"""HiGHS in this process, the model passed in bulk through highspy.
+
+A watchdog interrupts HiGHS a margin after the time limit (HiGHS has been
+seen to run far past its own ``time_limit``: inside the interior-point root of
+large models, and on a t-closeness model 226 s for a 120 s limit); the
+incumbent is kept. An optional :class:`~milp_anon.solvers.options.StopAtBound`
+interrupts the search once the dual bound reaches a threshold.
+"""
+
+from __future__ import annotations
+
+import time
+
+import highspy
+import numpy as np
+
+from ..errors import SolverError
+from ..grid import ObjectiveGrid
+from ..status import Status
+from .options import SolverOptions, StopAtBound, highs_option_values
+from .outcome import SolveOutcome
+
+__all__ = ["apply_options", "map_status", "solve_highs", "watchdog_margin"]
+
+_LIMITS = (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kIterationLimit,
+           highspy.HighsModelStatus.kInterrupt, highspy.HighsModelStatus.kSolutionLimit,
+           highspy.HighsModelStatus.kMemoryLimit, highspy.HighsModelStatus.kObjectiveBound,
+           highspy.HighsModelStatus.kObjectiveTarget, highspy.HighsModelStatus.kHighsInterrupt)
+
+
+def watchdog_margin(time_limit: float) -> float:
+    """Seconds past the time limit after which the watchdog interrupts HiGHS."""
+    return max(2.0, 0.05 * float(time_limit))
+
+
+def apply_options(h, options: SolverOptions, **kw) -> None:
+    """Set :func:`~milp_anon.solvers.options.highs_option_values` on a :class:`highspy.Highs`."""
+    for key, value in highs_option_values(options, **kw).items():
+        h.setOptionValue(key, value)
+
+
+def map_status(h, grid: ObjectiveGrid):
+    """HiGHS's model status and solution as ``(status, x, objective, bound, raw)``.
+
+    ``optimal`` needs HiGHS's own Optimal and a bound (rounded up to ``grid``)
+    that reaches the objective; Optimal with a positive gap (a user gap) is
+    ``gap_limit``; a limit is ``time_limit`` with an incumbent, ``no_solution``
+    without.
+    """
+    ms = h.getModelStatus()
+    info = h.getInfo()
+    raw = h.modelStatusToString(ms)
+    has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
+    x = np.asarray(h.getSolution().col_value, dtype=float) if has_solution else None
+    obj = float(info.objective_function_value) if has_solution else None
+    is_lp = len(h.getLp().integrality_) == 0  # HiGHS reports mip_dual_bound 0 for an LP
+    bound = grid.ceil(obj if (is_lp and has_solution) else float(info.mip_dual_bound))
+    if ms == highspy.HighsModelStatus.kOptimal and has_solution:
+        status = Status.OPTIMAL if grid.gap(obj, bound) == 0 else Status.GAP_LIMIT
+    elif ms == highspy.HighsModelStatus.kInfeasible:
+        status, x, obj, bound = Status.INFEASIBLE, None, None, None
+    elif ms in _LIMITS:
+        status = Status.TIME_LIMIT if has_solution else Status.NO_SOLUTION
+    else:
+        raise SolverError(f"HiGHS ended with model status '{raw}'")
+    return status, x, obj, bound, raw
+
+
+def _set_start(h, hint) -> None:
+    if isinstance(hint, tuple):  # sparse (index, value): HiGHS completes the other columns
+        idx, val = hint
+        h.setSolution(len(idx), np.asarray(idx, dtype=np.int32), np.asarray(val, dtype=float))
+    else:
+        sol = highspy.HighsSolution()
+        sol.col_value = np.asarray(hint, dtype=float)
+        sol.value_valid = True
+        h.setSolution(sol)
+
+
+def _subscribe_stop(h, stop: StopAtBound, grid: ObjectiveGrid) -> None:
+    t_start = time.perf_counter()
+
+    def at_bound(e):
+        # HiGHS calls this periodically during branch-and-bound; the interrupt
+        # leaves model status Interrupt with the bound reached
+        if time.perf_counter() - t_start < stop.after:
+            return
+        bound = grid.ceil(float(e.data_out.mip_dual_bound))
+        if bound is not None and bound >= stop.bound - 1e-9:
+            e.data_in.user_interrupt = True
+
+    h.cbMipInterrupt.subscribe(at_bound)
+
+
+def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_improving=None,
+                stop_bound: StopAtBound | None = None) -> SolveOutcome:
+    """Solve a :class:`~milp_anon.model.LinearModel` with HiGHS in this process.
+
+    ``hint``: a start (a full column vector, or ``(indices, values)``);
+    ``on_improving``: a callback subscribed to every improving incumbent.
+    """
+    h = highspy.Highs()
+    apply_options(h, options)
+    lm.to_highs(h)
+    if on_improving is not None:
+        h.cbMipImprovingSolution.subscribe(on_improving)
+    if stop_bound is not None:
+        _subscribe_stop(h, stop_bound, grid)
+    if hint is not None:
+        _set_start(h, hint)
+    t0 = time.perf_counter()
+    if options.time_limit is None:
+        h.run()
+    else:
+        h.HandleUserInterrupt = True
+        h.startSolve()
+        done, _ = h.wait(options.time_limit + watchdog_margin(options.time_limit))
+        if not done:
+            h.cancelSolve()
+            h.wait()
+    secs = time.perf_counter() - t0
+    status, x, obj, bound, raw = map_status(h, grid)
+    return SolveOutcome(status, x, obj, bound, raw, secs)

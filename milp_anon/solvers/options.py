@@ -1,0 +1,129 @@
+"""How to solve a model: :class:`SolverOptions`, :class:`StopAtBound`, and the HiGHS options they imply.
+
+:func:`highs_option_values` is the one place that turns solver options into
+HiGHS option values; the bulk in-process solve, the isolated child, PuLP's
+HiGHS and the Lagrangian column generation's master LP all take theirs from it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..errors import InputError
+
+__all__ = ["HIGHS_PRESOLVE_DEFAULT", "SolverOptions", "StopAtBound", "highs_option_values"]
+
+#: HiGHS's MIP presolve is off by default. In HiGHS 1.15.1 it returned a wrong
+#: "Optimal" on small models of this toolkit twice (objective 2 where brute force,
+#: CBC and HiGHS without presolve all give 0): once through the Aggregator rule,
+#: once through Forcing row / Sparsify with the Aggregator off. Both models are in
+#: ``tests/data/``. ``presolve="on"`` (``--presolve on``) trades that risk for speed.
+HIGHS_PRESOLVE_DEFAULT = "off"
+
+_ALIASES = {"highs": "HiGHS", "cbc": "PULP_CBC_CMD", "highs_cmd": "HiGHS_CMD", "glpk": "GLPK_CMD"}
+
+
+@dataclass(frozen=True)
+class SolverOptions:
+    """How to solve a model (what to build is :class:`~milp_anon.request.ModelOptions`).
+
+    Parameters
+    ----------
+    solver
+        A PuLP solver name; ``"HiGHS"`` (default) passes the model to highspy
+        in bulk. Aliases: ``highs``, ``cbc``.
+    time_limit
+        Seconds for the whole solve (``None``: no limit).
+    threads
+        Solver threads (``None``: the solver's default).
+    gap
+        Relative MIP gap at which to stop; 0 (default) proves optimality.
+    msg
+        Show the solver's log.
+    via_pulp
+        Route HiGHS through PuLP's own HiGHS interface instead of the bulk
+        transfer (same model; slower to load; used to cross-check).
+    presolve
+        HiGHS presolve: ``"off"`` (default; see ``HIGHS_PRESOLVE_DEFAULT``)
+        or ``"on"``.
+    highs_options
+        Extra HiGHS options as ``(name, value)`` pairs or a dict, applied
+        last (e.g. ``{"mip_heuristic_effort": 0.2}``).
+    isolate
+        Run HiGHS in a child process that is killed if it is still running
+        a margin after the time limit (HiGHS does not always stop at its
+        limit or at an interrupt; :func:`~milp_anon.solvers.isolated.hard_limit_margin`).
+        The incumbents and bounds it reports on the way are kept. ``"auto"``
+        (default): with a time limit and at least ``ISOLATE_MIN_COLUMNS``
+        columns; ``"always"``; ``"never"``.
+    """
+
+    solver: str = "HiGHS"
+    time_limit: float | None = None
+    threads: int | None = None
+    gap: float = 0.0
+    msg: bool = False
+    via_pulp: bool = False
+    presolve: str = HIGHS_PRESOLVE_DEFAULT
+    highs_options: tuple = ()
+    isolate: str = "auto"
+
+    def __post_init__(self):
+        if self.isolate not in ("auto", "always", "never"):
+            raise InputError(f"isolate must be 'auto', 'always' or 'never', got {self.isolate!r}")
+        if self.presolve not in ("on", "off"):
+            raise InputError(f"presolve must be 'on' or 'off', got {self.presolve!r}")
+        if isinstance(self.highs_options, dict):
+            object.__setattr__(self, "highs_options", tuple(self.highs_options.items()))
+        name = _ALIASES.get(str(self.solver).lower(), str(self.solver))
+        object.__setattr__(self, "solver", name)
+        if self.time_limit is not None and not (self.time_limit > 0 and math.isfinite(self.time_limit)):
+            raise InputError(f"time limit must be a positive number of seconds, got {self.time_limit}")
+        if self.threads is not None and (int(self.threads) != self.threads or self.threads < 1):
+            raise InputError(f"threads must be a whole number >= 1, got {self.threads}")
+        if not (0 <= self.gap < 1):
+            raise InputError(f"relative gap must be in [0, 1), got {self.gap}")
+
+    @property
+    def is_highs(self) -> bool:
+        """The solver is HiGHS (in bulk through highspy, or through PuLP with ``via_pulp``)."""
+        return self.solver == "HiGHS"
+
+    @property
+    def in_bulk(self) -> bool:
+        """HiGHS through highspy with the model passed in bulk (needed for starts, callbacks, the reduction)."""
+        return self.is_highs and not self.via_pulp
+
+
+@dataclass(frozen=True)
+class StopAtBound:
+    """Stop HiGHS once its dual bound reaches ``bound``, but not before ``after`` seconds of the solve.
+
+    ``after`` lets the solve keep improving its incumbent for a while (the
+    bound is already proven); HiGHS still stops by itself when optimal.
+    """
+
+    bound: float
+    after: float = 0.0
+
+
+def highs_option_values(options: SolverOptions, *, master_lp: bool = False) -> dict:
+    """The HiGHS options of a solve under ``options``.
+
+    ``master_lp``: for the LP masters of the column generation, which only
+    take the log and thread settings (their bound is recomputed exactly from
+    the duals, :mod:`milp_anon.lagrangian`, so presolve is left at HiGHS's
+    default there).
+    """
+    values = {"output_flag": False if master_lp else bool(options.msg)}
+    if options.threads is not None:
+        values["threads"] = int(options.threads)
+    if master_lp:
+        return values
+    values.update(presolve=options.presolve, mip_rel_gap=float(options.gap),
+                  mip_abs_gap=0.0 if options.gap == 0 else 1e-6)
+    if options.time_limit is not None:
+        values["time_limit"] = float(options.time_limit)
+    values.update(dict(options.highs_options))  # the user's own, last
+    return values

@@ -1,0 +1,29 @@
+"""What one solver run returned, in the toolkit's vocabulary."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..status import Status
+
+__all__ = ["SolveOutcome"]
+
+
+@dataclass
+class SolveOutcome:
+    """One solver run.
+
+    ``bound`` is the solver's proven lower bound, already rounded up to the
+    objective's grid (:class:`~milp_anon.grid.ObjectiveGrid`), or ``None``;
+    ``x`` the incumbent's column values when there is one; ``solver_status``
+    the solver's own words.
+    """
+
+    status: Status
+    x: np.ndarray | None
+    objective: float | None
+    bound: float | None
+    solver_status: str
+    seconds: float

@@ -1,0 +1,144 @@
+"""Heuristic tables for a request, and starts for the solver: one policy.
+
+Which heuristics run (:func:`heuristic_tables`) is decided here only:
+
+* suppression: the plain suppression greedy (any criteria) and, for
+  k-anonymity alone with at most ``ALL_MASKS_MAX_M`` QIs, the pattern greedy
+  over every suppression mask;
+* pattern-guided suppression (k-anonymity alone): the pattern greedy over the patterns;
+* hierarchies: none.
+
+Their verified tables serve three purposes: the warm start
+(``warm_start="greedy"``, :func:`warm_start`), the fallback when a solve ends
+without a verified table or with a poorer one (:func:`best_heuristic`, which
+also considers the whole table as one group — feasible whenever the request
+passed the whole-table pre-check), and the benchmark harness's heuristic
+methods. The whole table as one group is also every model's default start
+(:func:`whole_table_start`).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .errors import MilpAnonError, OptionViolation, VerificationError
+from .heuristics import pattern_greedy, suppression_greedy
+from .partition import release_blocks
+from .recoding import Patterns, Suppression
+from .release import Release
+
+__all__ = ["ALL_MASKS_MAX_M", "all_masks", "best_heuristic", "heuristic_tables", "warm_start",
+           "whole_table_start"]
+
+#: the pattern greedy tries every one of the 2^m suppression masks up to this many QIs
+ALL_MASKS_MAX_M = 16
+
+
+def all_masks(m: int) -> np.ndarray:
+    """``(2^m, m)`` every keep-mask over ``m`` QIs."""
+    return np.array(list(itertools.product([True, False], repeat=m)), dtype=bool).reshape(-1, m)
+
+
+def heuristic_tables(table, request) -> list[tuple[str, object, float]]:
+    """``(name, released table, cost)`` of every heuristic that applies to ``request`` (module docstring)."""
+    out = []
+    k = request.min_group_size()
+    if isinstance(request.recoding, Suppression):
+        res = suppression_greedy(table, request.criteria)
+        if res is not None:
+            out.append(("suppression greedy", *res))
+        if request.k_alone and table.m <= ALL_MASKS_MAX_M:
+            res = pattern_greedy(table, k, all_masks(table.m))
+            if res is not None:
+                out.append(("pattern greedy", *res))
+    elif isinstance(request.recoding, Patterns) and request.k_alone:
+        res = pattern_greedy(table, k, request.recoding.masks(table))
+        if res is not None:
+            out.append(("pattern greedy", *res))
+    return out
+
+
+def _best(candidates, table, request) -> Release | None:
+    """The best of ``candidates`` that pass the verifier and the options.
+
+    A table that fails a criterion is a bug of its heuristic and raises; one
+    outside a budget or a bound on the number of groups is merely not used.
+    """
+    best = None
+    sign = -1.0 if request.model.objective == "types" else 1.0  # "types" is maximized
+    for name, released, cost in candidates:
+        try:
+            rel = Release.verified(table, request, released, cost=cost, source=name)
+        except OptionViolation:
+            continue
+        if best is None or sign * rel.objective < sign * best.objective - 1e-9:
+            best = rel
+    return best
+
+
+def best_heuristic(table, request, *, whole_table: bool = True) -> Release | None:
+    """The best verified heuristic table for ``request`` (and the whole table as one group), or ``None``."""
+    try:
+        candidates = heuristic_tables(table, request)
+    except VerificationError:
+        raise
+    except MilpAnonError:  # a heuristic that cannot handle this input gives no table
+        candidates = []
+    if whole_table:
+        try:
+            candidates.append(("whole table", release_blocks(table, [np.arange(table.n)], request.recoding), None))
+        except MilpAnonError:  # e.g. no pattern suppresses every column that varies
+            pass
+    return _best(candidates, table, request)
+
+
+def whole_table_start(am):
+    """The whole table as one group, as a sparse start ``(indices, values)``, or ``None``.
+
+    Every criterion is closed under union and the request passed the
+    whole-table pre-check, so releasing every row as the cheapest candidate
+    of capacity ``n`` (the closure of the whole table) is feasible.
+    """
+    c = am.cands
+    full = np.flatnonzero(c.capacity == am.table.n)
+    if full.size == 0:
+        return None
+    root = int(full[np.argmin(c.cost[full])])
+    return am.start(np.where(am.pair_cand == root, am.units.counts[am.pair_unit], 0))
+
+
+def _release_start(am, release: Release):
+    """Map a verified suppression or pattern release onto the model's columns as a start.
+
+    Rows whose released vector is not a kept candidate are left out; then
+    only the candidates used by the others are fixed (HiGHS completes a
+    partial start).
+    """
+    table, c = am.table, am.cands
+    index = {(tuple(c.levels[j]), tuple(c.nodes[j])): j for j in range(c.n_candidates)}
+    stars = (release.table[list(table.qi)].astype(str) == "*").to_numpy()
+    lat = am.instance.lattices
+    cand_of_row = np.full(table.n, -1, dtype=np.int64)
+    for r in range(table.n):
+        levels = tuple(int(x) for x in stars[r])
+        nodes = tuple(int(lat[col].anc[table.codes[r, col], lv]) for col, lv in enumerate(levels))
+        cand_of_row[r] = index.get((levels, nodes), -1)
+    ok = cand_of_row >= 0
+    pair_index = {(int(u), int(j)): p for p, (u, j) in enumerate(zip(am.pair_unit, am.pair_cand))}
+    g = np.zeros(am.g.shape[0])
+    for u, j in zip(am.units.row_unit[ok], cand_of_row[ok]):
+        g[pair_index[(int(u), int(j))]] += 1
+    if ok.all():
+        return am.start(g)
+    have = np.unique(cand_of_row[ok])  # fix only the candidates that are fully described
+    return am.y[have], np.ones(have.shape[0])
+
+
+def warm_start(am, request):
+    """``(start, cost)`` from the best verified heuristic table (``warm_start="greedy"``), or ``None``."""
+    best = best_heuristic(am.table, request, whole_table=False)
+    if best is None:
+        return None
+    return _release_start(am, best), best.cost
