@@ -5,7 +5,7 @@ input type ``i`` is *compatible* with ``j`` when it agrees with ``j`` on every
 kept column. Per-row cost ``w_j`` is the number of suppressed columns and the
 capacity ``cap_j`` is the number of rows of compatible types.
 
-Two rules drop candidates without losing any optimum (MODELS.md §1):
+Two rules drop candidates without losing any optimum (``formulations/k-anonymity.md``):
 
 * **support**: ``cap_j >= L`` with ``L`` the smallest legal group size;
 * **closure**: ``j`` must be the column-wise LCA of its compatible types, i.e.
@@ -279,7 +279,7 @@ def lattice_candidates(
 
 def pattern_candidates(types: RowTypes, masks: np.ndarray, min_size: int, *, support: bool = True,
                        reduce: bool = True) -> Candidates:
-    """Candidates of pattern-guided suppression (MODELS.md §1.3).
+    """Candidates of pattern-guided suppression (``formulations/patterns.md``).
 
     Only star sets that are masks of ``P``; closure is replaced by: drop
     ``j`` if a candidate with the same compatible set has fewer stars (its

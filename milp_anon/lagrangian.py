@@ -148,20 +148,88 @@ class LagrangianLP:
     prices: BlockPrices
 
 
+class RestrictedMaster:
+    """The restricted master LP of :func:`column_generation`: the assignment LP (``y_j`` continuous)
+    over the candidates and pairs added so far, kept in one HiGHS object and grown in place.
+
+    Rows: ``Σ_j g_ij = n_i`` per type (first), ``Σ_i g_ij − k y_j >= 0`` per candidate, the
+    links ``g_ij − n_i y_j <= 0`` per pair.
+    """
+
+    def __init__(self, n, w, pair_type, pair_cand, k, highs_options=None):
+        self.n, self.w, self.pair_type, self.pair_cand, self.k = n, w, pair_type, pair_cand, k
+        C, P, T = w.shape[0], pair_type.shape[0], n.shape[0]
+        self.h = highspy.Highs()
+        for key, value in (highs_options or {"output_flag": False}).items():
+            self.h.setOptionValue(key, value)
+        self.h.addRows(T, n, n, 0, np.zeros(T, np.int32), np.zeros(0, np.int32), np.zeros(0))
+        self.cols, self.rows = 0, T
+        self.in_master = np.zeros(C, dtype=bool)
+        self.pair_in = np.zeros(P, dtype=bool)
+        self.y_col = np.full(C, -1, dtype=np.int64)
+        self.k_row = np.full(C, -1, dtype=np.int64)
+
+    def add_candidates(self, js: np.ndarray) -> None:
+        """Columns ``y_j`` and rows ``Σ_i g_ij − k y_j >= 0`` (the ``g`` entries arrive with the pairs)."""
+        q, h = js.shape[0], self.h
+        h.addCols(q, np.zeros(q), np.zeros(q), np.ones(q), 0, np.zeros(q, np.int32), np.zeros(0, np.int32),
+                  np.zeros(0))
+        self.y_col[js] = np.arange(self.cols, self.cols + q)
+        self.cols += q
+        h.addRows(q, np.zeros(q), np.full(q, highspy.kHighsInf), q, np.arange(q, dtype=np.int32),
+                  self.y_col[js].astype(np.int32), np.full(q, -float(self.k)))
+        self.k_row[js] = np.arange(self.rows, self.rows + q)
+        self.rows += q
+        self.in_master[js] = True
+
+    def add_pairs(self, ps: np.ndarray) -> None:
+        """Columns ``g_ij`` (in their type's and candidate's rows) and their links ``g_ij − n_i y_j <= 0``."""
+        q = ps.shape[0]
+        if q == 0:
+            return
+        n, pt, pc = self.n, self.pair_type[ps], self.pair_cand[ps]
+        starts = np.arange(0, 2 * q, 2, dtype=np.int32)
+        rows = np.column_stack([pt, self.k_row[pc]]).ravel().astype(np.int32)
+        self.h.addCols(q, self.w[pc], np.zeros(q), n[pt], 2 * q, starts, rows, np.ones(2 * q))
+        g_col = np.arange(self.cols, self.cols + q)
+        self.cols += q
+        cols = np.column_stack([g_col, self.y_col[pc]]).ravel().astype(np.int32)
+        vals = np.column_stack([np.ones(q), -n[pt]]).ravel()
+        self.h.addRows(q, np.full(q, -highspy.kHighsInf), np.zeros(q), 2 * q, starts, cols, vals)
+        self.rows += q
+        self.pair_in[ps] = True
+
+    def add_with_pairs(self, js: np.ndarray, pair_mask: np.ndarray) -> None:
+        """Candidates ``js`` with those of their pairs where ``pair_mask`` holds."""
+        mask = np.zeros(self.w.shape[0], dtype=bool)
+        mask[js] = True
+        self.add_candidates(js)
+        self.add_pairs(np.flatnonzero(mask[self.pair_cand] & pair_mask))
+
+    def solve(self, time_limit: float | None):
+        """``(LP value, row duals)``, or ``None`` when the LP did not solve (a limit)."""
+        if time_limit is not None:
+            self.h.setOptionValue("time_limit", float(time_limit))
+        self.h.run()
+        if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return None
+        return float(self.h.getInfo().objective_function_value), np.asarray(self.h.getSolution().row_dual, dtype=float)
+
+
 def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_options=None, max_add=2000,
                       rel_tol=1e-9) -> LagrangianLP:
     """The LP bound of the assignment model over every candidate, by column generation.
 
-    The restricted master is the assignment LP (``y_j`` continuous) over a
-    subset of candidates and pairs: the whole-table candidate (the cheapest of
-    full capacity, so the master is always feasible) and, per type, its
-    cheapest compatible candidate. Each round prices every candidate's block
-    (:func:`block_prices`): up to ``max_add`` candidates with ``rc_j < 0`` enter
-    with the pairs of their block solution, and pairs of master candidates
-    with a negative reduced cost enter alone. Stops when nothing prices out,
-    when ``L(π)`` meets the master's value, or at ``time_limit`` (the best
-    ``L(π)`` so far is still a valid bound). ``highs_options`` are set on the
-    master's HiGHS (default: no log).
+    The restricted master (:class:`RestrictedMaster`) starts with the
+    whole-table candidate (the cheapest of full capacity, so the master is
+    always feasible) and, per type, its cheapest compatible candidate. Each
+    round prices every candidate's block (:func:`block_prices`): up to
+    ``max_add`` candidates with ``rc_j < 0`` enter with the pairs of their
+    block solution, and pairs of master candidates with a negative reduced
+    cost enter alone. Stops when nothing prices out, when ``L(π)`` meets the
+    master's value, or at ``time_limit`` (the best ``L(π)`` so far is still a
+    valid bound). ``highs_options`` are set on the master's HiGHS (default:
+    no log).
     """
     t0 = time.perf_counter()
     n = np.asarray(n, dtype=float)
@@ -172,56 +240,11 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     if full.size == 0:
         raise ValueError("no candidate holds the whole table")
     root = int(full[np.argmin(w[full])])
-    inf = highspy.kHighsInf
-    h = highspy.Highs()
-    for key, value in (highs_options or {"output_flag": False}).items():
-        h.setOptionValue(key, value)
-    empty_i, empty_v = np.zeros(0, np.int32), np.zeros(0)
-    h.addRows(T, n, n, 0, np.zeros(T, np.int32), empty_i, empty_v)
-    state = {"cols": 0, "rows": T}
-    in_master = np.zeros(C, dtype=bool)
-    pair_in = np.zeros(P, dtype=bool)
-    y_col = np.full(C, -1, dtype=np.int64)
-    k_row = np.full(C, -1, dtype=np.int64)
-
-    def add_candidates(js):
-        q = js.shape[0]
-        h.addCols(q, np.zeros(q), np.zeros(q), np.ones(q), 0, np.zeros(q, np.int32), empty_i, empty_v)
-        y_col[js] = np.arange(state["cols"], state["cols"] + q)
-        state["cols"] += q
-        # Σ_i g_ij − k y_j >= 0 (the g entries arrive with the pairs)
-        h.addRows(q, np.zeros(q), np.full(q, inf), q, np.arange(q, dtype=np.int32), y_col[js].astype(np.int32),
-                  np.full(q, -float(k)))
-        k_row[js] = np.arange(state["rows"], state["rows"] + q)
-        state["rows"] += q
-        in_master[js] = True
-
-    def add_pairs(ps):
-        q = ps.shape[0]
-        if q == 0:
-            return
-        starts = np.arange(0, 2 * q, 2, dtype=np.int32)
-        rows = np.column_stack([pair_type[ps], k_row[pair_cand[ps]]]).ravel().astype(np.int32)
-        h.addCols(q, w[pair_cand[ps]], np.zeros(q), n[pair_type[ps]], 2 * q, starts, rows, np.ones(2 * q))
-        g_col = np.arange(state["cols"], state["cols"] + q)
-        state["cols"] += q
-        # links g_ij − n_i y_j <= 0
-        cols = np.column_stack([g_col, y_col[pair_cand[ps]]]).ravel().astype(np.int32)
-        vals = np.column_stack([np.ones(q), -n[pair_type[ps]]]).ravel()
-        h.addRows(q, np.full(q, -inf), np.zeros(q), 2 * q, starts, cols, vals)
-        state["rows"] += q
-        pair_in[ps] = True
-
-    def add_with_pairs(js, pair_mask):
-        mask = np.zeros(C, dtype=bool)
-        mask[js] = True
-        add_candidates(js)
-        add_pairs(np.flatnonzero(mask[pair_cand] & pair_mask))
-
+    master = RestrictedMaster(n, w, pair_type, pair_cand, k, highs_options)
     # initial master: the whole table, and per type its cheapest candidate (ties: the largest)
     o = np.lexsort((-cap[pair_cand], w[pair_cand], pair_type))
     first = o[np.searchsorted(pair_type[o], np.arange(T))]
-    add_with_pairs(np.union1d(pair_cand[first], [root]), np.ones(P, dtype=bool))
+    master.add_with_pairs(np.union1d(pair_cand[first], [root]), np.ones(P, dtype=bool))
 
     # π_i = the cheapest cost of a row of type i: every v_ij >= 0, so L(π) = Σ_i n_i π_i (the LP
     # bound of the lattice-flow formulation, benchmarks/results/lattice_flow.md); the bound kept
@@ -229,44 +252,39 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     pi0 = np.full(T, np.inf)
     np.minimum.at(pi0, pair_type, w[pair_cand])
     best = (pi0, block_prices(pi0, n, w, pair_type, pair_cand, k))
-    lp_value = math.inf
-    converged = False
-    it = 0
+    lp_value, converged, it = math.inf, False, 0
     while True:
-        if time_limit is not None:
-            left = time_limit - (time.perf_counter() - t0)
-            if left <= 0:
-                break
-            h.setOptionValue("time_limit", float(left))
-        h.run()
-        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        if left is not None and left <= 0:
+            break
+        solved = master.solve(left)
+        if solved is None:
             break
         it += 1
-        lp_value = float(h.getInfo().objective_function_value)
-        duals = np.asarray(h.getSolution().row_dual, dtype=float)
+        lp_value, duals = solved
         pi = duals[:T]
         prices = block_prices(pi, n, w, pair_type, pair_cand, k)
         if prices.bound > best[1].bound:
             best = (pi, prices)
         log.info("column generation round %d: master LP %.4f, Lagrangian bound %.4f, master %d candidates, "
-                 "%d pairs, %.1f s", it, lp_value, prices.bound, int(in_master.sum()), int(pair_in.sum()),
-                 time.perf_counter() - t0)
+                 "%d pairs, %.1f s", it, lp_value, prices.bound, int(master.in_master.sum()),
+                 int(master.pair_in.sum()), time.perf_counter() - t0)
         if prices.bound >= lp_value - rel_tol * max(1.0, abs(lp_value)):
             converged = True
             break
-        enter = np.flatnonzero((prices.rc < -1e-9) & ~in_master)
+        enter = np.flatnonzero((prices.rc < -1e-9) & ~master.in_master)
         sigma = np.zeros(C)
-        sigma[in_master] = duals[k_row[in_master]]
+        sigma[master.in_master] = duals[master.k_row[master.in_master]]
         v = w[pair_cand] - pi[pair_type]
-        pair_enter = np.flatnonzero((v - sigma[pair_cand] < -1e-9) & ~pair_in & in_master[pair_cand])
+        pair_enter = np.flatnonzero((v - sigma[pair_cand] < -1e-9) & ~master.pair_in & master.in_master[pair_cand])
         if enter.size == 0 and pair_enter.size == 0:
             converged = True
             break
         if enter.size > max_add:
             enter = enter[np.argsort(prices.rc[enter], kind="stable")[:max_add]]
-        add_pairs(pair_enter)
+        master.add_pairs(pair_enter)
         if enter.size:
-            add_with_pairs(enter, prices.take > 0)
+            master.add_with_pairs(enter, prices.take > 0)
     return LagrangianLP(pi=best[0], bound=best[1].bound, lp_value=lp_value, converged=converged, iterations=it,
-                        seconds=time.perf_counter() - t0, master_candidates=int(in_master.sum()),
-                        master_pairs=int(pair_in.sum()), prices=best[1])
+                        seconds=time.perf_counter() - t0, master_candidates=int(master.in_master.sum()),
+                        master_pairs=int(master.pair_in.sum()), prices=best[1])

@@ -81,7 +81,7 @@ class Units:
     row type together with one joint vector of sensitive values (all
     sensitive columns at once, so the split stays exact with several
     sensitive columns): ``x_{uj}`` then counts rows of unit ``u`` released as
-    candidate ``j`` (MODELS.md §3).
+    candidate ``j`` (``formulations/p-sensitivity.md``).
 
     Attributes
     ----------

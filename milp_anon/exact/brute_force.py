@@ -341,7 +341,7 @@ def brute_force_options(table, criteria, sensitive=None, recoding=None, columns=
     node_costs = _node_costs(recoding, columns)
 
     patterns_ok = None
-    if type(recoding).__name__ == "Patterns":
+    if isinstance(recoding, Patterns):
         patterns_ok = {frozenset(c for c, k_ in enumerate(
             [ch in "1□" for ch in p] if isinstance(p, str) else [c in p for c in columns]) if not k_)
             for p in recoding.patterns}
