@@ -18,19 +18,22 @@ import argparse
 import csv
 import json
 import logging
+import math
 import os
 import sys
-import tempfile
 
 from .bench import load_suite, run_suite
 from .bench.export import export_suite
 from .bench.runner import render_existing
+from .cleanup import exit_on_signals
 from .criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
 from .datasets import ADULT_QI, load_adult
 from .errors import InfeasibleRequest, InputError, MilpAnonError, SolverError, VerificationError
+from .files import Outputs, read_text
 from .gap import score_release
 from .hierarchy import Hierarchy
 from .recoding import Generalization, Patterns, Suppression
+from .pipeline import model_format, write_model_file
 from .request import Request
 from .solvers import SolverOptions
 from .table import Table, read_csv
@@ -58,62 +61,76 @@ def _sep(s: str) -> str:
     return s
 
 
-def _same_path(a: str, b: str) -> bool:
+def _say(*lines) -> None:
+    """Print to stdout; a reader that went away (``| head``) is not an error of the command."""
+    global _stdout_gone
+    if _stdout_gone:
+        return
     try:
-        if os.path.exists(b):
-            return os.path.samefile(a, b)
-    except OSError:
-        pass
-    return os.path.realpath(a) == os.path.realpath(b)
+        for line in lines:
+            print(line)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _stdout_gone = True
+        # the interpreter flushes stdout again at exit: point it at /dev/null so that flush is silent
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
-def _check_out_path(path: str, inputs: list[str], what: str):
-    for inp in inputs:
-        if _same_path(inp, path):
-            raise InputError(f"{what} {path} is the input file; choose another path (the input is never modified)")
-    d = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(d):
-        raise InputError(f"{what} directory does not exist: {d}")
-    if os.path.isdir(path):
-        raise InputError(f"{what} {path} is a directory")
+_stdout_gone = False
 
 
-def write_atomic(path: str, write) -> None:
-    """Write through a temporary file in the same directory, then rename."""
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".milp-anon-", suffix=".tmp", dir=d)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def write_table_csv(frame, path: str, sep: str) -> None:
-    def w(fh):
+def _table_writer(frame, sep: str):
+    def write(fh):
         wr = csv.writer(fh, delimiter=sep, lineterminator="\n")
         wr.writerow(list(frame.columns))
         wr.writerows(frame.astype(str).itertuples(index=False, name=None))
 
-    write_atomic(path, w)
+    return write
+
+
+def _number(kind, low=None, high=None, *, low_open=False, high_open=False, what="a number"):
+    """An argparse type: a finite number of ``kind`` within ``[low, high]`` (``*_open``: that end excluded)."""
+    def parse(text):
+        try:
+            v = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if isinstance(v, float) and not math.isfinite(v):
+            raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+        if (low is not None and (v < low or (low_open and v == low))) or \
+                (high is not None and (v > high or (high_open and v == high))):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return v
+
+    parse.__name__ = what  # argparse names the type in its messages
+    return parse
+
+
+_SECONDS = _number(float, 0, low_open=True, what="a positive number of seconds")
+_WHOLE = _number(int, 1, what="a whole number >= 1")
+_NONNEG = _number(float, 0, what="a number >= 0")
+
+
+def _input_files(args) -> list[str]:
+    """Every file the command reads (no output may be one of them)."""
+    files = [getattr(args, a, None) for a in ("input", "original", "anonymized", "patterns", "sensitive_hierarchy")]
+    files += [spec.split("=", 1)[1] for spec in getattr(args, "hierarchy", None) or [] if "=" in spec]
+    return [f for f in files if f]
 
 
 def _add_solver_args(p):
-    p.add_argument("--time-limit", type=float, default=None, metavar="SEC", help="solver time limit in seconds")
-    p.add_argument("--threads", type=int, default=None, metavar="N", help="solver threads")
-    p.add_argument("--gap", type=float, default=0.0, metavar="G",
+    p.add_argument("--time-limit", type=_SECONDS, default=None, metavar="SEC", help="solver time limit in seconds")
+    p.add_argument("--threads", type=_WHOLE, default=None, metavar="N", help="solver threads")
+    p.add_argument("--gap", type=_number(float, 0, 1, high_open=True, what="a relative gap in [0, 1)"), default=0.0, metavar="G",
                    help="relative MIP gap to stop at (default 0: prove optimality)")
     p.add_argument("--solver", default="HiGHS", metavar="NAME",
                    help="PuLP solver name (default HiGHS, in bulk through highspy; e.g. PULP_CBC_CMD)")
     p.add_argument("--no-closure", action="store_true", help="disable closure pruning of candidates")
     p.add_argument("--presolve", default="off", choices=["off", "on"],
                    help="HiGHS presolve (default off: HiGHS 1.15.1 presolve returned wrong optima on our models)")
-    p.add_argument("--max-memory-gb", type=float, default=None, metavar="GB",
+    p.add_argument("--max-memory-gb", type=_number(float, 0, low_open=True, what="a positive number of GB"), default=None, metavar="GB",
                    help="refuse models estimated above this size (default 80%% of available memory)")
     p.add_argument("--isolate", default="auto", choices=["auto", "always", "never"],
                    help="run HiGHS in a child process killed 10 s / 10%% past the time limit "
@@ -124,12 +141,12 @@ def _add_solver_args(p):
 
 def _add_criteria_args(p):
     g = p.add_argument_group("criteria on the sensitive column(s) (each applies to every --sensitive column)")
-    g.add_argument("--p", type=int, default=None, help="p-sensitivity (= distinct l-diversity)")
-    g.add_argument("--l", type=float, default=None, help="l of l-diversity")
+    g.add_argument("--p", type=_WHOLE, default=None, help="p-sensitivity (= distinct l-diversity)")
+    g.add_argument("--l", type=_number(float, 1, what="a number >= 1"), default=None, help="l of l-diversity")
     g.add_argument("--l-kind", default="frequency", choices=["frequency", "distinct", "recursive"],
                    help="kind of l-diversity (default frequency)")
-    g.add_argument("--c", type=float, default=None, help="c of recursive (c,l)-diversity")
-    g.add_argument("--t", type=float, default=None, help="t of t-closeness (EMD), in [0, 1]")
+    g.add_argument("--c", type=_number(float, 0, low_open=True, what="a positive number"), default=None, help="c of recursive (c,l)-diversity")
+    g.add_argument("--t", type=_number(float, 0, 1, what="a number in [0, 1]"), default=None, help="t of t-closeness (EMD), in [0, 1]")
     g.add_argument("--distance", default="equal", choices=["equal", "ordered", "hierarchical"],
                    help="ground distance of t-closeness (default equal)")
     g.add_argument("--order", default=None, help="value order for --distance ordered: v1,v2,...")
@@ -149,11 +166,11 @@ def _add_recoding_args(p):
 
 def _add_option_args(p):
     g = p.add_argument_group("model options")
-    g.add_argument("--budget", type=float, default=None, metavar="S",
+    g.add_argument("--budget", type=_NONNEG, default=None, metavar="S",
                    help="decision version: total cost at most S (infeasible otherwise)")
-    g.add_argument("--t-out", type=int, default=None, metavar="N", help="exactly N output types")
-    g.add_argument("--t-out-min", type=int, default=None, metavar="N", help="at least N output types")
-    g.add_argument("--t-out-max", type=int, default=None, metavar="N", help="at most N output types")
+    g.add_argument("--t-out", type=_WHOLE, default=None, metavar="N", help="exactly N output types")
+    g.add_argument("--t-out-min", type=_WHOLE, default=None, metavar="N", help="at least N output types")
+    g.add_argument("--t-out-max", type=_WHOLE, default=None, metavar="N", help="at most N output types")
     g.add_argument("--objective", default="cost", choices=["cost", "rows", "types"],
                    help="minimize cost (default) or rows with a recoded cell; "
                         "or maximize output types (needs --budget)")
@@ -177,12 +194,8 @@ def _recoding(args):
     if getattr(args, "patterns", None):
         if specs or args.cost:
             raise InputError("--patterns is a suppression recoding: it does not combine with --hierarchy/--cost")
-        try:
-            with open(args.patterns, encoding="utf-8") as fh:
-                lines = [ln.strip() for ln in fh if ln.strip() and not ln.startswith("#")]
-        except FileNotFoundError:
-            raise InputError(f"patterns file not found: {args.patterns}") from None
-        return Patterns(lines)
+        text = read_text(args.patterns, "patterns file")
+        return Patterns([ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")])
     if not specs:
         if getattr(args, "cost", None):
             raise InputError("--cost needs at least one --hierarchy COL=FILE")
@@ -210,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(l_kind="frequency")
     s.add_argument("input", metavar="INPUT.csv")
     s.add_argument("--qi", required=True, help="comma-separated quasi-identifier columns")
-    s.add_argument("--k", type=int, default=None, help="k of k-anonymity")
+    s.add_argument("--k", type=_WHOLE, default=None, help="k of k-anonymity")
     s.add_argument("--sensitive", default=None, help="comma-separated sensitive column(s), carried unchanged")
     s.add_argument("--sep", default=",", help="delimiter for reading and writing (default ',')")
     s.add_argument("--out", required=True, metavar="OUT.csv", help="anonymized table")
@@ -225,7 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
     i = sub.add_parser("inspect", help="sizes of the model without solving")
     i.add_argument("input", metavar="INPUT.csv")
     i.add_argument("--qi", required=True)
-    i.add_argument("--k", type=int, default=None)
+    i.add_argument("--k", type=_WHOLE, default=None)
     i.add_argument("--sensitive", default=None)
     i.add_argument("--sep", default=",")
     i.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -233,14 +246,14 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--lp", action="store_true",
                    help="also solve the LP bound by column generation and report the pairs the Lagrangian "
                         "reduction keeps (k-anonymity alone)")
-    i.add_argument("--time-limit", type=float, default=None, metavar="SEC", help="time limit of --lp")
+    i.add_argument("--time-limit", type=_SECONDS, default=None, metavar="SEC", help="time limit of --lp")
     _add_criteria_args(i)
     _add_recoding_args(i)
     _add_option_args(i)
 
     d = sub.add_parser("demo", help="solve the bundled UCI Adult table optimally")
     d.add_argument("--qi", default="sex,age,race,marital-status", help="QI columns of Adult")
-    d.add_argument("--k", type=int, default=5)
+    d.add_argument("--k", type=_WHOLE, default=5)
     d.add_argument("--out", default=None, metavar="OUT.csv", help="also write the anonymized table")
     _add_solver_args(d)
 
@@ -249,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("original", metavar="ORIGINAL.csv")
     g.add_argument("anonymized", metavar="ANONYMIZED.csv")
     g.add_argument("--qi", required=True)
-    g.add_argument("--k", type=int, default=None)
+    g.add_argument("--k", type=_WHOLE, default=None)
     g.add_argument("--sensitive", default=None)
     g.add_argument("--sep", default=",", help="delimiter of both files (default ',')")
     g.add_argument("--report", default=None, metavar="R.json", help="machine-readable report")
@@ -260,14 +273,14 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="run a benchmark suite (TOML)")
     b.add_argument("suite", metavar="SUITE.toml")
     b.add_argument("--out", default=None, metavar="DIR", help="results directory (default benchmarks/results/<suite>)")
-    b.add_argument("--workers", type=int, default=None, help="parallel processes (default: the suite's)")
+    b.add_argument("--workers", type=_WHOLE, default=None, help="parallel processes (default: the suite's)")
     b.add_argument("--render-only", action="store_true",
                    help="no runs: re-render report.md and the plots from DIR/results.json")
 
     e = sub.add_parser("export", help="write a suite's models as MPS with JSON sidecars")
     e.add_argument("suite", metavar="SUITE.toml")
     e.add_argument("--dir", required=True, metavar="DIR")
-    e.add_argument("--time-limit", type=float, default=60.0, metavar="SEC",
+    e.add_argument("--time-limit", type=_NONNEG, default=60.0, metavar="SEC",
                    help="solve each instance this long to record a proven optimum (0: do not solve)")
     return parser
 
@@ -307,57 +320,50 @@ def _options(args):
                          msg=args.verbose, presolve=args.presolve, isolate=args.isolate)
 
 
-def _finish(result, args, out_path, report_path, sep) -> int:
-    print(result.summary())
+def _finish(result, outputs: Outputs, out_path, report_path, sep, models=()) -> int:
+    """Write every output (all or none), then say what happened; the exit code."""
     if result.status == "infeasible":
-        print(f"milp-anon: infeasible: {result.reason or result.solver_status}", file=sys.stderr)
         code = EXIT_INFEASIBLE
     elif result.status == "optimal":
         code = EXIT_OK
     else:
         code = EXIT_LIMIT
+    writers = {}
     if result.table is not None and out_path:
-        write_table_csv(result.table, out_path, sep)
-        print(f"wrote {out_path}")
-    elif out_path:
-        print(f"milp-anon: {result.status}: no verified solution, {out_path} not written", file=sys.stderr)
+        writers[out_path] = _table_writer(result.table, sep)
     if report_path:
-        write_atomic(report_path, lambda fh: fh.write(result.to_json() + "\n"))
-        print(f"wrote {report_path}")
+        writers[report_path] = lambda fh: fh.write(result.to_json() + "\n")
+    written = outputs.commit(writers)  # before anything is printed: a closed stdout never loses a result
+    if result.status == "infeasible":
+        print(f"milp-anon: infeasible: {result.reason or result.solver_status}", file=sys.stderr)
+    if result.table is None and out_path:
+        print(f"milp-anon: {result.status}: no verified solution, {out_path} not written", file=sys.stderr)
+    _say(result.summary(), *(f"wrote {p}" for p in written))
     return code
 
 
 def cmd_solve(args) -> int:
     sep = _sep(args.sep)
     qi = _split(args.qi)
-    outs = [(args.out, "output"), (args.report, "report"), (args.mps, "MPS file"), (args.lp, "LP file")]
-    paths = [p for p, _ in outs if p]
-    if len(set(map(os.path.abspath, paths))) != len(paths):
-        raise InputError("--out, --report, --mps and --lp must be different paths")
-    for p, what in outs:
-        if p:
-            _check_out_path(p, [args.input], what)
-    criteria = _criteria(args)
-    options = _options(args)
-    table = Table.from_csv(args.input, qi, _split(args.sensitive) or None, sep=sep)
-    request = _request(args, criteria)
-    models = [(p, p + ".part", fmt) for p, fmt in ((args.mps, "mps"), (args.lp, "lp")) if p]
-    try:
-        # the whole model, before the solve (an infeasible request has none: the solve says why);
-        # renamed into place only once the solve returned
-        for _, tmp, fmt in models:
-            request.write_model(table, tmp, fmt)
+    with Outputs(_input_files(args)) as outputs:
+        out = outputs.add(args.out, "output")
+        report = outputs.add(args.report, "report")
+        models = [(p, model_format(p, fmt)) for p, fmt in
+                  ((outputs.add(args.mps, "MPS file"), "mps"), (outputs.add(args.lp, "LP file"), "lp")) if p]
+        criteria = _criteria(args)
+        options = _options(args)
+        request = _request(args, criteria)
+        table = Table.from_csv(args.input, qi, _split(args.sensitive) or None, sep=sep)
+        try:
+            # the whole model, before the solve (an infeasible request has none: the solve says why);
+            # renamed into place with the other outputs once the solve returned
+            for path, fmt in models:
+                write_model_file(table, request, outputs.staging(path), fmt)
+        except InfeasibleRequest:
+            for path, _ in models:
+                outputs.drop(path)
         result = request.solve(table, options)
-        for path, tmp, _ in models:
-            if os.path.exists(tmp):
-                os.replace(tmp, path)
-    except InfeasibleRequest:
-        result = request.solve(table, options)
-    finally:
-        for _, tmp, _ in models:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-    return _finish(result, args, args.out, args.report, sep)
+        return _finish(result, outputs, out, report, sep)
 
 
 def cmd_inspect(args) -> int:
@@ -366,32 +372,32 @@ def cmd_inspect(args) -> int:
     table = Table.from_csv(args.input, _split(args.qi), _split(args.sensitive) or None, sep=sep)
     info = _request(args, criteria).inspect(table, lp=args.lp, time_limit=args.time_limit)
     if args.json:
-        print(json.dumps(info, indent=2))
+        _say(json.dumps(info, indent=2))
         return EXIT_OK
-    print(f"rows          {info['n_rows']}   QI columns {info['m']}   t_in {info['t_in']}"
+    _say(f"rows          {info['n_rows']}   QI columns {info['m']}   t_in {info['t_in']}"
           + (f"   units {info['n_units']}" if "n_units" in info else ""))
-    print(f"criteria      {', '.join(info['criteria'])}")
+    _say(f"criteria      {', '.join(info['criteria'])}")
     if info["infeasible"]:
-        print(f"infeasible    {info['infeasible']}")
+        _say(f"infeasible    {info['infeasible']}")
         return EXIT_OK
     c = dict(info["candidates"])
     extra = "".join(f"  after {k} {v}" for k, v in c.items()
                     if k not in ("generated", "support", "closure_only", "kept"))
-    print(f"candidates    generated {c.pop('generated')}  after support {c.pop('support')}  "
+    _say(f"candidates    generated {c.pop('generated')}  after support {c.pop('support')}  "
           f"after closure {c.pop('closure_only')}  after both {c.pop('kept')}{extra}")
-    print(f"pairs         {info['n_pairs']} assignment pairs (unit, candidate)")
-    print(f"model         {info['n_variables']} variables ({info['n_integer']} integer), "
+    _say(f"pairs         {info['n_pairs']} assignment pairs (unit, candidate)")
+    _say(f"model         {info['n_variables']} variables ({info['n_integer']} integer), "
           f"{info['n_constraints']} constraints, {info['n_nonzeros']} nonzeros (estimated before building)")
-    print(f"memory        about {info['bytes_highs'] / 2**20:.0f} MiB to solve with HiGHS, "
+    _say(f"memory        about {info['bytes_highs'] / 2**20:.0f} MiB to solve with HiGHS, "
           f"{info['bytes_pulp'] / 2**20:.0f} MiB with a PuLP model")
     lag = info.get("lagrangian")
     if lag:
-        print(f"LP bound      {lag['lp_bound']:.4f} by column generation ({lag['iterations']} rounds, "
+        _say(f"LP bound      {lag['lp_bound']:.4f} by column generation ({lag['iterations']} rounds, "
               f"{lag['seconds']:.1f} s, {'converged' if lag['converged'] else 'stopped at the limit'}); "
               f"master {lag['master_candidates']} candidates, {lag['master_pairs']} pairs")
         kept = "  ".join(f"G={g}: {v['pairs']} pairs/{v['candidates']} candidates"
                          for g, v in lag["kept_below"].items())
-        print(f"fixing        pairs a solution cheaper than G may use: {kept}")
+        _say(f"fixing        pairs a solution cheaper than G may use: {kept}")
     return EXIT_OK
 
 
@@ -400,48 +406,49 @@ def cmd_demo(args) -> int:
     bad = [c for c in qi if c not in ADULT_QI]
     if bad:
         raise InputError(f"not a QI column of Adult: {', '.join(bad)} (choose from {', '.join(ADULT_QI)})")
-    if args.out:
-        _check_out_path(args.out, [], "output")
-    frame = load_adult()
-    print(f"UCI Adult (ARX preparation): {len(frame)} rows; QIs {', '.join(qi)}; sensitive occupation; "
-          f"k = {args.k}")
-    table = Table.from_frame(frame, qi, "occupation", sep=";", source="adult.csv")
-    request = Request(_criteria(args), closure=not args.no_closure, max_memory_gb=args.max_memory_gb)
-    result = request.solve(table, _options(args))
-    code = _finish(result, args, args.out, None, ";")
+    with Outputs() as outputs:
+        out = outputs.add(args.out, "output")
+        request = Request(_criteria(args), closure=not args.no_closure, max_memory_gb=args.max_memory_gb)
+        options = _options(args)
+        frame = load_adult()
+        _say(f"UCI Adult (ARX preparation): {len(frame)} rows; QIs {', '.join(qi)}; sensitive occupation; "
+             f"k = {args.k}")
+        table = Table.from_frame(frame, qi, "occupation", sep=";", source="adult.csv")
+        result = request.solve(table, options)
+        code = _finish(result, outputs, out, None, ";")
     if result.table is not None:
         t = result.table
         sizes = t.groupby(list(qi)).size().sort_values()
-        print(f"\nsmallest classes (verified: every class has >= {args.k} rows):")
-        print(sizes.head(5).to_string())
         starred = t[(t[qi] == "*").any(axis=1)]
-        print(f"\n{len(starred)} of {len(t)} rows have a suppressed cell; a few of them:")
-        print(starred.head(8).to_string(index=False))
+        _say(f"\nsmallest classes (verified: every class has >= {args.k} rows):", sizes.head(5).to_string(),
+             f"\n{len(starred)} of {len(t)} rows have a suppressed cell; a few of them:",
+             starred.head(8).to_string(index=False))
     return code
 
 
 def cmd_gap(args) -> int:
     sep = _sep(args.sep)
-    if args.report:
-        _check_out_path(args.report, [args.original, args.anonymized], "report")
-    criteria = _criteria(args)
-    recoding = _recoding(args)
-    table = Table.from_csv(args.original, _split(args.qi), _split(args.sensitive) or None, sep=sep)
-    released = read_csv(args.anonymized, sep)
-    rep = score_release(table, released, criteria, recoding, _options(args))
+    with Outputs(_input_files(args)) as outputs:
+        report = outputs.add(args.report, "report")
+        criteria = _criteria(args)
+        recoding = _recoding(args)
+        options = _options(args)
+        table = Table.from_csv(args.original, _split(args.qi), _split(args.sensitive) or None, sep=sep)
+        released = read_csv(args.anonymized, sep)
+        rep = score_release(table, released, criteria, recoding, options)
+        written = outputs.commit({report: lambda fh: fh.write(json.dumps(rep.to_dict(), indent=2) + "\n")}
+                                 if report else None)
     if not rep.valid:
         print(f"milp-anon: invalid anonymized table: {rep.violation}", file=sys.stderr)
         code = EXIT_INVALID
     else:
         opt = "none" if rep.optimum is None else f"{rep.optimum:g}"
         gap = "n/a" if rep.gap is None else f"{100 * rep.gap:.4g} %"
-        print(f"valid      yes ({rep.n_groups} classes)\ncost       {rep.cost:g}\n"
-              f"optimum    {opt} ({rep.status}{'' if rep.status == 'optimal' else f', bound {rep.bound}'})\n"
-              f"gap        {gap}")
+        _say(f"valid      yes ({rep.n_groups} classes)", f"cost       {rep.cost:g}",
+             f"optimum    {opt} ({rep.status}{'' if rep.status == 'optimal' else f', bound {rep.bound}'})",
+             f"gap        {gap}")
         code = EXIT_OK
-    if args.report:
-        write_atomic(args.report, lambda fh: fh.write(json.dumps(rep.to_dict(), indent=2) + "\n"))
-        print(f"wrote {args.report}")
+    _say(*(f"wrote {p}" for p in written))
     return code
 
 
@@ -449,7 +456,7 @@ def cmd_bench(args) -> int:
     suite = load_suite(args.suite)
     out = args.out or os.path.join("benchmarks", "results", suite.name)
     res = render_existing(suite, out) if args.render_only else run_suite(suite, out, workers=args.workers)
-    print(f"wrote {out}/results.csv, results.json, report.md")
+    _say(f"wrote {out}/results.csv, results.json, report.md")
     if res["disagreements"]:
         print(f"milp-anon: {len(res['disagreements'])} DISAGREEMENT(S) between exact methods; see {out}/report.md",
               file=sys.stderr)
@@ -460,11 +467,14 @@ def cmd_bench(args) -> int:
 def cmd_export(args) -> int:
     suite = load_suite(args.suite)
     export_suite(suite, args.dir, solve_limit=args.time_limit or None)
-    print(f"wrote {len(suite.instances)} instances to {args.dir}")
+    _say(f"wrote {len(suite.instances)} instances to {args.dir}")
     return EXIT_OK
 
 
 def main(argv=None) -> int:
+    """Run one command (``argv``: the arguments after the program name); the exit code."""
+    global _stdout_gone
+    _stdout_gone = False
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -488,5 +498,11 @@ def main(argv=None) -> int:
         return 130
 
 
-if __name__ == "__main__":  # pragma: no cover
+def run() -> None:
+    """The ``milp-anon`` program: SIGTERM and SIGHUP end it cleanly (:mod:`milp_anon.cleanup`), then :func:`main`."""
+    exit_on_signals()
     sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    run()

@@ -5,8 +5,9 @@ A file has no header, ``;`` as delimiter and one line per leaf value::
     value;level1;level2;...;top
 
 Column 0 is the original value (level 0), column ``l`` its generalization at
-level ``l``; the last column is the root. A node is identified by its level
-and its text, so the same text at two levels names two nodes. The file must
+level ``l``; the last column is the root. A text names one node: the same
+text at two levels is refused (a released ``31`` that may be the value 31 or
+a generalized 30 could not be read back). The file must
 describe a tree (every node at level ``l`` has one parent at level ``l + 1``)
 with all leaves at the same depth ``H`` and a single root.
 """
@@ -14,6 +15,7 @@ with all leaves at the same depth ``H`` and a single root.
 from __future__ import annotations
 
 import csv
+import io
 import os
 from dataclasses import dataclass
 
@@ -21,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .files import read_text
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,16 @@ class Hierarchy:
                         f"hierarchy {source} is not a tree: {r[lvl]!r} at level {lvl} has two parents "
                         f"({parent[node]!r} and {par!r}, line {i + 1})"
                     )
+        # a released text must name one node: the verifier and `gap` read a cell by its text
+        level_of = {}
+        for i, r in enumerate(rows):
+            for lvl, text in enumerate(r):
+                if level_of.setdefault(text, (lvl, i))[0] != lvl:
+                    first_lvl, first_line = level_of[text]
+                    raise InputError(
+                        f"hierarchy {source}: {text!r} is a node at level {first_lvl} (line {first_line + 1}) and "
+                        f"at level {lvl} (line {i + 1}); a released {text!r} would be ambiguous: give each level "
+                        "its own text")
         roots = {r[-1] for r in rows}
         if len(roots) != 1:
             raise InputError(f"hierarchy {source} has {len(roots)} roots ({', '.join(sorted(roots)[:3])}...)")
@@ -76,13 +89,11 @@ class Hierarchy:
     @classmethod
     def from_csv(cls, path: str | os.PathLike, sep: str = ";") -> "Hierarchy":
         """Read an ARX hierarchy file (no header)."""
+        text = read_text(path, "hierarchy file")
         try:
-            with open(path, "r", encoding="utf-8", newline="") as fh:
-                rows = [r for r in csv.reader(fh, delimiter=sep)]
-        except FileNotFoundError:
-            raise InputError(f"hierarchy file not found: {path}") from None
-        except UnicodeDecodeError:
-            raise InputError(f"hierarchy file {path} is not UTF-8 text") from None
+            rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True))
+        except csv.Error as exc:
+            raise InputError(f"hierarchy file {path}: malformed ({exc})") from None
         rows = [[f[:-1] if f.endswith("\r") else f for f in r] for r in rows]
         rows = [r for r in rows if r and not (len(r) == 1 and r[0] == "")]
         return cls.from_rows(rows, source=str(path))

@@ -20,6 +20,7 @@ import os
 
 from . import reduction as _reduction
 from .errors import InfeasibleRequest, InputError, VerificationError
+from .files import Outputs
 from .formulations import AssignmentModel, build, read_assignment
 from .grid import ObjectiveGrid
 from .instance import Instance, collapse, generate_candidates
@@ -160,29 +161,39 @@ def build_model(table: Table, request) -> AssignmentModel:
     return build(instance, request)
 
 
-def write_model(table: Table, request, path: str, format: str | None = None) -> None:
-    """Write the whole model as MPS or LP through PuLP (named columns and rows).
-
-    ``format``: ``"mps"`` or ``"lp"``; by default from the name's ending
-    (``.mps``, ``.lp``). The file is written under a temporary name in the
-    same directory and renamed, so a failure leaves no partial file. Raises
-    :class:`~milp_anon.errors.InfeasibleRequest` when the pre-checks find no release.
-    """
+def model_format(path: str, format: str | None = None) -> str:
+    """``"mps"`` or ``"lp"``: ``format``, or by default from the name's ending."""
     format = format or os.path.splitext(str(path))[1].lower().lstrip(".")
     if format not in ("mps", "lp"):
         raise InputError(f"model file {path}: give format 'mps' or 'lp' (or a name ending in .mps or .lp)")
+    return format
+
+
+def write_model_file(table: Table, request, path: str, format: str) -> None:
+    """Write the whole model to ``path`` as is (no checks of the path; :func:`write_model` has them)."""
     instance, _, why = _prepare(table, request, Timings())
     if why:
         raise InfeasibleRequest(why)
     check_memory(instance, request.criteria, request.model.max_memory_gb, pulp_model=True)
     prob, _ = build(instance, request).lm.to_pulp()
-    tmp = f"{path}.part.{format}"
-    try:
-        (prob.writeMPS if format == "mps" else prob.writeLP)(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    (prob.writeMPS if format == "mps" else prob.writeLP)(path)
+
+
+def write_model(table: Table, request, path: str, format: str | None = None) -> None:
+    """Write the whole model as MPS or LP through PuLP (named columns and rows).
+
+    ``format``: ``"mps"`` or ``"lp"``; by default from the name's ending
+    (``.mps``, ``.lp``). The path is checked before any work; the file is
+    written under a temporary name in the same directory and renamed, so a
+    failure leaves no partial file (:class:`~milp_anon.files.Outputs`).
+    Raises :class:`~milp_anon.errors.InfeasibleRequest` when the pre-checks
+    find no release.
+    """
+    with Outputs() as outputs:
+        path = outputs.add(path, "model file")
+        format = model_format(path, format)
+        write_model_file(table, request, outputs.staging(path), format)
+        outputs.commit()
 
 
 def inspect(table: Table, request, *, lp: bool = False, time_limit: float | None = None) -> dict:
@@ -193,6 +204,8 @@ def inspect(table: Table, request, *, lp: bool = False, time_limit: float | None
     the pairs and candidates of the model the Lagrangian reduction would
     build (:func:`milp_anon.reduction.threshold_table`).
     """
+    if time_limit is not None:
+        SolverOptions(time_limit=time_limit)  # the same checks as a solve's limit, before any work
     timings = Timings()
     instance, size, why = _prepare(table, request, timings)
     info = {"n_rows": table.n, "m": table.m, "t_in": size.t_in, "criteria": [c.describe() for c in request.criteria],

@@ -16,6 +16,7 @@ copied to the output unchanged.
 from __future__ import annotations
 
 import csv
+import io
 import os
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
@@ -24,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .files import read_text
 
 SUPPRESSED = "*"
 
@@ -42,35 +44,41 @@ def _as_list(columns: str | Sequence[str] | None, what: str) -> list[str]:
 def read_csv(path: str | os.PathLike, sep: str = ",") -> pd.DataFrame:
     """Read a delimited file with every value as a string.
 
-    The first line is the header. Quoting follows the CSV convention (``"``).
-    A trailing ``\\r`` is stripped from every field (files with CRLF line
-    endings), blank lines are skipped, and a line whose number of fields
-    differs from the header's is an :class:`InputError` naming the line.
+    The first line is the header. Quoting follows the CSV convention (``"``);
+    a quote left open at the end of the file is an error naming the line
+    where its field started. A UTF-8 byte-order mark is removed, a trailing
+    ``\\r`` is stripped from every field (files with CRLF line endings),
+    blank lines are skipped, and a line whose number of fields differs from
+    the header's is an :class:`InputError` naming the line.
     """
-    if len(sep) != 1:
+    if not isinstance(sep, str) or len(sep) != 1:
         raise InputError(f"the delimiter must be one character, got {sep!r}")
-    try:
-        with open(path, "r", encoding="utf-8", newline="") as fh:
-            return parse_csv(fh, sep=sep, name=str(path))
-    except FileNotFoundError:
-        raise InputError(f"input file not found: {path}") from None
-    except IsADirectoryError:
-        raise InputError(f"input path is a directory: {path}") from None
-    except PermissionError:
-        raise InputError(f"input file not readable: {path}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    text = read_text(path, "input file")
+    return parse_csv(io.StringIO(text, newline=""), sep=sep, name=str(path))
+
+
+def _records(stream: Iterable[str], sep: str, name: str):
+    """``(line where the record starts, fields)`` for every record of delimited text."""
+    reader = csv.reader(stream, delimiter=sep, strict=True)
+    while True:
+        start = reader.line_num + 1
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            if "unexpected end of data" in str(exc):
+                raise InputError(f"{name}: line {start}: a quoted field starts there and is never closed "
+                                 "(an unterminated \" runs to the end of the file)") from None
+            raise InputError(f"{name}: line {reader.line_num}: malformed CSV ({exc})") from None
+        yield start, fields
 
 
 def parse_csv(stream: Iterable[str], sep: str = ",", name: str = "<table>") -> pd.DataFrame:
     """Parse delimited text (an open file or lines) as :func:`read_csv` does."""
-    try:
-        rows = list(csv.reader(stream, delimiter=sep))
-    except csv.Error as exc:
-        raise InputError(f"{name}: malformed CSV: {exc}") from None
     # strip trailing \r (csv keeps it inside a field when the file mixes endings)
-    rows = [[f[:-1] if f.endswith("\r") else f for f in r] for r in rows]
-    numbered = [(i + 1, r) for i, r in enumerate(rows) if r and not (len(r) == 1 and r[0] == "")]
+    numbered = [(line, [f[:-1] if f.endswith("\r") else f for f in r]) for line, r in _records(stream, sep, name)]
+    numbered = [(line, r) for line, r in numbered if r and not (len(r) == 1 and r[0] == "")]
     if not numbered:
         raise InputError(f"{name}: the file is empty (no header line)")
     (_, header), body = numbered[0], numbered[1:]
@@ -148,9 +156,10 @@ class Table:
                 raise InputError(f"column(s) named twice in the {what} list: {', '.join(dup)}")
             missing = [c for c in lst if c not in columns]
             if missing:
+                hint = "; the header has a single column: is --sep right?" if len(columns) == 1 else ""
                 raise InputError(
                     f"{where}{what} column(s) not in the table: {', '.join(missing)} "
-                    f"(columns are: {', '.join(columns)})"
+                    f"(columns are: {', '.join(columns)}{hint})"
                 )
         both = [c for c in qi_l if c in sens_l]
         if both:

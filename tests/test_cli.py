@@ -61,11 +61,11 @@ def test_infeasible_exit_3(table, tmp_path, capsys):
     "args,match",
     [
         (["--qi", "a,zz", "--k", "2"], "not in the table: zz"),
-        (["--qi", "a", "--k", "0"], "k must be at least 1"),
+        (["--qi", "a", "--k", "0"], "--k: expected a whole number >= 1"),
         (["--qi", "a", "--k", "2", "--sensitive", "a"], "both quasi-identifier and sensitive"),
         (["--qi", "a", "--k", "2", "--gap", "2"], "relative gap"),
         (["--qi", "a"], "give --k"),
-        (["--qi", "a", "--k", "two"], "invalid int value"),
+        (["--qi", "a", "--k", "two"], "--k: expected a whole number >= 1, got 'two'"),
     ],
 )
 def test_bad_input_exit_2_one_line_no_output(table, tmp_path, capsys, args, match):

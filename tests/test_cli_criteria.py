@@ -76,10 +76,10 @@ def test_infeasible_exit_3(files, tmp_path, capsys, args, reason):
 @pytest.mark.parametrize(
     "args,match",
     [
-        (["--t", "1.5"], "t must be in"),
-        (["--t", "-0.1"], "t must be in"),
-        (["--l", "0.5"], "l must be in"),
-        (["--p", "0"], "p must be at least 1"),
+        (["--t", "1.5"], "--t: expected a number in [0, 1]"),
+        (["--t", "-0.1"], "--t: expected a number in [0, 1]"),
+        (["--l", "0.5"], "--l: expected a number >= 1"),
+        (["--p", "0"], "--p: expected a whole number >= 1"),
         (["--l", "2", "--l-kind", "recursive", "--c", "0.5"], "c must be in"),
         (["--l", "2", "--c", "2"], "--c applies to --l-kind recursive only"),
         (["--t", "0.2", "--distance", "hierarchical"], "needs a hierarchy"),

@@ -21,6 +21,7 @@ import sys
 import time
 import traceback
 
+from ..cleanup import track_process, untrack_process
 from ..errors import InputError
 from .methods import run_method, skip_reason
 from .report import render_markdown, render_plots
@@ -96,6 +97,7 @@ def run_suite(suite: Suite, out_dir: str, *, workers: int | None = None, log=pri
             parent, child = ctx.Pipe(duplex=False)
             p = ctx.Process(target=_child, args=(child, spec, method, method.get("time_limit", limit)))
             p.start()
+            track_process(p)  # a SIGTERM to the harness ends its runs too
             child.close()
             running.append((p, parent, spec, method, rep, time.perf_counter()))
         time.sleep(0.05)
@@ -118,6 +120,7 @@ def run_suite(suite: Suite, out_dir: str, *, workers: int | None = None, log=pri
             else:
                 still.append((p, conn, spec, method, rep, t0))
                 continue
+            untrack_process(p)
             row = _row(spec, method, rep, out)
             rows.append(row)
             cost = "-" if row["cost"] is None else f"{row['cost']:g}"

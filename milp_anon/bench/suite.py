@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from ..criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
 from ..datasets import ADULT_QI, adult_hierarchy_path, load_adult
 from ..errors import InputError
+from ..files import read_text
 from ..recoding import Generalization, Patterns, Suppression
 from ..table import Table, read_csv
 from . import instances as gen
@@ -120,11 +121,9 @@ def instance_name(spec: dict) -> str:
 
 def load_suite(path: str) -> Suite:
     """Read and expand a suite file (errors name the problem)."""
+    text = read_text(path, "suite file")
     try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise InputError(f"suite file not found: {path}") from None
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: not valid TOML: {exc}") from None
     head = data.get("suite", {})

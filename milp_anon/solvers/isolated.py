@@ -3,30 +3,45 @@
 HiGHS does not always honour its time limit or the watchdog's interrupt (on
 Adult with 6 QIs a 120 s solve returned after 206–244 s), so models of at
 least ``ISOLATE_MIN_COLUMNS`` columns under a time limit are solved in a
-spawned child that streams every improving incumbent and bound back and is
+child process that streams every improving incumbent and bound back and is
 killed :func:`hard_limit_margin` after the watchdog. The last reported
 incumbent survives a kill.
+
+The child is ``python -m milp_anon.solvers.worker`` (:mod:`.worker`): it
+never imports the caller's ``__main__``, the model reaches it in a temporary
+file (so the parent never blocks writing into a pipe), a reader thread takes
+its messages (so the parent never blocks reading from a dead child), and it
+ends with the parent however the parent ends.
 """
 
 from __future__ import annotations
 
 import math
-import multiprocessing as mp
+import os
+import pickle
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
 import time
 
-import numpy as np
-
+from ..cleanup import track_file, track_process, untrack_file, untrack_process
 from ..errors import SolverError
 from ..grid import ObjectiveGrid
 from ..status import Status
-from .highs import solve_highs, watchdog_margin
+from .highs import watchdog_margin
 from .options import SolverOptions, StopAtBound
 from .outcome import SolveOutcome
+from .frames import read_frames
 
 __all__ = ["ISOLATE_MIN_COLUMNS", "hard_limit_margin", "should_isolate", "solve_isolated"]
 
 #: models at least this large are solved in a child process under a time limit (``isolate="auto"``)
 ISOLATE_MIN_COLUMNS = 100_000
+
+#: the directory that holds the ``milp_anon`` package (the child imports the same copy)
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def hard_limit_margin(time_limit: float) -> float:
@@ -36,69 +51,86 @@ def hard_limit_margin(time_limit: float) -> float:
 
 def should_isolate(options: SolverOptions, n_cols: int) -> bool:
     """Whether a model of ``n_cols`` columns is solved in a child process under ``options``."""
-    isolate = options.isolate == "always" or (
+    return options.isolate == "always" or (
         options.isolate == "auto" and options.time_limit is not None and n_cols >= ISOLATE_MIN_COLUMNS)
-    # a daemonic process (e.g. a multiprocessing.Pool worker) cannot start one:
-    # only the in-process watchdog applies there
-    return isolate and not mp.current_process().daemon
 
 
-def _child(conn, lm, options, grid, hint, solve_fn=None, stop_bound=None):
-    """Child process: solve, report every improving incumbent, then the final outcome."""
+def _start_child(job) -> tuple[subprocess.Popen, str]:
+    fd, path = tempfile.mkstemp(prefix="milp-anon-job-", suffix=".pickle")
     try:
-        def on_improving(e):
-            d = e.data_out
-            try:
-                conn.send(("progress", np.asarray(d.mip_solution, dtype=float), float(d.objective_function_value),
-                           float(d.mip_dual_bound)))
-            except Exception:  # the parent may be gone; never break the solve
-                pass
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(list(sys.path), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(job, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
+        proc = subprocess.Popen([sys.executable, "-m", "milp_anon.solvers.worker", path, str(os.getpid())],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    except BaseException:
+        os.unlink(path)
+        raise
+    return proc, path
 
-        out = (solve_fn or solve_highs)(lm, options, grid, hint, on_improving=on_improving, stop_bound=stop_bound)
-        conn.send(("final", out))
-    except BaseException as exc:  # reported, never lost
-        conn.send(("error", f"{type(exc).__name__}: {exc}"))
-    finally:
-        conn.close()
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Kill the child if it still runs, and reap it (no zombie, no orphan)."""
+    if proc.poll() is None:
+        proc.kill()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a process that survives SIGKILL
+        pass
+    for stream in (proc.stdin, proc.stdout):
+        try:
+            stream.close()
+        except OSError:
+            pass
 
 
 def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *, solve_fn=None,
                    stop_bound: StopAtBound | None = None) -> SolveOutcome:
-    """HiGHS in a spawned child with a hard deadline (``solve_fn`` replaces HiGHS in tests)."""
-    ctx = mp.get_context("spawn")
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, lm, options, grid, hint, solve_fn, stop_bound), daemon=True)
+    """HiGHS in a child process with a hard deadline (``solve_fn``, importable by name, replaces HiGHS in tests)."""
+    proc, job_path = _start_child((lm, options, grid, hint, solve_fn, stop_bound))
+    track_process(proc)  # a SIGTERM to the command line kills it at once (milp_anon.cleanup)
+    track_file(job_path)
     t0 = time.perf_counter()
-    proc.start()
-    child.close()
+    messages: queue.Queue = queue.Queue()
+
+    def reader():
+        try:
+            for msg in read_frames(proc.stdout):
+                messages.put(msg)
+        except Exception as exc:  # a torn or foreign frame: the child is treated as dead
+            messages.put(("error", f"unreadable message from the solver process ({type(exc).__name__})"))
+        messages.put(("eof",))
+
+    threading.Thread(target=reader, name="solver-reader", daemon=True).start()
     deadline = None
     if options.time_limit is not None:
         deadline = options.time_limit + watchdog_margin(options.time_limit) + hard_limit_margin(options.time_limit)
     latest = None
     try:
         while True:
-            if parent.poll(0.2):
-                try:
-                    msg = parent.recv()
-                except EOFError:
-                    msg = ("error", f"the solver process died (exit code {proc.exitcode})")
-                if msg[0] == "progress":
-                    latest = msg[1:]
-                    continue
-                if msg[0] == "final":
-                    proc.join()
-                    return msg[1]
+            try:
+                msg = messages.get(timeout=0.2)
+            except queue.Empty:
+                if deadline is not None and time.perf_counter() - t0 > deadline:
+                    break
+                continue
+            if msg[0] == "progress":
+                latest = msg[1:]
+            elif msg[0] == "final":
+                return msg[1]
+            elif msg[0] == "error":
                 raise SolverError(f"HiGHS failed in its process: {msg[1]}")
-            if not proc.is_alive() and not parent.poll(0.5):
-                raise SolverError(f"the HiGHS process died (exit code {proc.exitcode})")
-            if deadline is not None and time.perf_counter() - t0 > deadline:
-                proc.kill()
-                proc.join()
-                break
+            else:  # end of file without a final message
+                code = proc.wait()
+                raise SolverError(f"the HiGHS process died (exit code {code})")
     finally:
-        parent.close()
-        if proc.is_alive():  # pragma: no cover - interrupted parent
-            proc.kill()
+        _stop(proc)
+        untrack_process(proc)
+        if os.path.exists(job_path):  # the child deletes it once read; not if it died first
+            os.unlink(job_path)
+        untrack_file(job_path)
     secs = time.perf_counter() - t0
     raw = f"killed {secs - options.time_limit:.0f} s after the time limit"
     if latest is None:

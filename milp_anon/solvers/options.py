@@ -7,12 +7,16 @@ HiGHS and the Lagrangian column generation's master LP all take theirs from it.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 from dataclasses import dataclass
 
+import pulp
+
 from ..errors import InputError
 
-__all__ = ["HIGHS_PRESOLVE_DEFAULT", "SolverOptions", "StopAtBound", "highs_option_values"]
+__all__ = ["HIGHS_PRESOLVE_DEFAULT", "SolverOptions", "StopAtBound", "highs_option_values", "pulp_solver_keywords"]
 
 #: HiGHS's MIP presolve is off by default. In HiGHS 1.15.1 it returned a wrong
 #: "Optimal" on small models of this toolkit twice (objective 2 where brute force,
@@ -84,6 +88,8 @@ class SolverOptions:
             raise InputError(f"threads must be a whole number >= 1, got {self.threads}")
         if not (0 <= self.gap < 1):
             raise InputError(f"relative gap must be in [0, 1), got {self.gap}")
+        if not self.is_highs:
+            pulp_solver_keywords(self)  # refuses an unknown or absent solver, or an option it cannot take
 
     @property
     def is_highs(self) -> bool:
@@ -127,3 +133,45 @@ def highs_option_values(options: SolverOptions, *, master_lp: bool = False) -> d
         values["time_limit"] = float(options.time_limit)
     values.update(dict(options.highs_options))  # the user's own, last
     return values
+
+
+@functools.lru_cache(maxsize=None)
+def _pulp_solver(name: str):
+    """PuLP's solver class called ``name``, its keyword parameters (``None``: any), and whether it is installed."""
+    known = list(dict.fromkeys(pulp.listSolvers()))
+    if name not in known:
+        raise InputError(f"unknown solver {name!r}; PuLP knows: {', '.join(known)}")
+    cls = next(c for c in pulp.apis._all_solvers if c.name == name)
+    params = inspect.signature(cls.__init__).parameters
+    takes = None if any(p.kind is p.VAR_KEYWORD for p in params.values()) else frozenset(params)
+    return cls, takes, name in pulp.listSolvers(onlyAvailable=True)
+
+
+def pulp_solver_keywords(options: SolverOptions) -> dict:
+    """The keywords of PuLP's solver ``options.solver`` for ``options``: only those it takes.
+
+    Time limit and log are passed where the solver takes them; a gap of 0
+    is the default of every solver, so it is passed only where it can be;
+    a gap above 0, threads or HiGHS options that the solver cannot take are
+    an :class:`InputError` (never silently dropped).
+    """
+    cls, takes, installed = _pulp_solver(options.solver)
+    if not installed:
+        available = ", ".join(pulp.listSolvers(onlyAvailable=True)) or "none"
+        raise InputError(f"solver {options.solver!r} is not installed on this machine; available: {available}")
+
+    def accepts(key):
+        return takes is None or key in takes
+
+    kwargs = {k: v for k, v in (("msg", bool(options.msg)), ("timeLimit", options.time_limit)) if accepts(k)}
+    if accepts("gapRel"):
+        kwargs["gapRel"] = options.gap
+    elif options.gap > 0:
+        raise InputError(f"solver {options.solver} does not take a relative gap through PuLP (gap {options.gap:g})")
+    if options.threads is not None:
+        if not accepts("threads"):
+            raise InputError(f"solver {options.solver} does not take a thread count through PuLP")
+        kwargs["threads"] = int(options.threads)
+    if options.highs_options and options.solver != "HiGHS":
+        raise InputError(f"HiGHS options apply to HiGHS only, not to {options.solver}")
+    return kwargs

@@ -13,11 +13,11 @@ import time
 import numpy as np
 import pulp
 
-from ..errors import InputError, SolverError
+from ..errors import SolverError
 from ..grid import ObjectiveGrid
 from ..status import Status
 from .highs import map_status
-from .options import SolverOptions, highs_option_values
+from .options import SolverOptions, highs_option_values, pulp_solver_keywords
 from .outcome import SolveOutcome
 
 __all__ = ["solve_pulp"]
@@ -27,22 +27,11 @@ _PULP_OWN = ("output_flag", "time_limit", "mip_rel_gap", "mip_abs_gap", "threads
 
 
 def _solver(options: SolverOptions):
-    if options.solver not in pulp.listSolvers():
-        raise InputError(f"unknown solver {options.solver!r}; PuLP knows: {', '.join(pulp.listSolvers())}")
-    kwargs = dict(msg=bool(options.msg), timeLimit=options.time_limit, gapRel=options.gap)
-    if options.threads is not None:
-        kwargs["threads"] = int(options.threads)
+    kwargs = pulp_solver_keywords(options)
     if options.solver == "HiGHS":  # PuLP passes extra keywords to Highs.setOptionValue
         kwargs.update({k: v for k, v in highs_option_values(options).items() if k not in _PULP_OWN})
         kwargs.update(dict(options.highs_options))  # the user's own, as given
-    try:
-        solver = pulp.getSolver(options.solver, **kwargs)
-    except TypeError:
-        kwargs.pop("threads", None)
-        solver = pulp.getSolver(options.solver, **kwargs)
-    if not solver.available():
-        raise InputError(f"solver {options.solver!r} is not available on this machine")
-    return solver
+    return pulp.getSolver(options.solver, **kwargs)
 
 
 def solve_pulp(lm, options: SolverOptions, grid: ObjectiveGrid) -> SolveOutcome:

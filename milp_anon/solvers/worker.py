@@ -1,0 +1,97 @@
+"""The isolated solver's child process: ``python -m milp_anon.solvers.worker JOB PARENT_PID``.
+
+Started by :func:`~milp_anon.solvers.isolated.solve_isolated` as a plain
+subprocess, never through :mod:`multiprocessing`: a spawned
+``multiprocessing`` child re-imports the user's ``__main__``, and a script
+without ``if __name__ == "__main__":`` then killed it while the parent
+waited forever. This module imports only the toolkit.
+
+Protocol. ``JOB`` is a temporary file holding two pickles: the parent's
+``sys.path`` (so that a test's stand-in solver is importable) and the job
+``(lm, options, grid, hint, solve_fn, stop_bound)``; the child deletes it
+once read. Messages go to the parent on the child's original stdout as
+frames ``8-byte big-endian length + pickle``: ``("progress", x, objective,
+dual_bound)`` for every improving incumbent, then one ``("final",
+SolveOutcome)`` or ``("error", text)``. Everything else written to fd 1 (the
+HiGHS log) goes to stderr instead.
+
+The child ends with its parent, whatever ends the parent (an exception, a
+signal, ``SIGKILL``): the parent holds the write end of the child's stdin
+and never writes, so the child's stdin reaches end of file exactly when the
+parent is gone; a thread waits for it. On Linux the kernel's parent-death
+signal (``PR_SET_PDEATHSIG``) backs it up.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import pickle
+import signal
+import sys
+import threading
+
+import numpy as np
+
+from .frames import write_frame
+from .highs import solve_highs
+
+__all__ = ["main"]
+
+
+def _end_with_parent(parent_pid: int) -> None:
+    def wait_for_eof():
+        try:
+            while sys.stdin.buffer.read(65536):
+                pass
+        except (OSError, ValueError):
+            pass
+        os._exit(70)  # the parent is gone: nobody reads the result
+
+    threading.Thread(target=wait_for_eof, name="parent-watch", daemon=True).start()
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):  # pragma: no cover - no prctl: the stdin watch suffices
+            pass
+    if os.getppid() != parent_pid:  # the parent died before the watch was set up
+        os._exit(70)
+
+
+def main(argv: list[str]) -> int:
+    job_path, parent_pid = argv[0], int(argv[1])
+    out_fd = os.dup(1)
+    os.dup2(2, 1)  # the solver's own log goes to stderr, never into the message stream
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it ends this child
+    _end_with_parent(parent_pid)
+    with open(job_path, "rb") as fh:
+        sys.path[:] = pickle.load(fh)
+        lm, options, grid, hint, solve_fn, stop_bound = pickle.load(fh)
+    try:
+        os.unlink(job_path)
+    except OSError:
+        pass
+
+    def on_improving(e):
+        d = e.data_out
+        try:
+            write_frame(out_fd, ("progress", np.asarray(d.mip_solution, dtype=float), float(d.objective_function_value),
+                                 float(d.mip_dual_bound)))
+        except OSError:  # the parent is gone: the stdin watch ends this process
+            pass
+
+    try:
+        out = (solve_fn or solve_highs)(lm, options, grid, hint, on_improving=on_improving, stop_bound=stop_bound)
+        write_frame(out_fd, ("final", out))
+    except BaseException as exc:  # reported, never lost
+        try:
+            write_frame(out_fd, ("error", f"{type(exc).__name__}: {exc}"))
+        except OSError:
+            pass
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
