@@ -28,10 +28,10 @@ from .rowtypes import RowTypes
 from .solvers import SolverOptions
 from .status import Status
 from .table import SUPPRESSED, Table, read_csv
-
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
+    "__version__",
     "Candidates",
     "Criterion",
     "Generalization",

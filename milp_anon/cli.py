@@ -15,6 +15,7 @@ Exit codes (a contract users' scripts rely on):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import logging
@@ -29,13 +30,17 @@ from .cleanup import exit_on_signals
 from .criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
 from .datasets import ADULT_QI, load_adult
 from .errors import InfeasibleRequest, InputError, MilpAnonError, SolverError, VerificationError
-from .files import Outputs, read_text
+from .files import Outputs, read_text, write_stdout
+from .interrupt import stop_on_sigint
+from ._version import __version__
 from .gap import score_release
 from .hierarchy import Hierarchy
-from .recoding import Generalization, Patterns, Suppression
 from .pipeline import model_format, write_model_file
+from .progress import ProgressPrinter, reporting
+from .recoding import Generalization, Patterns, Suppression
 from .request import Request
 from .solvers import SolverOptions
+from .solvers.options import parse_highs_option
 from .table import Table, read_csv
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_LIMIT, EXIT_INVALID, EXIT_DISAGREE = 0, 1, 2, 3, 4, 5, 6
@@ -61,24 +66,33 @@ def _sep(s: str) -> str:
     return s
 
 
+class _Messages:
+    """Where the command's messages go: stdout, or stderr when data goes to stdout; nothing with --quiet."""
+
+    quiet = False
+    to_stderr = False
+    gone = False
+
+
 def _say(*lines) -> None:
-    """Print to stdout; a reader that went away (``| head``) is not an error of the command."""
-    global _stdout_gone
-    if _stdout_gone:
+    """Print a message; a reader that went away (``| head``) is not an error of the command."""
+    if _Messages.quiet or _Messages.gone or not lines:
         return
-    try:
-        for line in lines:
-            print(line)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        _stdout_gone = True
-        # the interpreter flushes stdout again at exit: point it at /dev/null so that flush is silent
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+    text = "".join(f"{line}\n" for line in lines)
+    if _Messages.to_stderr:
+        sys.stderr.write(text)
+    elif not write_stdout(text):
+        _Messages.gone = True
 
 
-_stdout_gone = False
+@contextlib.contextmanager
+def _progress_printer():
+    """Progress on stderr while solving (none with --quiet)."""
+    if _Messages.quiet:
+        yield None
+        return
+    with ProgressPrinter() as printer:
+        yield printer
 
 
 def _table_writer(frame, sep: str):
@@ -136,7 +150,10 @@ def _add_solver_args(p):
                    help="run HiGHS in a child process killed 10 s / 10%% past the time limit "
                         "(default auto: models with >= 100,000 columns under a time limit)")
     p.add_argument("--verbose", action="store_true",
-                   help="show the solver log and the progress of the Lagrangian reduction")
+                   help="the solver's own log on standard error, and the Lagrangian reduction's steps")
+    p.add_argument("--log", default=None, metavar="FILE", help="also keep HiGHS's log in FILE")
+    p.add_argument("--highs-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="a HiGHS option (repeatable), e.g. random_seed=7, mip_heuristic_effort=0.2")
 
 
 def _add_criteria_args(p):
@@ -144,7 +161,8 @@ def _add_criteria_args(p):
     g.add_argument("--p", type=_WHOLE, default=None, help="p-sensitivity (= distinct l-diversity)")
     g.add_argument("--l", type=_number(float, 1, what="a number >= 1"), default=None, help="l of l-diversity")
     g.add_argument("--l-kind", default="frequency", choices=["frequency", "distinct", "recursive"],
-                   help="kind of l-diversity (default frequency)")
+                   help="kind of l-diversity (default frequency: no value in more than 1/l of a class's rows; "
+                        "ARX and pycanon default to distinct)")
     g.add_argument("--c", type=_number(float, 0, low_open=True, what="a positive number"), default=None, help="c of recursive (c,l)-diversity")
     g.add_argument("--t", type=_number(float, 0, 1, what="a number in [0, 1]"), default=None, help="t of t-closeness (EMD), in [0, 1]")
     g.add_argument("--distance", default="equal", choices=["equal", "ordered", "hierarchical"],
@@ -212,35 +230,47 @@ def _recoding(args):
     return Generalization(hier, cost=args.cost or "height")
 
 
+def _add_table_args(p, *, sep_help="delimiter for reading and writing (default ',')"):
+    p.add_argument("--qi", required=True, help="comma-separated quasi-identifier columns")
+    p.add_argument("--k", type=_WHOLE, default=None, help="k of k-anonymity (default 1 when another criterion is given)")
+    p.add_argument("--sensitive", default=None, help="comma-separated sensitive column(s), carried unchanged")
+    p.add_argument("--sep", default=",", help=sep_help)
+
+
+def _add_output_args(p):
+    g = p.add_argument_group("messages")
+    g.add_argument("--quiet", action="store_true", help="print nothing but errors (and data sent to '-')")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="milp-anon", description=(
         "Provably optimal table anonymization as mixed-integer programs: k-anonymity, p-sensitivity, "
         "l-diversity and t-closeness, by cell suppression, generalization hierarchies or patterns; "
-        "every released table passes an independent verifier."))
+        "every released table passes an independent verifier."),
+        epilog="'-' as INPUT.csv reads standard input; --out - / --report - write to standard output "
+               "(the summary then goes to standard error). Exit codes: 0 optimal, 2 bad input, 3 infeasible, "
+               "4 stopped by a limit, 5 invalid table (gap), 6 disagreement (bench), 1 internal error.")
+    parser.add_argument("--version", action="version", version=f"milp-anon {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     s = sub.add_parser("solve", help="anonymize a CSV table optimally")
     s.set_defaults(l_kind="frequency")
-    s.add_argument("input", metavar="INPUT.csv")
-    s.add_argument("--qi", required=True, help="comma-separated quasi-identifier columns")
-    s.add_argument("--k", type=_WHOLE, default=None, help="k of k-anonymity")
-    s.add_argument("--sensitive", default=None, help="comma-separated sensitive column(s), carried unchanged")
-    s.add_argument("--sep", default=",", help="delimiter for reading and writing (default ',')")
-    s.add_argument("--out", required=True, metavar="OUT.csv", help="anonymized table")
-    s.add_argument("--report", default=None, metavar="REPORT.json", help="machine-readable report")
+    s.add_argument("input", metavar="INPUT.csv", help="the table (.csv, .csv.gz, .bz2, .xz; '-': standard input)")
+    _add_table_args(s)
+    s.add_argument("--out", required=True, metavar="OUT.csv", help="anonymized table ('-': standard output)")
+    s.add_argument("--report", default=None, metavar="REPORT.json",
+                   help="machine-readable report ('-': standard output)")
     _add_criteria_args(s)
     _add_recoding_args(s)
     _add_option_args(s)
     s.add_argument("--mps", default=None, metavar="MODEL.mps", help="also write the model as MPS")
     s.add_argument("--lp", default=None, metavar="MODEL.lp", help="also write the model as LP")
     _add_solver_args(s)
+    _add_output_args(s)
 
     i = sub.add_parser("inspect", help="sizes of the model without solving")
-    i.add_argument("input", metavar="INPUT.csv")
-    i.add_argument("--qi", required=True)
-    i.add_argument("--k", type=_WHOLE, default=None)
-    i.add_argument("--sensitive", default=None)
-    i.add_argument("--sep", default=",")
+    i.add_argument("input", metavar="INPUT.csv", help="the table (.csv, .csv.gz, .bz2, .xz; '-': standard input)")
+    _add_table_args(i, sep_help="delimiter of the table (default ',')")
     i.add_argument("--json", action="store_true", help="print JSON instead of text")
     i.add_argument("--no-closure", action="store_true", help="disable closure pruning of candidates")
     i.add_argument("--lp", action="store_true",
@@ -250,36 +280,36 @@ def build_parser() -> argparse.ArgumentParser:
     _add_criteria_args(i)
     _add_recoding_args(i)
     _add_option_args(i)
+    _add_output_args(i)
 
     d = sub.add_parser("demo", help="solve the bundled UCI Adult table optimally")
     d.add_argument("--qi", default="sex,age,race,marital-status", help="QI columns of Adult")
-    d.add_argument("--k", type=_WHOLE, default=5)
+    d.add_argument("--k", type=_WHOLE, default=5, help="k of k-anonymity (default 5)")
     d.add_argument("--out", default=None, metavar="OUT.csv", help="also write the anonymized table")
     _add_solver_args(d)
+    _add_output_args(d)
 
     g = sub.add_parser("gap", help="score an anonymized table: validity, cost, optimum and gap")
     g.set_defaults(l_kind="frequency")
-    g.add_argument("original", metavar="ORIGINAL.csv")
-    g.add_argument("anonymized", metavar="ANONYMIZED.csv")
-    g.add_argument("--qi", required=True)
-    g.add_argument("--k", type=_WHOLE, default=None)
-    g.add_argument("--sensitive", default=None)
-    g.add_argument("--sep", default=",", help="delimiter of both files (default ',')")
-    g.add_argument("--report", default=None, metavar="R.json", help="machine-readable report")
+    g.add_argument("original", metavar="ORIGINAL.csv", help="the input table ('-': standard input)")
+    g.add_argument("anonymized", metavar="ANONYMIZED.csv", help="the release to score ('-': standard input)")
+    _add_table_args(g, sep_help="delimiter of both files (default ',')")
+    g.add_argument("--report", default=None, metavar="R.json", help="machine-readable report ('-': standard output)")
     _add_criteria_args(g)
     _add_recoding_args(g)
     _add_solver_args(g)
+    _add_output_args(g)
 
     b = sub.add_parser("bench", help="run a benchmark suite (TOML)")
-    b.add_argument("suite", metavar="SUITE.toml")
+    b.add_argument("suite", metavar="SUITE.toml", help="the suite file")
     b.add_argument("--out", default=None, metavar="DIR", help="results directory (default benchmarks/results/<suite>)")
     b.add_argument("--workers", type=_WHOLE, default=None, help="parallel processes (default: the suite's)")
     b.add_argument("--render-only", action="store_true",
                    help="no runs: re-render report.md and the plots from DIR/results.json")
 
     e = sub.add_parser("export", help="write a suite's models as MPS with JSON sidecars")
-    e.add_argument("suite", metavar="SUITE.toml")
-    e.add_argument("--dir", required=True, metavar="DIR")
+    e.add_argument("suite", metavar="SUITE.toml", help="the suite file")
+    e.add_argument("--dir", required=True, metavar="DIR", help="directory for the MPS files and sidecars")
     e.add_argument("--time-limit", type=_NONNEG, default=60.0, metavar="SEC",
                    help="solve each instance this long to record a proven optimum (0: do not solve)")
     return parser
@@ -315,9 +345,12 @@ def _criteria(args):
 
 def _options(args):
     if args.verbose:
-        logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+        logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
+    highs = [parse_highs_option(text) for text in args.highs_option]
+    if args.log:  # the log to the file; to the console (standard error) only with --verbose
+        highs += [("output_flag", True), ("log_to_console", bool(args.verbose)), ("log_file", args.log)]
     return SolverOptions(solver=args.solver, time_limit=args.time_limit, threads=args.threads, gap=args.gap,
-                         msg=args.verbose, presolve=args.presolve, isolate=args.isolate)
+                         msg=args.verbose, presolve=args.presolve, isolate=args.isolate, highs_options=tuple(highs))
 
 
 def _finish(result, outputs: Outputs, out_path, report_path, sep, models=()) -> int:
@@ -348,6 +381,8 @@ def cmd_solve(args) -> int:
     with Outputs(_input_files(args)) as outputs:
         out = outputs.add(args.out, "output")
         report = outputs.add(args.report, "report")
+        outputs.add(args.log, "log file")
+        _Messages.to_stderr = outputs.to_stdout
         models = [(p, model_format(p, fmt)) for p, fmt in
                   ((outputs.add(args.mps, "MPS file"), "mps"), (outputs.add(args.lp, "LP file"), "lp")) if p]
         criteria = _criteria(args)
@@ -362,7 +397,8 @@ def cmd_solve(args) -> int:
         except InfeasibleRequest:
             for path, _ in models:
                 outputs.drop(path)
-        result = request.solve(table, options)
+        with _progress_printer() as printer:
+            result = request.solve(table, options, progress=printer)
         return _finish(result, outputs, out, report, sep)
 
 
@@ -408,13 +444,16 @@ def cmd_demo(args) -> int:
         raise InputError(f"not a QI column of Adult: {', '.join(bad)} (choose from {', '.join(ADULT_QI)})")
     with Outputs() as outputs:
         out = outputs.add(args.out, "output")
+        outputs.add(args.log, "log file")
+        _Messages.to_stderr = outputs.to_stdout
         request = Request(_criteria(args), closure=not args.no_closure, max_memory_gb=args.max_memory_gb)
         options = _options(args)
         frame = load_adult()
         _say(f"UCI Adult (ARX preparation): {len(frame)} rows; QIs {', '.join(qi)}; sensitive occupation; "
              f"k = {args.k}")
         table = Table.from_frame(frame, qi, "occupation", sep=";", source="adult.csv")
-        result = request.solve(table, options)
+        with _progress_printer() as printer:
+            result = request.solve(table, options, progress=printer)
         code = _finish(result, outputs, out, None, ";")
     if result.table is not None:
         t = result.table
@@ -428,14 +467,19 @@ def cmd_demo(args) -> int:
 
 def cmd_gap(args) -> int:
     sep = _sep(args.sep)
+    if args.original == "-" and args.anonymized == "-":
+        raise InputError("only one of ORIGINAL.csv and ANONYMIZED.csv can be '-' (standard input)")
     with Outputs(_input_files(args)) as outputs:
         report = outputs.add(args.report, "report")
+        outputs.add(args.log, "log file")
+        _Messages.to_stderr = outputs.to_stdout
         criteria = _criteria(args)
         recoding = _recoding(args)
         options = _options(args)
         table = Table.from_csv(args.original, _split(args.qi), _split(args.sensitive) or None, sep=sep)
         released = read_csv(args.anonymized, sep)
-        rep = score_release(table, released, criteria, recoding, options)
+        with _progress_printer() as printer, reporting(printer):
+            rep = score_release(table, released, criteria, recoding, options)
         written = outputs.commit({report: lambda fh: fh.write(json.dumps(rep.to_dict(), indent=2) + "\n")}
                                  if report else None)
     if not rep.valid:
@@ -473,13 +517,16 @@ def cmd_export(args) -> int:
 
 def main(argv=None) -> int:
     """Run one command (``argv``: the arguments after the program name); the exit code."""
-    global _stdout_gone
-    _stdout_gone = False
     parser = build_parser()
+    _Messages.quiet = _Messages.to_stderr = _Messages.gone = False
     try:
         args = parser.parse_args(argv)
+        _Messages.quiet = bool(getattr(args, "quiet", False))
         handler = {"solve": cmd_solve, "inspect": cmd_inspect, "demo": cmd_demo, "gap": cmd_gap, "bench": cmd_bench,
                    "export": cmd_export}[args.command]
+        if args.command in ("solve", "demo", "gap"):  # Ctrl-C: the best verified table so far, exit 4
+            with stop_on_sigint():
+                return handler(args)
         return handler(args)
     except InputError as exc:
         print(f"milp-anon: error: {exc}", file=sys.stderr)
@@ -498,9 +545,23 @@ def main(argv=None) -> int:
         return 130
 
 
+def _native_stdout_to_stderr() -> None:
+    """Anything written to file descriptor 1 by native code (HiGHS's log, CBC) goes to stderr; ``print`` keeps stdout."""
+    try:
+        real = os.dup(sys.stdout.fileno())
+        sys.stdout.flush()
+        os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real stdout (embedded): leave it
+        return
+    sys.stdout = open(real, "w", buffering=1, encoding=sys.stdout.encoding or "utf-8", errors="replace",
+                      newline=None, closefd=True)
+
+
 def run() -> None:
-    """The ``milp-anon`` program: SIGTERM and SIGHUP end it cleanly (:mod:`milp_anon.cleanup`), then :func:`main`."""
+    """The ``milp-anon`` program: SIGTERM and SIGHUP end it cleanly (:mod:`milp_anon.cleanup`), native
+    output goes to stderr, then :func:`main`."""
     exit_on_signals()
+    _native_stdout_to_stderr()
     sys.exit(main())
 
 

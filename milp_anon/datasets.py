@@ -27,6 +27,12 @@ def load_adult() -> pd.DataFrame:
     return parse_csv(io.StringIO(raw, newline=""), sep=";", name="adult.csv")
 
 
+def adult_path() -> str:
+    """Path of the bundled Adult table, ``adult.csv.gz`` (``;``-separated; ``Table.from_csv`` reads it as is)."""
+    with resources.as_file(_data("adult.csv.gz")) as p:
+        return str(p)
+
+
 def adult_hierarchy_path(column: str) -> str:
     """Path of the bundled ARX hierarchy file of an Adult column."""
     if column not in ADULT_COLUMNS:

@@ -16,17 +16,29 @@ created with the permissions the umask gives, as any other program's.
 
 from __future__ import annotations
 
+import bz2
 import contextlib
+import gzip
+import hashlib
+import io
+import lzma
 import os
+import sys
 import tempfile
+import zlib
 
 from .cleanup import committing, tracked_file
 from .errors import InputError
 
-__all__ = ["Outputs", "as_path", "read_text"]
+__all__ = ["STDIO", "Outputs", "as_path", "read_text", "read_text_and_digest", "write_stdout"]
 
 _BOM = b"\xef\xbb\xbf"
 _TMP_PREFIX = ".milp-anon-"
+#: '-' as a path: standard input (reading) or standard output (writing)
+STDIO = "-"
+#: compressed files, recognized by their first bytes (not their names)
+_COMPRESSED = ((b"\x1f\x8b", "gzip", gzip.decompress), (b"BZh", "bzip2", bz2.decompress),
+               (b"\xfd7zXZ\x00", "xz", lzma.decompress))
 
 
 def as_path(path, what: str) -> str:
@@ -44,11 +56,23 @@ def as_path(path, what: str) -> str:
 
 
 def read_text(path, what: str = "input file") -> str:
-    """The whole of a UTF-8 text file (a leading byte-order mark removed)."""
+    """The whole of a UTF-8 text file (a leading byte-order mark removed).
+
+    ``"-"`` reads standard input; gzip, bzip2 and xz files are decompressed.
+    """
+    return read_text_and_digest(path, what)[0]
+
+
+def read_text_and_digest(path, what: str = "input file") -> tuple[str, str]:
+    """:func:`read_text` and the SHA-256 of the bytes as read (before decompression)."""
     p = as_path(path, what)
     try:
-        with open(p, "rb") as fh:
-            data = fh.read()
+        if p == STDIO:
+            p = "standard input"
+            data = sys.stdin.buffer.read()
+        else:
+            with open(p, "rb") as fh:
+                data = fh.read()
     except FileNotFoundError:
         raise InputError(f"{what} not found: {p}") from None
     except IsADirectoryError:
@@ -57,16 +81,42 @@ def read_text(path, what: str = "input file") -> str:
         raise InputError(f"{what} not readable: {p}") from None
     except OSError as exc:
         raise InputError(f"{what} {p}: {exc.strerror or exc}") from None
+    digest = hashlib.sha256(data).hexdigest()
+    for magic, kind, decompress in _COMPRESSED:
+        if data.startswith(magic):
+            try:
+                data = decompress(data)
+            except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:
+                raise InputError(f"{what} {p}: damaged {kind} data ({exc})") from None
+            break
     if b"\0" in data:
         line = data.count(b"\n", 0, data.index(b"\0")) + 1
         raise InputError(f"{what} {p} is binary, not text (a NUL byte on line {line})")
     if data.startswith(_BOM):
         data = data[len(_BOM):]
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8"), digest
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(f"{what} {p}: not UTF-8 text (line {line}, byte {exc.start}: {exc.reason})") from None
+
+
+def write_stdout(text: str) -> bool:
+    """Write to standard output; ``False`` once the reader has gone (``| head``): not an error of ours.
+
+    After the first broken pipe the descriptor points at ``/dev/null``, so
+    later writes and the interpreter's flush at exit stay silent.
+    """
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return True
+    except BrokenPipeError:
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        return False
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -100,7 +150,7 @@ class Outputs:
     """
 
     def __init__(self, inputs=()):
-        self._inputs = [as_path(p, "input") for p in inputs if p is not None]
+        self._inputs = [as_path(p, "input") for p in inputs if p is not None and p != STDIO]
         self._paths: dict[str, str] = {}  # path -> what
         self._staged: dict[str, str] = {}  # path -> temporary file
         self._stack = contextlib.ExitStack()
@@ -116,6 +166,11 @@ class Outputs:
         if path is None:
             return None
         p = as_path(path, what)
+        if p == STDIO:
+            if STDIO in self._paths:
+                raise InputError(f"{what} and {self._paths[STDIO]} both go to standard output ('-'); give one a file")
+            self._paths[p] = what
+            return p
         for inp in self._inputs:
             if _same_file(p, inp):
                 raise InputError(f"{what} {p} is the input file {inp}; choose another path (inputs are never modified)")
@@ -135,6 +190,11 @@ class Outputs:
             raise InputError(f"{what} {p}: cannot write in {d} ({exc.strerror or exc})") from None
         self._paths[p] = what
         return p
+
+    @property
+    def to_stdout(self) -> bool:
+        """An output goes to standard output (then messages go to standard error)."""
+        return STDIO in self._paths
 
     def staging(self, path: str) -> str:
         """A temporary file next to ``path`` (an added output) for a writer that wants a path."""
@@ -169,6 +229,7 @@ class Outputs:
         for p in writers:
             if p not in self._paths:
                 raise ValueError(f"{p} was not added as an output")
+        to_stdout = writers.pop(STDIO, None)
         try:
             for p, write in writers.items():
                 tmp = self._new_tmp(p)
@@ -181,6 +242,10 @@ class Outputs:
                     os.replace(tmp, p)
                     done.append(p)
                 self._staged.clear()
+            if to_stdout is not None:  # after the files: a reader that went away loses only its own copy
+                buf = io.StringIO()
+                to_stdout(buf)
+                write_stdout(buf.getvalue())
             return done
         finally:
             self.discard()

@@ -111,6 +111,9 @@ class Hierarchy:
             return cls.from_rows([[k, *v] for k, v in value.items()], source)
         raise InputError(f"cannot read a hierarchy from {type(value).__name__}")
 
+    def __repr__(self) -> str:  # one line, not every path
+        return f"Hierarchy({self.source!r}, {len(self.paths)} values, height {self.height})"
+
     @property
     def root(self) -> str:
         return next(iter(self.paths.values()))[-1]

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import os
 
+from . import interrupt, progress
 from . import reduction as _reduction
 from .errors import InfeasibleRequest, InputError, VerificationError
 from .files import Outputs
 from .formulations import AssignmentModel, build, read_assignment
 from .grid import ObjectiveGrid
 from .instance import Instance, collapse, generate_candidates
+from .provenance import provenance
 from .release import Outcome, Release
 from .result import ModelSize, Result, Timings
 from .sizing import check_memory, estimate
@@ -67,12 +69,13 @@ def solve(table: Table, request, solver: SolverOptions | None = None) -> Result:
     """
     solver = solver or SolverOptions()
     timings = Timings()
+    origin = provenance(table, request, solver)
     instance, size, why = _prepare(table, request, timings)
     if why:
         counts = {} if instance is None else dict(instance.candidates.counts)
         return Result(status=Status.INFEASIBLE, reason=why, size=size, timings=timings.stop(),
                       candidate_counts=counts, criteria=request.describe(), solver=solver.solver,
-                      solver_status="pre-check")
+                      solver_status="pre-check", provenance=origin)
     why_not = _reduction.unavailable(request, solver, instance.candidates, table.n)
     if request.model.reduction == "lagrangian" and why_not:
         raise InputError(f"the Lagrangian reduction does not apply here: {why_not}")
@@ -80,7 +83,7 @@ def solve(table: Table, request, solver: SolverOptions | None = None) -> Result:
         outcome = _reduction.LagrangianReduction(instance, request, solver, timings, size).run()
     else:
         outcome = _solve_whole(instance, request, solver, timings, size)
-    return _finish(outcome, request, solver, timings)
+    return _finish(outcome, request, solver, timings, origin)
 
 
 def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Timings, size: ModelSize) -> Outcome:
@@ -98,6 +101,7 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
             if start is not None:
                 hint, ws_cost = start
     grid = ObjectiveGrid.for_objective(request.model.objective, instance.candidates.cost)
+    progress.report(solver_bound_is_global=True)  # the whole model: HiGHS's bound is the problem's
     with timings.phase("solve"):
         out = solve_model(am.lm, solver, grid, hint=hint)
     common = dict(solver_status=out.solver_status, size=size, candidate_counts=dict(instance.candidates.counts),
@@ -116,7 +120,8 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
         g, _ = read_assignment(am, out.x, request.criteria, solver)
         released, groups, cost = am.release(g)
         release = Release.verified(instance.table, request, released, cost=cost, groups=groups)
-    if out.status == Status.TIME_LIMIT and grid.gap(_sense(request) * release.objective, out.bound):
+    if out.status == Status.TIME_LIMIT and grid.gap(_sense(request) * release.objective, out.bound) \
+            and not interrupt.stop_requested():
         # stopped early: release the heuristic table instead when it is better than the incumbent
         with timings.phase("fallback"):
             alt = best_heuristic(instance.table, request)
@@ -130,13 +135,14 @@ def _sense(request) -> float:
     return -1.0 if request.model.objective == "types" else 1.0
 
 
-def _finish(outcome: Outcome, request, solver: SolverOptions, timings: Timings) -> Result:
+def _finish(outcome: Outcome, request, solver: SolverOptions, timings: Timings, origin: dict) -> Result:
     """The one place where a bound meets the verified objective: check it, set gap and status, build the Result."""
     grid, sign = outcome.grid, _sense(request)
     rel, bound, status = outcome.release, outcome.bound, outcome.status
     common = dict(size=outcome.size, timings=timings.stop(), candidate_counts=outcome.candidate_counts,
                   reduction=outcome.reduction, warm_start_cost=outcome.warm_start_cost,
-                  criteria=request.describe(), solver=solver.solver, solver_status=outcome.solver_status)
+                  criteria=request.describe(), solver=solver.solver, solver_status=outcome.solver_status,
+                  provenance=origin)
     if rel is None:
         return Result(status=status, bound=None if bound is None else sign * bound, reason=outcome.reason, **common)
     value = sign * rel.objective
@@ -149,7 +155,7 @@ def _finish(outcome: Outcome, request, solver: SolverOptions, timings: Timings) 
         status = Status.GAP_LIMIT  # the repaired or recounted objective is off the bound: not proven
     return Result(status=status, objective=float(rel.objective), bound=None if bound is None else sign * bound,
                   gap=gap, cost=float(rel.cost), table=rel.table, groups=rel.groups, verified=True,
-                  source=rel.source, **common)
+                  source=rel.source, cost_by_column=rel.cost_by_column, class_sizes=rel.class_sizes, **common)
 
 
 def build_model(table: Table, request) -> AssignmentModel:

@@ -159,6 +159,11 @@ class Generalization(Recoding):
         cost = self.cost if isinstance(self.cost, str) else "weights"
         return f"generalization ({cost}; hierarchies: {', '.join(self.hierarchies) or 'none'})"
 
+    def __repr__(self) -> str:  # one line, not every hierarchy row
+        cols = ", ".join(f"{c}: {len(h.paths)} values, height {h.height}" for c, h in self.hierarchies.items())
+        cost = self.cost if isinstance(self.cost, str) else "weights"
+        return f"Generalization({{{cols}}}, cost={cost!r})"
+
 
 def _hierarchy_lattice(h: Hierarchy, values, cost_fn, col) -> ColumnLattice:
     H = h.height

@@ -28,6 +28,7 @@ from typing import Callable
 
 import numpy as np
 
+from . import interrupt, progress
 from .errors import InputError, ModelTooLargeError
 from .formulations import build, read_assignment
 from .grid import ObjectiveGrid
@@ -163,11 +164,12 @@ class LagrangianReduction:
         np.minimum.at(floor, cands.pair_type, pb.thresholds)
         self.log.type_bound = float(floor.max())
         self.lb = max(self.lb, self.log.type_bound)
+        progress.report(bound=self.lb)
         if self.request.model.warm_start == "greedy":
             self.heuristic()
         while not self.done():
             remaining = self.left()
-            if remaining is not None and remaining <= 0:
+            if (remaining is not None and remaining <= 0) or interrupt.stop_requested():
                 self.stopped_by_limit = True
                 break
             if not self.run_round(self.next_threshold(), remaining):
@@ -213,6 +215,8 @@ class LagrangianReduction:
         rnd.candidates, rnd.pairs = sub.n_candidates, sub.n_pairs
         _log.info("reduction round %d: G = %g (LB %g, UB %g): %d pairs, %d candidates", len(self.log.rounds), G,
                   self.lb, self.ub, sub.n_pairs, sub.n_candidates)
+        progress.report(phase=f"round {len(self.log.rounds)}, G = {G:g}", bound=self.lb,
+                        incumbent=self.ub if math.isfinite(self.ub) else None, solver_bound_is_global=False)
         restricted = inst.with_candidates(sub)
         try:
             check_memory(restricted, self.request.criteria, self.request.model.max_memory_gb, pulp_model=False)
@@ -243,6 +247,7 @@ class LagrangianReduction:
         if limited and bound >= G:
             rnd.status = "stopped at G"  # no solution cheaper than G in the restriction
         self.lb = max(self.lb, min(bound, G))
+        progress.report(bound=self.lb, incumbent=self.ub if math.isfinite(self.ub) else None)
         if first and self.solver.time_limit is not None and self.left() > 0 \
                 and self.request.model.warm_start != "greedy" \
                 and (self.best is None or self.grid.gap(self.ub, self.lb) > HEURISTIC_GAP):

@@ -42,6 +42,8 @@ class Release:
         recoded cell, or the number of groups).
     source
         ``"solver"`` or the heuristic that made the table.
+    cost_by_column, class_sizes
+        The verifier's recount per QI column, and the class sizes.
     """
 
     table: pd.DataFrame
@@ -49,6 +51,8 @@ class Release:
     cost: float
     objective: float
     source: str = SOLVER
+    cost_by_column: dict | None = None
+    class_sizes: tuple = ()
 
     @classmethod
     def verified(cls, table, request, released: pd.DataFrame, *, cost=None, groups=None,
@@ -62,7 +66,8 @@ class Release:
                                    t_out_max=m.t_out_max, objective=m.objective)
         if groups is None:
             groups = groups_of(released, table.qi)
-        return cls(released, np.asarray(groups), v.cost if cost is None else cost, float(objective), source)
+        return cls(released, np.asarray(groups), v.cost if cost is None else cost, float(objective), source,
+                   v.cost_by_column, v.class_sizes)
 
 
 @dataclass

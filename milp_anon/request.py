@@ -18,6 +18,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from . import pipeline
+from . import progress as _progress
 from .criteria import Criterion, KAnonymity
 from .errors import InputError
 from .recoding import Patterns, Recoding, Suppression, as_recoding
@@ -236,15 +237,20 @@ class Request:
         return None
 
     # -- the object form of the API ---------------------------------------------------
-    def solve(self, table, solver: SolverOptions | str | None = None, **solver_options):
+    def solve(self, table, solver: SolverOptions | str | None = None, *, progress=None, **solver_options):
         """Solve ``table`` (:func:`milp_anon.pipeline.solve`); keywords are fields of :class:`SolverOptions`.
 
         ``solver``: a :class:`SolverOptions`, or a solver's name (``"HiGHS"``,
         ``"cbc"``, any PuLP solver) for ``SolverOptions(solver=...)``.
+        ``progress``: called with a :class:`~milp_anon.progress.Progress`
+        (phase, elapsed, incumbent, bound, gap) whenever the solve learns
+        something (e.g. ``progress=lambda p: print(p.line())``).
         """
         if isinstance(solver, str):
             solver, solver_options = None, {"solver": solver, **solver_options}
-        return pipeline.solve(table, self, _merged(SolverOptions, solver, solver_options))
+        options = _merged(SolverOptions, solver, solver_options)
+        with _progress.reporting(progress):
+            return pipeline.solve(table, self, options)
 
     def inspect(self, table, *, lp: bool = False, time_limit: float | None = None) -> dict:
         """Sizes of every stage without solving (:func:`milp_anon.pipeline.inspect`)."""
@@ -260,7 +266,7 @@ class Request:
 
 
 def anonymize(table, *criteria, recoding=None, model: ModelOptions | None = None,
-              solver: SolverOptions | str | None = None, **options):
+              solver: SolverOptions | str | None = None, progress=None, **options):
     """Anonymize ``table`` optimally under ``criteria``; returns a :class:`~milp_anon.result.Result`.
 
     Parameters
@@ -274,8 +280,11 @@ def anonymize(table, *criteria, recoding=None, model: ModelOptions | None = None
         or ``Patterns([...])``.
     model, solver
         :class:`ModelOptions` and :class:`~milp_anon.solvers.SolverOptions` (or a solver's name).
+    progress
+        A callback taking a :class:`~milp_anon.progress.Progress` while the solve runs.
     **options
         Any field of either, by name (``time_limit=60``, ``reduction="none"``, ``budget=2000``).
     """
     model_kw, solver_kw = split_options(options)
-    return Request(*criteria, recoding=recoding, model=model, **model_kw).solve(table, solver, **solver_kw)
+    return Request(*criteria, recoding=recoding, model=model, **model_kw).solve(table, solver, progress=progress,
+                                                                                **solver_kw)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from . import progress
 from .status import Status
 
 __all__ = ["ModelSize", "ReductionLog", "Result", "Round", "Timings"]
@@ -93,7 +94,8 @@ class Timings:
 
     @contextmanager
     def phase(self, name: str):
-        """Time the block as (part of) phase ``name``."""
+        """Time the block as (part of) phase ``name`` (and tell a progress listener)."""
+        progress.report(phase=name)
         t = time.perf_counter()
         try:
             yield
@@ -188,6 +190,11 @@ class Result:
         Cost of the verified heuristic table the solve started from, if any.
     reason
         Why the request is infeasible, when it is.
+    cost_by_column, class_sizes
+        The verifier's cost of each QI column (they sum to ``cost``) and the
+        sizes of the released equivalence classes.
+    provenance
+        Versions, machine, parameters and start time (:mod:`milp_anon.provenance`).
     """
 
     status: Status
@@ -208,6 +215,9 @@ class Result:
     solver: str = "HiGHS"
     solver_status: str = ""
     criteria: tuple = ()
+    cost_by_column: dict | None = None
+    class_sizes: tuple = ()
+    provenance: dict = field(default_factory=dict)
 
     def __post_init__(self):
         try:
@@ -252,10 +262,52 @@ class Result:
             out["reduction"] = self.reduction.as_dict()
         if self.fallback:
             out["fallback"] = self.fallback
+        if self.cost_by_column is not None:
+            out["cost_by_column"] = {k: _clean(v) for k, v in self.cost_by_column.items()}
+            out["cost_normalized"] = _clean(self.cost_normalized)
+        if self.class_sizes:
+            out["class_sizes"] = self.class_size_summary()
+        if self.provenance:
+            out["provenance"] = self.provenance
         return out
+
+    @property
+    def cost_normalized(self) -> float | None:
+        """The cost per QI cell, in [0, 1]: the share of suppressed cells, or ARX's normalized loss."""
+        if self.cost is None or not self.cost_by_column or self.table is None or len(self.table) == 0:
+            return None
+        return float(self.cost) / (len(self.table) * len(self.cost_by_column))
+
+    def class_size_summary(self) -> dict:
+        """Classes, smallest, median and largest size, and how many classes have each size up to 2k."""
+        sizes = np.sort(np.asarray(self.class_sizes, dtype=np.int64))
+        if sizes.size == 0:
+            return {}
+        values, counts = np.unique(sizes, return_counts=True)
+        return {"n_classes": int(sizes.size), "min": int(sizes[0]), "median": float(np.median(sizes)),
+                "max": int(sizes[-1]), "histogram": {str(int(v)): int(c) for v, c in zip(values[:20], counts[:20])}}
+
+    def __repr__(self) -> str:
+        obj = "-" if self.objective is None else f"{self.objective:g}"  # one line, whatever the table
+        bound = "-" if self.bound is None else f"{self.bound:g}"
+        rows = "-" if self.table is None else str(len(self.table))
+        return (f"Result(status={str(self.status)!r}, objective={obj}, bound={bound}, rows={rows}, "
+                f"groups={self.n_groups}, source={self.source!r})")
 
     def to_json(self) -> str:
         return json.dumps(self.report(), indent=2)
+
+    def _unit(self) -> str:
+        """The objective's unit in words, with the cost per QI cell (ARX's normalized loss)."""
+        origin = self.provenance or {}
+        objective = origin.get("model_options", {}).get("objective", "cost")
+        if objective != "cost":
+            return " rows with a recoded cell" if objective == "rows" else " output groups"
+        share = self.cost_normalized
+        recoding = origin.get("recoding", "suppression")
+        if recoding.startswith(("suppression", "pattern")):
+            return " suppressed cells" + ("" if share is None else f" ({100 * share:.3g} % of the QI cells)")
+        return f" ({recoding})" + ("" if share is None else f"; {share:.4g} per QI cell")
 
     def summary(self) -> str:
         """A human-readable multi-line summary."""
@@ -264,9 +316,14 @@ class Result:
         lines = [f"status        {self.status}" + (f"  ({self.reason})" if self.reason else "")]
         if self.criteria:
             lines.append(f"criteria      {', '.join(self.criteria)}")
-        unit = " suppressed cells" if self.objective is not None and float(self.objective).is_integer() else ""
-        lines.append(f"objective     {fmt(self.objective)}{unit}" if self.objective is not None
+        lines.append(f"objective     {fmt(self.objective)}{self._unit()}" if self.objective is not None
                      else "objective     -")
+        if self.cost_by_column:
+            lines.append("by column     " + "  ".join(f"{c} {v:g}" for c, v in self.cost_by_column.items()))
+        if self.class_sizes:
+            cs = self.class_size_summary()
+            lines.append(f"class sizes   min {cs['min']}  median {cs['median']:g}  max {cs['max']}  "
+                         f"({cs['n_classes']} classes)")
         gap = "-" if self.gap is None else f"{100 * self.gap:.4g} %"
         lines.append(f"bound         {fmt(self.bound)}   gap {gap}")
         if self.groups is not None:
@@ -285,8 +342,10 @@ class Result:
                          f"{'' if red.lp_converged else ', not converged'})")
             for i, rnd in enumerate(red.rounds, 1):
                 below = "the whole model" if rnd.G is None else f"below G = {rnd.G:g}"
+                status = "stopped once its bound reached G" if rnd.status == "stopped at G" else (rnd.status or "-")
                 lines.append(f"fixing {i:<6} {below}: {fmt(rnd.pairs)} pairs, {fmt(rnd.candidates)} candidates -> "
-                             f"{rnd.status or '-'}" + (f" {rnd.objective:g}" if rnd.objective is not None else ""))
+                             f"{status}" + (f"; incumbent {rnd.objective:g}" if rnd.objective is not None else "")
+                             + (f"; round bound {rnd.bound:g}" if rnd.bound is not None else ""))
         if s.n_variables is not None:
             lines.append(f"model         {s.n_variables} variables ({fmt(s.n_integer)} integer), "
                          f"{s.n_constraints} constraints, {fmt(s.n_nonzeros)} nonzeros"

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .files import read_text
+from .files import read_text_and_digest
 
 SUPPRESSED = "*"
 
@@ -44,7 +44,8 @@ def _as_list(columns: str | Sequence[str] | None, what: str) -> list[str]:
 def read_csv(path: str | os.PathLike, sep: str = ",") -> pd.DataFrame:
     """Read a delimited file with every value as a string.
 
-    The first line is the header. Quoting follows the CSV convention (``"``);
+    ``"-"`` reads standard input; gzip, bzip2 and xz files are read as
+    they are (``adult.csv.gz``). The first line is the header. Quoting follows the CSV convention (``"``);
     a quote left open at the end of the file is an error naming the line
     where its field started. A UTF-8 byte-order mark is removed, a trailing
     ``\\r`` is stripped from every field (files with CRLF line endings),
@@ -53,8 +54,10 @@ def read_csv(path: str | os.PathLike, sep: str = ",") -> pd.DataFrame:
     """
     if not isinstance(sep, str) or len(sep) != 1:
         raise InputError(f"the delimiter must be one character, got {sep!r}")
-    text = read_text(path, "input file")
-    return parse_csv(io.StringIO(text, newline=""), sep=sep, name=str(path))
+    text, digest = read_text_and_digest(path, "input file")
+    frame = parse_csv(io.StringIO(text, newline=""), sep=sep, name="standard input" if path == "-" else str(path))
+    frame.attrs["sha256"] = digest  # the input's fingerprint, for provenance
+    return frame
 
 
 def _records(stream: Iterable[str], sep: str, name: str):
@@ -126,6 +129,8 @@ class Table:
     source: str | None = None
     sensitive_codes: np.ndarray = field(default=None, repr=False)  # (n, s)
     sensitive_values: tuple[np.ndarray, ...] = field(default=(), repr=False)
+    #: SHA-256 of the file the table was read from (``None`` for a DataFrame)
+    source_sha256: str | None = field(default=None, repr=False)
 
     # -- construction -----------------------------------------------------
     @classmethod
@@ -201,6 +206,7 @@ class Table:
             source=source,
             sensitive_codes=s_codes,
             sensitive_values=s_values,
+            source_sha256=frame.attrs.get("sha256"),
         )
 
     @classmethod
@@ -215,6 +221,11 @@ class Table:
         """Read ``path`` (every value a string) and validate it as :meth:`from_frame`."""
         frame = read_csv(path, sep=sep)
         return cls.from_frame(frame, qi, sensitive, sep=sep, source=str(path))
+
+    def __repr__(self) -> str:  # one line, not the rows
+        sens = f"; sensitive {', '.join(self.sensitive)}" if self.sensitive else ""
+        src = f"; from {self.source}" if self.source else ""
+        return f"Table({self.n} rows; QI {', '.join(self.qi)}{sens}{src})"
 
     # -- properties ---------------------------------------------------------
     @property

@@ -30,6 +30,10 @@ class Verification:
     cost: float
     n_groups: int
     min_group_size: int
+    #: the cost of each QI column (they sum to ``cost``)
+    cost_by_column: dict = None
+    #: the sizes of the equivalence classes
+    class_sizes: tuple = ()
 
 
 def _fail(msg: str):
@@ -56,10 +60,15 @@ def check_suppression(original: pd.DataFrame, released: pd.DataFrame, qi) -> int
 
     Returns the number of suppressed cells (the Meyerson-Williams cost).
     """
+    return sum(suppression_by_column(original, released, qi).values())
+
+
+def suppression_by_column(original: pd.DataFrame, released: pd.DataFrame, qi) -> dict:
+    """:func:`check_suppression`, column by column: ``{column: suppressed cells}``."""
     qi = list(qi)
     _check_shape_and_carried(original, released, qi)
-    return sum(_suppressed_stars(original[c].astype(str).to_numpy(), released[c].astype(str).to_numpy(), c)
-               for c in qi)
+    return {c: _suppressed_stars(original[c].astype(str).to_numpy(), released[c].astype(str).to_numpy(), c)
+            for c in qi}
 
 
 def _suppressed_stars(a: np.ndarray, b: np.ndarray, col: str) -> int:
@@ -80,16 +89,22 @@ def check_generalization(original: pd.DataFrame, released: pd.DataFrame, qi, rec
     ``suppression`` (root 1), ``height`` (``l/H``), ``lm``
     (``(leaves under the node − 1)/(leaves − 1)``) or per-level weights.
     """
+    return sum(generalization_by_column(original, released, qi, recoding).values())
+
+
+def generalization_by_column(original: pd.DataFrame, released: pd.DataFrame, qi, recoding) -> dict:
+    """:func:`check_generalization`, column by column: ``{column: cost}``."""
     qi = list(qi)
     _check_shape_and_carried(original, released, qi)
-    total = 0.0
+    by_column = {}
     for c in qi:
         a = original[c].astype(str).to_numpy()
         b = released[c].astype(str).to_numpy()
         h = recoding.hierarchies.get(c)
         if h is None:  # suppressed column: value or *, cost 1 per star
-            total += _suppressed_stars(a, b, c)
+            by_column[c] = float(_suppressed_stars(a, b, c))
             continue
+        total = 0.0
         leaves_under = Counter()
         for path in h.paths.values():
             for lvl, node in enumerate(path):
@@ -101,7 +116,8 @@ def check_generalization(original: pd.DataFrame, released: pd.DataFrame, qi, rec
                 _fail(f"QI column {c!r} at data row {r + 1} holds {out!r}, which is not {v!r} or an ancestor of it")
             lvl = path.index(out)
             total += _node_cost(recoding, c, h, lvl, leaves_under[(lvl, out)], n_leaves)
-    return total
+        by_column[c] = total
+    return by_column
 
 
 def _node_cost(recoding, col, h, level, leaves, n_leaves) -> float:
@@ -216,9 +232,10 @@ def verify_release(original, released, qi, criteria, sensitive=(), claimed_cost=
     column in ``sensitive``.
     """
     if isinstance(recoding, Generalization):
-        cost = check_generalization(original, released, qi, recoding)
+        by_column = generalization_by_column(original, released, qi, recoding)
     else:
-        cost = check_suppression(original, released, qi)
+        by_column = suppression_by_column(original, released, qi)
+    cost = sum(by_column.values())
     if isinstance(recoding, Patterns):
         check_patterns(released, qi, recoding)
     sizes = group_sizes(released, qi)
@@ -260,7 +277,8 @@ def verify_release(original, released, qi, criteria, sensitive=(), claimed_cost=
                 _check_t_closeness(crit, values, classes, col)
             else:  # pragma: no cover
                 raise VerificationError(f"verification failed: no verifier for {crit.describe()}")
-    return Verification(cost=cost, n_groups=int(sizes.size), min_group_size=int(sizes.min()) if sizes.size else 0)
+    return Verification(cost=cost, n_groups=int(sizes.size), min_group_size=int(sizes.min()) if sizes.size else 0,
+                        cost_by_column=by_column, class_sizes=tuple(int(x) for x in sizes))
 
 
 def _check_t_closeness(crit, values, classes, col):

@@ -14,13 +14,14 @@ import time
 import highspy
 import numpy as np
 
+from .. import interrupt, progress
 from ..errors import SolverError
 from ..grid import ObjectiveGrid
 from ..status import Status
 from .options import SolverOptions, StopAtBound, highs_option_values
 from .outcome import SolveOutcome
 
-__all__ = ["apply_options", "map_status", "solve_highs", "watchdog_margin"]
+__all__ = ["apply_options", "map_status", "solve_highs", "subscribe_progress", "watchdog_margin"]
 
 _LIMITS = (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kIterationLimit,
            highspy.HighsModelStatus.kInterrupt, highspy.HighsModelStatus.kSolutionLimit,
@@ -77,6 +78,33 @@ def _set_start(h, hint) -> None:
         h.setSolution(sol)
 
 
+def subscribe_progress(h, send, every: float = 1.0) -> None:
+    """Pass HiGHS's incumbent and dual bound to ``send(incumbent=, solver_bound=)``, at most every ``every`` s."""
+    last = [0.0]
+
+    def on_interrupt(e):
+        now = time.perf_counter()
+        if now - last[0] >= every:
+            last[0] = now
+            send(incumbent=float(e.data_out.mip_primal_bound), solver_bound=float(e.data_out.mip_dual_bound))
+
+    def on_improving(e):
+        send(incumbent=float(e.data_out.objective_function_value))
+
+    h.cbMipInterrupt.subscribe(on_interrupt)
+    h.cbMipImprovingSolution.subscribe(on_improving)
+
+
+def _subscribe_user_stop(h) -> None:
+    """Interrupt HiGHS once the user asked to stop (:mod:`milp_anon.interrupt`), in any of its loops."""
+    def check(e):
+        if interrupt.stop_requested():
+            e.data_in.user_interrupt = True
+
+    for event in (h.cbMipInterrupt, h.cbSimplexInterrupt, h.cbIpmInterrupt):
+        event.subscribe(check)
+
+
 def _subscribe_stop(h, stop: StopAtBound, grid: ObjectiveGrid) -> None:
     t_start = time.perf_counter()
 
@@ -93,11 +121,13 @@ def _subscribe_stop(h, stop: StopAtBound, grid: ObjectiveGrid) -> None:
 
 
 def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_improving=None,
-                stop_bound: StopAtBound | None = None) -> SolveOutcome:
+                stop_bound: StopAtBound | None = None, on_progress=None) -> SolveOutcome:
     """Solve a :class:`~milp_anon.model.LinearModel` with HiGHS in this process.
 
     ``hint``: a start (a full column vector, or ``(indices, values)``);
-    ``on_improving``: a callback subscribed to every improving incumbent.
+    ``on_improving``: a callback subscribed to every improving incumbent;
+    ``on_progress``: where incumbent and bound go every second (default: a
+    progress listener of :mod:`milp_anon.progress`, if any).
     """
     h = highspy.Highs()
     apply_options(h, options)
@@ -106,18 +136,25 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
         h.cbMipImprovingSolution.subscribe(on_improving)
     if stop_bound is not None:
         _subscribe_stop(h, stop_bound, grid)
+    if on_progress is not None or progress.listening():
+        subscribe_progress(h, on_progress or progress.report)
     if hint is not None:
         _set_start(h, hint)
+    if interrupt.armed():
+        _subscribe_user_stop(h)
     t0 = time.perf_counter()
-    if options.time_limit is None:
-        h.run()
-    else:
-        h.HandleUserInterrupt = True
-        h.startSolve()
-        done, _ = h.wait(options.time_limit + watchdog_margin(options.time_limit))
-        if not done:
+    h.HandleUserInterrupt = True
+    h.startSolve()
+    # short waits: between them this thread runs Python's signal handlers (Ctrl-C asks to stop)
+    deadline = None if options.time_limit is None else t0 + options.time_limit + watchdog_margin(options.time_limit)
+    done = False
+    while not done:
+        wait = 0.25 if deadline is None else max(0.0, min(0.25, deadline - time.perf_counter()))
+        done, _ = h.wait(wait)
+        if not done and ((deadline is not None and time.perf_counter() >= deadline) or interrupt.stop_requested()):
             h.cancelSolve()
             h.wait()
+            break
     secs = time.perf_counter() - t0
     status, x, obj, bound, raw = map_status(h, grid)
     return SolveOutcome(status, x, obj, bound, raw, secs)

@@ -27,6 +27,7 @@ import threading
 import time
 
 from ..cleanup import track_file, track_process, untrack_file, untrack_process
+from .. import interrupt, progress
 from ..errors import SolverError
 from ..grid import ObjectiveGrid
 from ..status import Status
@@ -108,6 +109,7 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     if options.time_limit is not None:
         deadline = options.time_limit + watchdog_margin(options.time_limit) + hard_limit_margin(options.time_limit)
     latest = None
+    stopped_by_user = False
     try:
         while True:
             try:
@@ -115,9 +117,15 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
             except queue.Empty:
                 if deadline is not None and time.perf_counter() - t0 > deadline:
                     break
+                if interrupt.stop_requested():
+                    stopped_by_user = True
+                    break
                 continue
             if msg[0] == "progress":
                 latest = msg[1:]
+                progress.report(incumbent=latest[1], solver_bound=latest[2])
+            elif msg[0] == "bound":
+                progress.report(**msg[1])
             elif msg[0] == "final":
                 return msg[1]
             elif msg[0] == "error":
@@ -132,7 +140,8 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
             os.unlink(job_path)
         untrack_file(job_path)
     secs = time.perf_counter() - t0
-    raw = f"killed {secs - options.time_limit:.0f} s after the time limit"
+    raw = "interrupted by the user" if stopped_by_user else \
+        f"killed {secs - options.time_limit:.0f} s after the time limit"
     if latest is None:
         return SolveOutcome(Status.NO_SOLUTION, None, None, None, raw, secs)
     x, obj, dual = latest

@@ -12,11 +12,13 @@ import inspect
 import math
 from dataclasses import dataclass
 
+import highspy
 import pulp
 
 from ..errors import InputError
 
-__all__ = ["HIGHS_PRESOLVE_DEFAULT", "SolverOptions", "StopAtBound", "highs_option_values", "pulp_solver_keywords"]
+__all__ = ["HIGHS_PRESOLVE_DEFAULT", "SolverOptions", "StopAtBound", "highs_option_values", "parse_highs_option",
+           "pulp_solver_keywords"]
 
 #: HiGHS's MIP presolve is off by default. In HiGHS 1.15.1 it returned a wrong
 #: "Optimal" on small models of this toolkit twice (objective 2 where brute force,
@@ -90,6 +92,7 @@ class SolverOptions:
             raise InputError(f"relative gap must be in [0, 1), got {self.gap}")
         if not self.is_highs:
             pulp_solver_keywords(self)  # refuses an unknown or absent solver, or an option it cannot take
+        _check_highs_options(self.highs_options)
 
     @property
     def is_highs(self) -> bool:
@@ -175,3 +178,40 @@ def pulp_solver_keywords(options: SolverOptions) -> dict:
     if options.highs_options and options.solver != "HiGHS":
         raise InputError(f"HiGHS options apply to HiGHS only, not to {options.solver}")
     return kwargs
+
+
+def _scratch_highs():
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)  # an unknown name is reported here, not printed by HiGHS
+    return h
+
+
+def parse_highs_option(text: str) -> tuple:
+    """``"KEY=VALUE"`` as ``(key, value)`` with the value of the type HiGHS gives that option."""
+    if "=" not in text:
+        raise InputError(f"a HiGHS option is KEY=VALUE, got {text!r}")
+    key, raw = (part.strip() for part in text.split("=", 1))
+    status, kind = _scratch_highs().getOptionType(key)
+    if status != highspy.HighsStatus.kOk:
+        raise InputError(f"HiGHS has no option {key!r}")
+    try:
+        if kind == highspy.HighsOptionType.kBool:
+            value = {"true": True, "on": True, "1": True, "false": False, "off": False, "0": False}[raw.lower()]
+        elif kind == highspy.HighsOptionType.kInt:
+            value = int(raw)
+        elif kind == highspy.HighsOptionType.kDouble:
+            value = float(raw)
+        else:
+            value = raw
+    except (KeyError, ValueError):
+        raise InputError(f"HiGHS option {key}: {raw!r} is not a {kind.name[1:].lower()} value") from None
+    return key, value
+
+
+def _check_highs_options(pairs) -> None:
+    if not pairs:
+        return
+    h = _scratch_highs()
+    for key, value in pairs:
+        if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
+            raise InputError(f"HiGHS refuses option {key} = {value!r} (unknown name, wrong type or out of range)")

@@ -59,6 +59,15 @@ def _end_with_parent(parent_pid: int) -> None:
         os._exit(70)
 
 
+def _solve_with_progress(send):
+    """HiGHS, with its incumbent and bound sent to the parent every second."""
+    def solve(lm, options, grid, hint, on_improving=None, stop_bound=None):
+        return solve_highs(lm, options, grid, hint, on_improving=on_improving, stop_bound=stop_bound,
+                           on_progress=send)
+
+    return solve
+
+
 def main(argv: list[str]) -> int:
     job_path, parent_pid = argv[0], int(argv[1])
     out_fd = os.dup(1)
@@ -81,8 +90,18 @@ def main(argv: list[str]) -> int:
         except OSError:  # the parent is gone: the stdin watch ends this process
             pass
 
+    def on_progress(**fields):  # the parent's listener gets them (milp_anon.progress)
+        try:
+            write_frame(out_fd, ("bound", fields))
+        except OSError:
+            pass
+
+    if solve_fn is None:
+        progress_hook = on_progress
+    else:  # a test's stand-in solver takes no progress hook
+        progress_hook = None
     try:
-        out = (solve_fn or solve_highs)(lm, options, grid, hint, on_improving=on_improving, stop_bound=stop_bound)
+        out = (solve_fn or _solve_with_progress(progress_hook))(lm, options, grid, hint, on_improving=on_improving, stop_bound=stop_bound)
         write_frame(out_fd, ("final", out))
     except BaseException as exc:  # reported, never lost
         try:

@@ -1,0 +1,3 @@
+"""The version of milp-anon (also in pyproject.toml)."""
+
+__version__ = "0.1.0"
