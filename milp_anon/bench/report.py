@@ -133,8 +133,65 @@ def render_markdown(rows, disagreements, suite, plots) -> str:
     return "\n".join(lines)
 
 
+_SOLVED = "optimal"
+
+
+def _runtime_panels(plt, agg, insts, solvers, key, out_dir, fname):
+    """Seconds vs ``key`` (n or t_in), one panel per k; runs without a proven optimum marked where they stopped."""
+    # a killed run records no sizes: take them from the instance's other runs
+    sizes = {}
+    for (i, _), r in agg.items():
+        for f in ("n", "t_in", "k"):
+            if r.get(f) is not None:
+                sizes.setdefault(i, {}).setdefault(f, r[f])
+    agg = {(i, m): {**sizes.get(i, {}), **{f: v for f, v in r.items() if v is not None}} for (i, m), r in agg.items()}
+    ks = sorted({agg[(i, m)]["k"] for i in insts for m in solvers if (i, m) in agg and agg[(i, m)].get("k")})
+    if not ks:
+        return None
+    fig, axes = plt.subplots(1, len(ks), figsize=(3.6 * len(ks), 3.6), sharey=True, squeeze=False)
+    colors = {m: f"C{j}" for j, m in enumerate(solvers)}
+    drawn = False
+    for ax, k in zip(axes[0], ks):
+        for m in solvers:
+            runs = [agg[(i, m)] for i in insts if (i, m) in agg and agg[(i, m)].get("k") == k
+                    and agg[(i, m)]["status"] != "skipped" and agg[(i, m)]["seconds"]]
+            done = sorted((r[key], r["seconds"]) for r in runs if r["status"] == _SOLVED)
+            stopped = sorted((r[key], r["seconds"]) for r in runs if r["status"] != _SOLVED)
+            if done:
+                ax.scatter([p[0] for p in done], [p[1] for p in done], s=12, color=colors[m], label=m)
+            if stopped:
+                ax.scatter([p[0] for p in stopped], [p[1] for p in stopped], marker="x", s=30, color=colors[m],
+                           label=f"{m}: stopped, no proof")
+            drawn |= bool(done or stopped)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.xaxis.set_minor_formatter(plt.NullFormatter())
+        ax.set_title(f"k = {k}", fontsize=9)
+        ax.set_xlabel(key)
+    axes[0][0].set_ylabel("seconds")
+    if not drawn:
+        plt.close(fig)
+        return None
+    handles = {}
+    for ax in axes[0]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    fig.legend(handles.values(), handles.keys(), fontsize=6, loc="upper center", ncol=min(4, len(handles)),
+               bbox_to_anchor=(0.5, 1.0))
+    fig.tight_layout(rect=(0, 0, 1, 0.86))
+    path = os.path.join(out_dir, fname)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def render_plots(rows, out_dir) -> list:
-    """Runtime vs n and vs t_in per method, a Dolan-Moré performance profile, heuristic gaps."""
+    """Runtime vs n and vs t_in (one panel per k), a Dolan-Moré performance profile, heuristic gaps.
+
+    Every run is drawn: a run without a proven optimum (time limit, killed,
+    error) is marked where it stopped, and counts as never solved in the
+    profile; a heuristic gap of 0 and "no table" look different.
+    """
     try:
         import matplotlib
 
@@ -147,72 +204,78 @@ def render_plots(rows, out_dir) -> list:
     solvers = [m for m in methods if not any(m == h or m.startswith(h) for h in HEURISTIC)]
     plots = []
     for key, fname in (("n", "runtime_vs_n.png"), ("t_in", "runtime_vs_t_in.png")):
-        fig, ax = plt.subplots(figsize=(6, 4))
-        drawn = False
+        path = _runtime_panels(plt, agg, insts, solvers, key, out_dir, fname)
+        if path:
+            plots.append((f"runtime vs {key}, one panel per k", path))
+    # Dolan-Moré over every instance some exact method attempted: a failure or a skip is never solved
+    attempted = [i for i in insts if any((i, m) in agg and agg[(i, m)]["status"] != "skipped" for m in solvers)]
+    inf = float("inf")
+    times = {m: {i: (agg[(i, m)]["seconds"] if (i, m) in agg and agg[(i, m)]["status"] == _SOLVED
+                     and agg[(i, m)]["seconds"] else inf) for i in attempted} for m in solvers}
+    best = {i: min(times[m][i] for m in solvers) for i in attempted}
+    if attempted and len(solvers) > 1:
+        fig, ax = plt.subplots(figsize=(6.5, 4))
+        top = 1.0
         for m in solvers:
-            pts = sorted((agg[(i, m)][key], agg[(i, m)]["seconds"]) for i in insts
-                         if (i, m) in agg and agg[(i, m)]["status"] == "optimal" and agg[(i, m)]["seconds"])
-            if pts:
-                ax.scatter([p[0] for p in pts], [p[1] for p in pts], label=m, s=14)
-                drawn = True
-        if drawn:
-            ax.set_yscale("log")
-            ax.set_xscale("log")
-            ax.set_xlabel(key)
-            ax.set_ylabel("seconds to proven optimum")
-            ax.legend(fontsize=7)
-            fig.tight_layout()
-            path = os.path.join(out_dir, fname)
-            fig.savefig(path, dpi=110)
-            plots.append((f"runtime vs {key}", path))
-        plt.close(fig)
-    # Dolan-Moré: fraction of instances a method solves within tau x the fastest method's time
-    times = {m: {} for m in solvers}
-    for i in insts:
-        for m in solvers:
-            r = agg.get((i, m))
-            if r is not None and r["status"] != "skipped":
-                times[m][i] = r["seconds"] if r["status"] == "optimal" and r["seconds"] else float("inf")
-    common = [i for i in insts if all(i in times[m] for m in solvers)]
-    best = {i: min(times[m][i] for m in solvers) for i in common}
-    common = [i for i in common if best[i] < float("inf")]
-    if common and len(solvers) > 1:
-        fig, ax = plt.subplots(figsize=(6, 4))
-        for m in solvers:
-            ratios = sorted(times[m][i] / max(best[i], 1e-6) for i in common)
-            xs = [r for r in ratios if r < float("inf")]
-            if xs:
-                ax.step(xs + [max(xs) * 10], [(j + 1) / len(common) for j in range(len(xs))] + [len(xs) / len(common)],
-                        where="post", label=m)
+            ratios = sorted(times[m][i] / max(best[i], 1e-6) for i in attempted if best[i] < inf)
+            finite = [r for r in ratios if r < inf]
+            top = max([top] + finite)
+            if finite:
+                ys = [(j + 1) / len(attempted) for j in range(len(finite))]
+                ax.step([1.0] + finite + [top * 10], [0.0] + ys + [ys[-1]], where="post",
+                        label=f"{m} ({len(finite)}/{len(attempted)})")
         ax.set_xscale("log")
-        ax.set_xlabel("τ (time / fastest time)")
-        ax.set_ylabel("fraction solved within τ")
+        ax.set_xlim(1, top * 10)
+        ax.set_xlabel("τ (time / fastest method's time)")
+        ax.set_ylabel("fraction of all instances solved within τ")
         ax.set_ylim(0, 1.02)
-        ax.set_title(f"performance profile ({len(common)} instances all methods attempt)")
-        ax.legend(fontsize=7)
+        ax.set_title(f"performance profile over {len(attempted)} instances\n"
+                     "(a time limit, a kill, an error or a skip counts as never solved)", fontsize=8)
+        ax.legend(fontsize=6)
         fig.tight_layout()
         path = os.path.join(out_dir, "performance_profile.png")
         fig.savefig(path, dpi=110)
         plt.close(fig)
         plots.append(("performance profile", path))
     heur = [m for m in methods if any(m == h or m.startswith(h) for h in HEURISTIC)]
-    data = []
+    data = []  # (instance, optimum, [gap % | None (no table) | inf (optimum 0, cost > 0)])
     for i in insts:
         opt = optimum_of([agg[(i, m)] for m in methods if (i, m) in agg])
-        if opt is None or opt == 0:
+        if opt is None:
             continue
-        data.append((i, [((agg[(i, h)]["cost"] - opt) / opt * 100) if (i, h) in agg and agg[(i, h)]["cost"]
-                         is not None else float("nan") for h in heur]))
+        gaps = []
+        for h in heur:
+            r = agg.get((i, h))
+            if r is None or r["cost"] is None or r["status"] == "skipped":
+                gaps.append(None)
+            elif opt == 0:
+                gaps.append(0.0 if r["cost"] == 0 else inf)
+            else:
+                gaps.append((r["cost"] - opt) / opt * 100)
+        data.append((i, opt, gaps))
     if heur and data:
-        fig, ax = plt.subplots(figsize=(max(6, 0.5 * len(data)), 4))
-        w = 0.8 / len(heur)
+        fig, ax = plt.subplots(figsize=(max(7, 0.35 * len(data)), 4.5))
+        finite = [g for _, _, gs in data for g in gs if g is not None and g < inf]
+        ceiling = max(finite + [1.0]) * 3
         for j, h in enumerate(heur):
-            ax.bar([x + j * w for x in range(len(data))], [d[1][j] for d in data], width=w, label=h)
-        ax.set_xticks([x + 0.4 - w / 2 for x in range(len(data))])
-        ax.set_xticklabels([d[0] for d in data], rotation=60, ha="right", fontsize=6)
-        ax.set_ylabel("gap to optimum (%)")
+            xs = [x + (j - (len(heur) - 1) / 2) * 0.22 for x in range(len(data))]
+            pts = [(x, d[2][j]) for x, d in zip(xs, data)]
+            color = f"C{j}"
+            ax.scatter([x for x, g in pts if g is not None and g < inf], [g for _, g in pts if g is not None and g < inf],
+                       s=18, color=color, label=h)
+            na = [x for x, g in pts if g is None]
+            ax.scatter(na, [-0.6] * len(na), s=18, marker="x", color=color, alpha=0.5)
+            infinite = [x for x, g in pts if g == inf]
+            ax.scatter(infinite, [ceiling] * len(infinite), s=24, marker="^", color=color)
+        ax.axhline(0, color="grey", lw=0.5)
+        ax.set_xticks(range(len(data)))
+        ax.set_xticklabels([d[0] for d in data], rotation=70, ha="right", fontsize=5)
         ax.set_yscale("symlog", linthresh=1)
-        ax.legend(fontsize=7)
+        ax.set_ylim(-1, ceiling * 2)
+        ax.set_ylabel("gap to the optimum (%)")
+        ax.set_title("heuristic gaps: ● gap (0 = optimal table), × no table / not applicable (below 0), "
+                     "▲ optimum 0 but cost > 0", fontsize=7)
+        ax.legend(fontsize=6)
         fig.tight_layout()
         path = os.path.join(out_dir, "heuristic_gaps.png")
         fig.savefig(path, dpi=110)

@@ -204,7 +204,9 @@ def parse_highs_option(text: str) -> tuple:
         else:
             value = raw
     except (KeyError, ValueError):
-        raise InputError(f"HiGHS option {key}: {raw!r} is not a {kind.name[1:].lower()} value") from None
+        wanted = {highspy.HighsOptionType.kBool: "true or false", highspy.HighsOptionType.kInt: "an integer",
+                  highspy.HighsOptionType.kDouble: "a number"}.get(kind, "text")
+        raise InputError(f"HiGHS option {key} takes {wanted}, got {raw!r}") from None
     return key, value
 
 
