@@ -49,7 +49,7 @@ class Progress:
     def line(self) -> str:
         """One line of text: elapsed, phase, incumbent, bound, gap."""
         fmt = lambda v: "-" if v is None else f"{v:,.6g}"  # noqa: E731
-        gap = "" if self.gap is None else f"  gap {100 * self.gap:.3g} %"
+        gap = "  gap -" if self.gap is None else f"  gap {100 * self.gap:.3g} %"
         rb = "" if self.round_bound is None else f"  (round bound {fmt(self.round_bound)})"
         return (f"{self.elapsed:7.1f} s  {self.phase:<24} incumbent {fmt(self.incumbent)}  bound {fmt(self.bound)}"
                 f"{gap}{rb}")

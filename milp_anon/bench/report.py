@@ -152,6 +152,7 @@ def _runtime_panels(plt, agg, insts, solvers, key, out_dir, fname):
     colors = {m: f"C{j}" for j, m in enumerate(solvers)}
     drawn = False
     for ax, k in zip(axes[0], ks):
+        xs_all = set()
         for m in solvers:
             runs = [agg[(i, m)] for i in insts if (i, m) in agg and agg[(i, m)].get("k") == k
                     and agg[(i, m)]["status"] != "skipped" and agg[(i, m)]["seconds"]]
@@ -163,7 +164,11 @@ def _runtime_panels(plt, agg, insts, solvers, key, out_dir, fname):
                 ax.scatter([p[0] for p in stopped], [p[1] for p in stopped], marker="x", s=30, color=colors[m],
                            label=f"{m}: stopped, no proof")
             drawn |= bool(done or stopped)
+            xs_all.update(p[0] for p in done + stopped)
         ax.set_xscale("log")
+        if 0 < len(xs_all) <= 8:  # a narrow range has no labelled decade: label the sizes drawn
+            ax.set_xticks(sorted(xs_all))
+            ax.set_xticklabels([f"{v:g}" for v in sorted(xs_all)], fontsize=6, rotation=45)
         ax.set_yscale("log")
         ax.xaxis.set_minor_formatter(plt.NullFormatter())
         ax.set_title(f"k = {k}", fontsize=9)
