@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 
 import highspy
 import pandas as pd
@@ -14,6 +15,7 @@ from milp_anon import datasets
 from milp_anon.bench import load_suite, run_suite
 from milp_anon.bench.runner import check_agreement
 from milp_anon.cli import main
+from milp_anon.errors import InputError
 from milp_anon.exact import brute_force
 from milp_anon.heuristics import mondrian, suppression_greedy
 
@@ -213,3 +215,52 @@ def test_export_writes_mps_and_sidecars(tmp_path):
         h.run()
         assert h.getInfo().objective_function_value == pytest.approx(side["optimum"])
     assert not [f for f in os.listdir(out) if ".part" in f]
+
+
+@pytest.mark.parametrize("text,where", [
+    ('[suite]\ntime_limt = 5\n[[instance]]\nkind = "synthetic"\nn = 4\nm = 1\n[[method]]\nname = "milp"\n',
+     "[suite]"),
+    ('[[instance]]\nkind = "synthetic"\nn = 4\nm = 1\nsed = 3\n[[method]]\nname = "milp"\n', "[[instance]] 1"),
+    ('[[instance]]\nkind = "synthetic"\nn = 4\nm = 1\n[[method]]\nname = "milp"\ntime_limt = 3\n', "[[method]] 1"),
+    ('[[instances]]\nkind = "synthetic"\n[[method]]\nname = "milp"\n', "the file"),
+])
+def test_unknown_suite_keys_are_errors(tmp_path, text, where):
+    p = tmp_path / "typo.toml"
+    p.write_text(text)
+    with pytest.raises(InputError, match=re.escape(f"in {where}")):
+        load_suite(str(p))
+
+
+def test_the_suite_syntax_in_the_docstring_is_a_valid_suite(tmp_path):
+    from milp_anon.bench import suite as suite_module
+
+    doc = suite_module.__doc__
+    block = doc[doc.index("    [suite]"):doc.index("Criteria keys")]
+    text = "\n".join(line[4:] for line in block.splitlines())
+    p = tmp_path / "doc.toml"
+    p.write_text(text)
+    suite = load_suite(str(p))
+    assert suite.name == "small" and len(suite.instances) == 4 + 4 + 2  # every sweep expanded
+
+
+def test_an_interrupted_sweep_resumes(tmp_path):
+    path = tmp_path / "smoke.toml"
+    path.write_text(SMOKE)
+    suite = load_suite(str(path))
+    out = tmp_path / "out"
+    logged = []
+    first = run_suite(suite, str(out), log=logged.append)
+    assert any("skipped" in line and "(" in line for line in logged)  # skipped runs are listed with the reason
+    full = (out / "results.csv").read_text().splitlines()
+    assert len(full) == 1 + 12
+    # an interruption after 5 finished runs: results.csv holds them (appended as each ended)
+    (out / "results.csv").write_text("\n".join(full[:6]) + "\n")
+    logged.clear()
+    again = run_suite(suite, str(out), log=logged.append, resume=True)
+    assert logged[0].startswith("resuming: 5 run(s)")
+    ran = [line for line in logged if line.startswith("  ")]
+    assert len(ran) == 12 - 5
+    key = lambda r: (r["instance"], r["method"], r["rep"])  # noqa: E731
+    assert sorted(map(key, again["rows"])) == sorted(map(key, first["rows"]))
+    costs = {key(r): r["cost"] for r in first["rows"]}
+    assert all(r["cost"] == costs[key(r)] for r in again["rows"])

@@ -128,7 +128,9 @@ def render_markdown(rows, disagreements, suite, plots) -> str:
                     cells.append(f"{r['cost']:g} ({100 * g:.1f} %)")
             lines.append(f"| {i} | {opt:g} | " + " | ".join(cells) + " |")
         lines.append("")
-    if plots:
+    if plots is None:
+        lines += ["## Plots", "", "Not drawn: matplotlib is not installed (`pip install 'milp-anon[plot]'`).", ""]
+    elif plots:
         lines += ["## Plots", ""] + [f"![{name}]({os.path.basename(path)})" for name, path in plots] + [""]
     return "\n".join(lines)
 
@@ -190,20 +192,21 @@ def _runtime_panels(plt, agg, insts, solvers, key, out_dir, fname):
     return path
 
 
-def render_plots(rows, out_dir) -> list:
+def render_plots(rows, out_dir) -> list | None:
     """Runtime vs n and vs t_in (one panel per k), a Dolan-Moré performance profile, heuristic gaps.
 
     Every run is drawn: a run without a proven optimum (time limit, killed,
     error) is marked where it stopped, and counts as never solved in the
-    profile; a heuristic gap of 0 and "no table" look different.
+    profile; a heuristic gap of 0 and "no table" look different. ``None``
+    when matplotlib is not installed.
     """
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-    except ImportError:
-        return []
+    except ImportError:  # said in the report and on the console, not silent
+        return None
     agg = _agg(rows)
     methods, insts = _ordered(rows, "method"), _ordered(rows, "instance")
     solvers = [m for m in methods if not any(m == h or m.startswith(h) for h in HEURISTIC)]

@@ -13,6 +13,7 @@ loudly and recorded (``milp-anon bench`` exits 6).
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import multiprocessing as mp
 import os
@@ -67,19 +68,65 @@ def _row(spec, method, rep, out) -> dict:
             "note": out.get("note", "")}
 
 
-def run_suite(suite: Suite, out_dir: str, *, workers: int | None = None, log=print) -> dict:
+_INT_FIELDS = ("rep", "n", "m", "t_in", "k", "n_candidates", "n_variables", "n_constraints", "n_nonzeros")
+_FLOAT_FIELDS = ("cost", "bound", "gap", "seconds", "peak_mb", "known_optimum")
+
+
+def read_rows(path: str) -> list[dict]:
+    """The rows of a ``results.csv`` (as :func:`run_suite` appends them), typed back."""
+    rows = []
+    with open(path, newline="", encoding="utf-8") as fh:
+        for raw in csv.DictReader(fh):
+            row = {k: (raw.get(k) if raw.get(k) not in ("", None) else None) for k in FIELDS}
+            for k in _INT_FIELDS:
+                row[k] = None if row[k] is None else int(float(row[k]))
+            for k in _FLOAT_FIELDS:
+                row[k] = None if row[k] is None else float(row[k])
+            row["note"] = row["note"] or ""
+            rows.append(row)
+    return rows
+
+
+def _append(path: str, row: dict) -> None:
+    """One finished run, appended at once: an interrupted sweep keeps it (``--resume`` skips it)."""
+    with open(path, "a", newline="", encoding="utf-8") as fh:
+        csv.DictWriter(fh, fieldnames=FIELDS).writerow({k: row.get(k) for k in FIELDS})
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def run_suite(suite: Suite, out_dir: str, *, workers: int | None = None, log=print, resume: bool = False) -> dict:
     """Run every (instance, method, repetition); write ``results.csv``, ``results.json``, ``report.md``, plots.
 
-    Returns ``{"rows": [...], "disagreements": [...]}``.
+    Each finished run is appended to ``results.csv`` at once; with
+    ``resume`` the runs already there are kept and not run again. At the end
+    the files are rewritten in the suite's order. Returns ``{"rows": [...],
+    "disagreements": [...]}``.
     """
     os.makedirs(out_dir, exist_ok=True)
     workers = max(1, workers or suite.workers)
+    suite = dataclasses.replace(suite, workers=workers)  # the report states the parallelism used
     jobs = [(spec, method, rep) for spec in suite.instances for method in suite.methods
             for rep in range(suite.repetitions)]
+    csv_path = os.path.join(out_dir, "results.csv")
+    wanted = {(s["name"], m["label"], r) for s, m, r in jobs}
+    kept = []
+    if resume and os.path.exists(csv_path):
+        kept = [r for r in read_rows(csv_path) if (r["instance"], r["method"], r["rep"]) in wanted]
+        done = {(r["instance"], r["method"], r["rep"]) for r in kept}
+        jobs_left = [(s, m, r) for s, m, r in jobs if (s["name"], m["label"], r) not in done]
+        log(f"resuming: {len(kept)} run(s) already in {csv_path}, {len(jobs_left)} to go")
+    else:
+        jobs_left = list(jobs)
+    with open(csv_path, "w", newline="", encoding="utf-8") as fh:  # the kept rows, then each new one as it ends
+        w = csv.DictWriter(fh, fieldnames=FIELDS)
+        w.writeheader()
+        for r in kept:
+            w.writerow({k: r.get(k) for k in FIELDS})
     ctx = mp.get_context("spawn")
-    running, rows = [], []
+    running, rows = [], list(kept)
     limit = suite.time_limit
-    queue = list(jobs)
+    queue = list(jobs_left)
     log(f"suite {suite.name}: {len(suite.instances)} instances x {len(suite.methods)} methods x "
         f"{suite.repetitions} repetitions = {len(jobs)} runs, {workers} at a time, {limit:g} s each")
     problems: dict = {}
@@ -91,8 +138,11 @@ def run_suite(suite: Suite, out_dir: str, *, workers: int | None = None, log=pri
             problem = problems[spec["name"]]
             why = skip_reason(method, problem)
             if why:
-                rows.append(_row(spec, method, rep, {"status": "skipped", "note": why, "info": problem.info,
-                                                     "known_optimum": problem.known_optimum}))
+                row = _row(spec, method, rep, {"status": "skipped", "note": why, "info": problem.info,
+                                               "known_optimum": problem.known_optimum})
+                rows.append(row)
+                _append(csv_path, row)
+                log(f"  {row['instance']:<32} {row['method']:<20} {'skipped':<12} ({why})")
                 continue
             parent, child = ctx.Pipe(duplex=False)
             p = ctx.Process(target=_child, args=(child, spec, method, method.get("time_limit", limit)))
@@ -123,6 +173,7 @@ def run_suite(suite: Suite, out_dir: str, *, workers: int | None = None, log=pri
             untrack_process(p)
             row = _row(spec, method, rep, out)
             rows.append(row)
+            _append(csv_path, row)
             cost = "-" if row["cost"] is None else f"{row['cost']:g}"
             secs = "-" if row["seconds"] is None else f"{row['seconds']:.2f}s"
             log(f"  {row['instance']:<32} {row['method']:<20} {row['status']:<12} {cost:>10} {secs:>9}"
@@ -133,7 +184,8 @@ def run_suite(suite: Suite, out_dir: str, *, workers: int | None = None, log=pri
     disagreements = check_agreement(rows)
     for d in disagreements:
         print(f"!!! DISAGREEMENT on {d['instance']}: {d['message']}", file=sys.stderr)
-    write_results(rows, disagreements, out_dir, suite)
+    if write_results(rows, disagreements, out_dir, suite) is None:
+        log("plots not drawn: matplotlib is not installed (pip install 'milp-anon[plot]')")
     return {"rows": rows, "disagreements": disagreements}
 
 
@@ -179,6 +231,7 @@ def write_results(rows, disagreements, out_dir, suite) -> None:
     plots = render_plots(rows, out_dir)
     with open(os.path.join(out_dir, "report.md"), "w", encoding="utf-8") as fh:
         fh.write(render_markdown(rows, disagreements, suite, plots))
+    return plots
 
 
 def render_existing(suite: Suite, out_dir: str) -> dict:

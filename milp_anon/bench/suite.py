@@ -17,11 +17,18 @@ A suite::
 
     [[instance]]
     kind = "synthetic"
-    n = [8, 10]; m = 3; alphabet = 2; t_in = 4; seed = [0, 1]; k = 2
+    n = [8, 10]
+    m = 3
+    alphabet = 2
+    t_in = 4
+    seed = [0, 1]
+    k = 2
 
     [[instance]]
     kind = "gadget"          # Blocki-Williams App. C, planted triangles / 4-stars: optimum 3|E|
-    vertices = 9; parts = 3; seed = [0, 1]
+    vertices = 9
+    parts = 3
+    seed = [0, 1]
 
     [[method]]
     name = "milp"            # see milp_anon.bench.methods.METHODS
@@ -32,7 +39,8 @@ A suite::
 Criteria keys of an instance: ``k``, ``p``, ``l`` (+ ``l_kind``, ``c``),
 ``t`` (+ ``distance``), ``sensitive``; recoding keys: ``hierarchies = true``
 (Adult's bundled ARX hierarchies) or ``{col = path}``, ``cost``,
-``patterns = ["1100", ...]``.
+``patterns = ["1100", ...]``. A key the harness does not know is an error
+(a typo such as ``time_limt`` must not be ignored).
 """
 
 from __future__ import annotations
@@ -47,12 +55,26 @@ from ..datasets import ADULT_QI, adult_hierarchy_path, load_adult
 from ..errors import InputError
 from ..files import read_text
 from ..recoding import Generalization, Patterns, Suppression
+from ..request import OPTION_FIELDS
 from ..table import Table, read_csv
 from . import instances as gen
 from .methods import METHODS
 
 SWEEP_KEYS = ("k", "n", "m", "alphabet", "t_in", "seed", "rows", "qi_count", "p", "l", "t", "parts", "vertices")
 KINDS = ("adult", "csv", "synthetic", "gadget")
+#: every key a suite's tables may hold (the method table also takes every model and solver option)
+SUITE_KEYS = frozenset({"name", "time_limit", "repetitions", "workers"})
+INSTANCE_KEYS = frozenset({"kind", "name_template", "qi", "qi_count", "rows", "path", "sep", "n", "m", "alphabet",
+                           "t_in", "seed", "sensitive_values", "vertices", "parts", "k", "p", "l", "l_kind", "c", "t",
+                           "distance", "sensitive", "hierarchies", "cost", "patterns"})
+METHOD_KEYS = frozenset({"name", "label", "time_limit", "max_rows", "max_t_in"}) | OPTION_FIELDS
+
+
+def _unknown_keys(path, where: str, table: dict, allowed: frozenset) -> None:
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        raise InputError(f"{path}: unknown key(s) {', '.join(unknown)} in {where} "
+                         f"(known: {', '.join(sorted(allowed))})")
 
 
 @dataclass
@@ -126,9 +148,15 @@ def load_suite(path: str) -> Suite:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: not valid TOML: {exc}") from None
+    _unknown_keys(path, "the file", data, frozenset({"suite", "instance", "method"}))
     head = data.get("suite", {})
     specs = data.get("instance", [])
     methods = data.get("method", [])
+    _unknown_keys(path, "[suite]", head, SUITE_KEYS)
+    for i, spec in enumerate(specs, 1):
+        _unknown_keys(path, f"[[instance]] {i}", spec, INSTANCE_KEYS)
+    for i, m in enumerate(methods, 1):
+        _unknown_keys(path, f"[[method]] {i}", m, METHOD_KEYS)
     if not specs:
         raise InputError(f"{path}: no [[instance]] entries")
     if not methods:
