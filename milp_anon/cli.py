@@ -308,6 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="no runs: re-render report.md and the plots from DIR/results.json")
     b.add_argument("--resume", action="store_true",
                    help="keep the runs already in DIR/results.csv (each run is appended as it ends) and run the rest")
+    b.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run on this Dask cluster (tcp://HOST:PORT; default: a local Dask cluster of --workers)")
 
     e = sub.add_parser("export", help="write a suite's models as MPS with JSON sidecars")
     e.add_argument("suite", metavar="SUITE.toml", help="the suite file")
@@ -502,7 +504,8 @@ def cmd_bench(args) -> int:
     suite = load_suite(args.suite)
     out = args.out or os.path.join("benchmarks", "results", suite.name)
     res = render_existing(suite, out) if args.render_only else run_suite(suite, out, workers=args.workers,
-                                                                         resume=args.resume, log=_say)
+                                                                         resume=args.resume, log=_say,
+                                                                         scheduler=args.scheduler)
     _say(f"wrote {out}/results.csv, results.json, report.md")
     if res["disagreements"]:
         print(f"milp-anon: {len(res['disagreements'])} DISAGREEMENT(S) between exact methods; see {out}/report.md",

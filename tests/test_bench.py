@@ -245,22 +245,70 @@ def test_the_suite_syntax_in_the_docstring_is_a_valid_suite(tmp_path):
 
 def test_an_interrupted_sweep_resumes(tmp_path):
     path = tmp_path / "smoke.toml"
-    path.write_text(SMOKE)
+    path.write_text(SMOKE[:SMOKE.index("[[method]]")] + '[[method]]\nname = "milp"\n[[method]]\nname = "greedy"\n'
+                    '[[method]]\nname = "simplex_matching"\n')
     suite = load_suite(str(path))
     out = tmp_path / "out"
     logged = []
     first = run_suite(suite, str(out), log=logged.append)
     assert any("skipped" in line and "(" in line for line in logged)  # skipped runs are listed with the reason
     full = (out / "results.csv").read_text().splitlines()
-    assert len(full) == 1 + 12
-    # an interruption after 5 finished runs: results.csv holds them (appended as each ended)
-    (out / "results.csv").write_text("\n".join(full[:6]) + "\n")
+    assert len(full) == 1 + 6
+    # an interruption after 3 finished runs: results.csv holds them (appended as each ended)
+    (out / "results.csv").write_text("\n".join(full[:4]) + "\n")
     logged.clear()
     again = run_suite(suite, str(out), log=logged.append, resume=True)
-    assert logged[0].startswith("resuming: 5 run(s)")
+    assert logged[0].startswith("resuming: 3 run(s)")
     ran = [line for line in logged if line.startswith("  ")]
-    assert len(ran) == 12 - 5
+    assert len(ran) == 6 - 3
     key = lambda r: (r["instance"], r["method"], r["rep"])  # noqa: E731
     assert sorted(map(key, again["rows"])) == sorted(map(key, first["rows"]))
     costs = {key(r): r["cost"] for r in first["rows"]}
     assert all(r["cost"] == costs[key(r)] for r in again["rows"])
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_sweep_runs_on_an_existing_dask_scheduler(tmp_path):
+    """A real `dask scheduler` and `dask worker` on localhost; the suite runs through --scheduler."""
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("distributed")
+    dask = os.path.join(os.path.dirname(sys.executable), "dask")
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                               "--dashboard-address", ":0"], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)]
+    try:
+        time.sleep(2)
+        procs.append(subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--nworkers", "2",
+                                       "--no-dashboard"], env=env, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL))
+        import distributed
+
+        with distributed.Client(address, timeout=60) as client:
+            client.wait_for_workers(2, timeout=60)
+        path = tmp_path / "smoke.toml"
+        path.write_text(SMOKE)
+        logged = []
+        res = run_suite(load_suite(str(path)), str(tmp_path / "out"), log=logged.append, scheduler=address)
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            p.wait(timeout=30)
+    assert any(f"on the Dask cluster {address} (2 workers)" in line for line in logged)
+    rows = res["rows"]
+    assert len(rows) == 12 and not res["disagreements"]
+    assert all(r["peak_mb"] > 0 for r in rows if r["status"] != "skipped")
+    assert len((tmp_path / "out" / "results.csv").read_text().splitlines()) == 13

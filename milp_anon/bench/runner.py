@@ -1,6 +1,7 @@
-"""Run a suite: one process per (instance, method, repetition), ``workers`` at a time.
+"""Run a suite: one process per (instance, method, repetition), on a Dask cluster.
 
-Each run builds its instance in a fresh process, runs the method, and sends
+Each run builds its instance in a fresh process (:func:`execute`; on a Dask
+worker or a thread of the local pool, :mod:`.executor`), runs the method, and sends
 back the result with its wall time and the process's peak memory. The MILP
 gets the suite's time limit as its solver limit (and returns its verified
 incumbent, bound and gap at the limit); any run still alive at the limit plus
@@ -15,15 +16,16 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
-import multiprocessing as mp
 import os
 import resource
+import subprocess
 import sys
 import time
 import traceback
 
 from ..cleanup import track_process, untrack_process
 from ..errors import InputError
+from .executor import executor
 from .methods import run_method, skip_reason
 from .report import render_markdown, render_plots
 from .suite import Suite, build_problem
@@ -37,7 +39,8 @@ def kill_margin(time_limit: float) -> float:
     return max(10.0, 0.25 * time_limit)
 
 
-def _child(conn, spec, method, time_limit):
+def run_in_this_process(spec, method, time_limit) -> dict:
+    """One run, here: build the instance, run the method, time it; the result with this process's peak memory."""
     # everything the methods use is imported with this module, before the run is timed
     try:
         problem = build_problem(spec)
@@ -51,8 +54,41 @@ def _child(conn, spec, method, time_limit):
                "trace": traceback.format_exc(limit=3)}
     out["peak_mb"] = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                          resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024.0  # the solver's child too
-    conn.send(out)
-    conn.close()
+    return out
+
+
+def execute(spec, method, time_limit) -> dict:
+    """One run in its own process (``python -m milp_anon.bench.run_one``), killed past the limit.
+
+    This is what a Dask worker, or a thread of the local pool, executes: a
+    plain subprocess, so it works inside a daemonic worker process too.
+    """
+    job = json.dumps({"spec": spec, "method": method, "time_limit": time_limit})
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "milp_anon.bench.run_one"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_child_env())
+    track_process(proc)  # a SIGTERM to the harness ends its runs too
+    try:
+        stdout, stderr = proc.communicate(job, timeout=time_limit + kill_margin(time_limit))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return {"status": "killed", "seconds": time.perf_counter() - t0,
+                "note": f"still running {kill_margin(time_limit):g} s after the {time_limit:g} s limit"}
+    finally:
+        untrack_process(proc)
+    try:
+        return json.loads(stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        tail = (stderr.strip().splitlines() or [""])[-1][:200]
+        return {"status": "error", "note": f"the run died (exit code {proc.returncode}) {tail}".strip()}
+
+
+def _child_env() -> dict:
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    return env
 
 
 def _row(spec, method, rep, out) -> dict:
@@ -95,11 +131,14 @@ def _append(path: str, row: dict) -> None:
         os.fsync(fh.fileno())
 
 
-def run_suite(suite: Suite, out_dir: str, *, workers: int | None = None, log=print, resume: bool = False) -> dict:
+def run_suite(suite: Suite, out_dir: str, *, workers: int | None = None, log=print, resume: bool = False,
+              scheduler: str | None = None) -> dict:
     """Run every (instance, method, repetition); write ``results.csv``, ``results.json``, ``report.md``, plots.
 
     Each finished run is appended to ``results.csv`` at once; with
-    ``resume`` the runs already there are kept and not run again. At the end
+    ``resume`` the runs already there are kept and not run again. The runs
+    execute on a Dask cluster (:func:`executor`: ``scheduler``'s, or a local
+    one of ``workers`` workers), each in its own process. At the end
     the files are rewritten in the suite's order. Returns ``{"rows": [...],
     "disagreements": [...]}``.
     """
@@ -123,62 +162,38 @@ def run_suite(suite: Suite, out_dir: str, *, workers: int | None = None, log=pri
         w.writeheader()
         for r in kept:
             w.writerow({k: r.get(k) for k in FIELDS})
-    ctx = mp.get_context("spawn")
-    running, rows = [], list(kept)
+    rows = list(kept)
     limit = suite.time_limit
-    queue = list(jobs_left)
-    log(f"suite {suite.name}: {len(suite.instances)} instances x {len(suite.methods)} methods x "
-        f"{suite.repetitions} repetitions = {len(jobs)} runs, {workers} at a time, {limit:g} s each")
     problems: dict = {}
-    while queue or running:
-        while queue and len(running) < workers:
-            spec, method, rep = queue.pop(0)
-            if spec["name"] not in problems:
-                problems[spec["name"]] = build_problem(spec)
-            problem = problems[spec["name"]]
-            why = skip_reason(method, problem)
-            if why:
-                row = _row(spec, method, rep, {"status": "skipped", "note": why, "info": problem.info,
-                                               "known_optimum": problem.known_optimum})
-                rows.append(row)
-                _append(csv_path, row)
-                log(f"  {row['instance']:<32} {row['method']:<20} {'skipped':<12} ({why})")
-                continue
-            parent, child = ctx.Pipe(duplex=False)
-            p = ctx.Process(target=_child, args=(child, spec, method, method.get("time_limit", limit)))
-            p.start()
-            track_process(p)  # a SIGTERM to the harness ends its runs too
-            child.close()
-            running.append((p, parent, spec, method, rep, time.perf_counter()))
-        time.sleep(0.05)
-        still = []
-        for p, conn, spec, method, rep, t0 in running:
-            lim = method.get("time_limit", limit)
-            if conn.poll():
-                try:
-                    out = conn.recv()
-                except EOFError:
-                    out = {"status": "error", "note": "the run died without a result"}
-                p.join()
-            elif not p.is_alive():
-                out = {"status": "error", "note": f"the run died (exit code {p.exitcode})"}
-            elif time.perf_counter() - t0 > lim + kill_margin(lim):
-                p.kill()
-                p.join()
-                out = {"status": "killed", "seconds": time.perf_counter() - t0,
-                       "note": f"still running {kill_margin(lim):g} s after the {lim:g} s limit"}
-            else:
-                still.append((p, conn, spec, method, rep, t0))
-                continue
-            untrack_process(p)
-            row = _row(spec, method, rep, out)
+    runnable = []
+    for spec, method, rep in jobs_left:
+        if spec["name"] not in problems:
+            problems[spec["name"]] = build_problem(spec)
+        problem = problems[spec["name"]]
+        why = skip_reason(method, problem)
+        if why:
+            row = _row(spec, method, rep, {"status": "skipped", "note": why, "info": problem.info,
+                                           "known_optimum": problem.known_optimum})
+            rows.append(row)
+            _append(csv_path, row)
+            log(f"  {row['instance']:<32} {row['method']:<20} {'skipped':<12} ({why})")
+        else:
+            runnable.append((spec, method, rep))
+    with executor(scheduler, workers) as (pool, where):
+        log(f"suite {suite.name}: {len(suite.instances)} instances x {len(suite.methods)} methods x "
+            f"{suite.repetitions} repetitions = {len(jobs)} runs ({len(runnable)} to run), {where}, "
+            f"{limit:g} s each")
+        futures = {pool.submit(execute, spec, method, method.get("time_limit", limit)): (spec, method, rep)
+                   for spec, method, rep in runnable}
+        for future in pool.as_completed(futures):
+            spec, method, rep = futures[future]
+            row = _row(spec, method, rep, future.result())
             rows.append(row)
             _append(csv_path, row)
             cost = "-" if row["cost"] is None else f"{row['cost']:g}"
             secs = "-" if row["seconds"] is None else f"{row['seconds']:.2f}s"
             log(f"  {row['instance']:<32} {row['method']:<20} {row['status']:<12} {cost:>10} {secs:>9}"
-                + (f"  ({row['note']})" if row["note"] and row["status"] in ("error", "skipped", "killed") else ""))
-        running = still
+                + (f"  ({row['note']})" if row["note"] and row["status"] in ("error", "killed") else ""))
     order = {(s["name"], m["label"], r): i for i, (s, m, r) in enumerate(jobs)}
     rows.sort(key=lambda r: order[(r["instance"], r["method"], r["rep"])])
     disagreements = check_agreement(rows)
