@@ -243,7 +243,11 @@ def test_the_suite_syntax_in_the_docstring_is_a_valid_suite(tmp_path):
     assert suite.name == "small" and len(suite.instances) == 4 + 4 + 2  # every sweep expanded
 
 
-def test_an_interrupted_sweep_resumes(tmp_path):
+def test_an_interrupted_sweep_resumes(tmp_path, monkeypatch):
+    """Also the local pool used without Dask (the console says so)."""
+    from milp_anon.bench import executor
+
+    monkeypatch.setattr(executor, "_dask", lambda: None)
     path = tmp_path / "smoke.toml"
     path.write_text(SMOKE[:SMOKE.index("[[method]]")] + '[[method]]\nname = "milp"\n[[method]]\nname = "greedy"\n'
                     '[[method]]\nname = "simplex_matching"\n')
@@ -252,6 +256,7 @@ def test_an_interrupted_sweep_resumes(tmp_path):
     logged = []
     first = run_suite(suite, str(out), log=logged.append)
     assert any("skipped" in line and "(" in line for line in logged)  # skipped runs are listed with the reason
+    assert any("local pool (Dask is not installed)" in line for line in logged)
     full = (out / "results.csv").read_text().splitlines()
     assert len(full) == 1 + 6
     # an interruption after 3 finished runs: results.csv holds them (appended as each ended)
