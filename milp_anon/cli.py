@@ -9,7 +9,13 @@ Exit codes (a contract users' scripts rely on):
 * 4 — stopped by a limit (time, or a user gap > 0): output written only if a
   verified feasible solution exists;
 * 5 — ``gap``: the anonymized table is not a valid release (first violation on stderr);
-* 6 — ``bench``: exact methods disagree (printed loudly, recorded in the report).
+* 6 — ``bench``: exact methods disagree (printed loudly, recorded in the report);
+* 130 — aborted by a second Ctrl-C (the first one stops the solve: exit 4 with
+  the best verified table);
+* 143, 129 — ended by SIGTERM, SIGHUP (:mod:`milp_anon.cleanup`).
+
+Every output is checked before any work and written all or none
+(:class:`~milp_anon.files.Outputs`); ``-`` is standard input or output.
 """
 
 from __future__ import annotations
@@ -357,7 +363,7 @@ def _options(args):
                          msg=args.verbose, presolve=args.presolve, isolate=args.isolate, highs_options=tuple(highs))
 
 
-def _finish(result, outputs: Outputs, out_path, report_path, sep, models=()) -> int:
+def _finish(result, outputs: Outputs, out_path, report_path, sep) -> int:
     """Write every output (all or none), then say what happened; the exit code."""
     if result.status == "infeasible":
         code = EXIT_INFEASIBLE
