@@ -1,7 +1,15 @@
-"""Export a suite's instances as an MPS instance library with JSON sidecars."""
+"""Export a suite's instances as an MPS instance library with JSON sidecars and an ``index.csv``.
+
+The files are deterministic: the same suite gives byte-identical MPS files
+(gzip without a time stamp with ``compress=True``), so a committed library
+can be checked against a fresh export by the SHA-256 in its index.
+"""
 
 from __future__ import annotations
 
+import csv
+import gzip
+import hashlib
 import json
 import os
 
@@ -12,8 +20,16 @@ from ..solvers import SolverOptions
 from .suite import Suite, build_problem
 
 
-def export_suite(suite: Suite, out_dir: str, *, solve_limit: float | None = 60.0, log=print) -> list[dict]:
-    """Write ``<instance>.mps`` and ``<instance>.json`` for every instance of ``suite``.
+#: the columns of ``index.csv`` (``status``: ``optimal`` or ``time_limit``; ``objective``: the best verified
+#: cost; ``bound``: the proven lower bound)
+INDEX_FIELDS = ("name", "file", "sha256", "status", "objective", "bound", "how", "criteria", "recoding", "table_rows",
+                "columns", "rows", "nonzeros")
+
+
+def export_suite(suite: Suite, out_dir: str, *, solve_limit: float | None = 60.0, log=print,
+                 compress: bool = False) -> list[dict]:
+    """Write ``<instance>.mps`` (``.mps.gz`` with ``compress``) and ``<instance>.json`` for every instance of
+    ``suite``, and ``index.csv`` (:data:`INDEX_FIELDS`) over those with a model.
 
     The sidecar holds the problem (criteria, recoding), the instance's
     parameters, the model's sizes, and ``optimum`` when it is proven — by the
@@ -45,21 +61,61 @@ def export_suite(suite: Suite, out_dir: str, *, solve_limit: float | None = 60.0
         side["model"] = {"n_variables": lm.n_cols, "n_integer": lm.n_integer, "n_constraints": lm.n_rows,
                          "n_nonzeros": lm.n_nonzeros, "n_candidates": am.cands.n_candidates,
                          "objective_integral": bool(am.cands.cost.dtype.kind in "iu")}
-        mps = os.path.join(out_dir, problem.name + ".mps")
+        mps = os.path.join(out_dir, problem.name + (".mps.gz" if compress else ".mps"))
         h = lm.to_highs()
-        tmp = mps + ".part.mps"
+        h.setOptionValue("output_flag", False)
+        tmp = os.path.join(out_dir, problem.name + ".part.mps")
         h.writeModel(tmp)
+        if compress:
+            with open(tmp, "rb") as src, open(mps + ".part", "wb") as raw, \
+                    gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as dst:
+                dst.write(src.read())
+            os.unlink(tmp)
+            tmp = mps + ".part"
         os.replace(tmp, mps)
+        with open(mps, "rb") as fh:
+            side["file"], side["sha256"] = os.path.basename(mps), hashlib.sha256(fh.read()).hexdigest()
         if solve_limit and problem.known_optimum is None:
             r = request.solve(problem.table, SolverOptions(time_limit=solve_limit))
             side["solve"] = {"status": str(r.status), "cost": r.cost, "bound": r.bound, "gap": r.gap,
                              "seconds": r.timings.solve, "time_limit": solve_limit}
             if r.status == "optimal":
                 side["optimum"], side["optimum_status"] = r.cost, "proven optimal by milp-anon (HiGHS, gap 0)"
+            elif r.table is not None:
+                side["optimum_status"] = f"{r.status}: verified incumbent and proven bound after {solve_limit:g} s"
         _write_json(os.path.join(out_dir, problem.name + ".json"), side)
         log(f"  {problem.name}: {lm.n_cols} columns, {lm.n_rows} rows; optimum {side['optimum']}")
         written.append(side)
+    _write_index(out_dir, written)
     return written
+
+
+def _index_row(side: dict) -> dict | None:
+    if "file" not in side:
+        return None
+    solve = side.get("solve") or {}
+    if side.get("optimum") is not None:
+        status, objective, bound = "optimal", side["optimum"], side["optimum"]
+    elif solve.get("cost") is not None:
+        status, objective, bound = "time_limit", solve["cost"], solve.get("bound")
+    else:
+        return None  # not solved: nothing to index
+    m = side["model"]
+    return {"name": side["instance"], "file": side["file"], "sha256": side["sha256"], "status": status,
+            "objective": objective, "bound": bound, "how": side.get("optimum_status"),
+            "criteria": "; ".join(side["problem"]["criteria"]), "recoding": side["problem"]["recoding"],
+            "table_rows": side["table"].get("n"), "columns": m["n_variables"], "rows": m["n_constraints"],
+            "nonzeros": m["n_nonzeros"]}
+
+
+def _write_index(out_dir: str, sides: list[dict]) -> None:
+    rows = [r for r in map(_index_row, sides) if r is not None]
+    path = os.path.join(out_dir, "index.csv")
+    with open(path + ".part", "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=INDEX_FIELDS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    os.replace(path + ".part", path)
 
 
 def _write_json(path, data):
