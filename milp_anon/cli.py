@@ -320,8 +320,9 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("export", help="write a suite's models as MPS with JSON sidecars")
     e.add_argument("suite", metavar="SUITE.toml", help="the suite file")
     e.add_argument("--dir", required=True, metavar="DIR", help="directory for the MPS files and sidecars")
-    e.add_argument("--time-limit", type=_NONNEG, default=60.0, metavar="SEC",
-                   help="solve each instance this long to record a proven optimum (0: do not solve)")
+    e.add_argument("--time-limit", type=_NONNEG, default=None, metavar="SEC",
+                   help="solve each instance this long to record its optimum or bound (default: the suite's "
+                        "time_limit; 0: do not solve)")
     e.add_argument("--gzip", action="store_true", help="write MODEL.mps.gz (deterministic: no time stamp)")
     return parser
 
@@ -523,7 +524,8 @@ def cmd_bench(args) -> int:
 
 def cmd_export(args) -> int:
     suite = load_suite(args.suite)
-    export_suite(suite, args.dir, solve_limit=args.time_limit or None, compress=args.gzip, log=_say)
+    limit = suite.time_limit if args.time_limit is None else args.time_limit
+    export_suite(suite, args.dir, solve_limit=limit or None, compress=args.gzip, log=_say)
     _say(f"wrote {len(suite.instances)} instances to {args.dir}")
     return EXIT_OK
 

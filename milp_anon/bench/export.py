@@ -13,6 +13,8 @@ import hashlib
 import json
 import os
 
+import highspy
+
 from ..errors import InfeasibleRequest
 from ..pipeline import build_model
 from ..request import Request
@@ -23,7 +25,7 @@ from .suite import Suite, build_problem
 #: the columns of ``index.csv`` (``status``: ``optimal`` or ``time_limit``; ``objective``: the best verified
 #: cost; ``bound``: the proven lower bound)
 INDEX_FIELDS = ("name", "file", "sha256", "status", "objective", "bound", "how", "criteria", "recoding", "table_rows",
-                "columns", "rows", "nonzeros")
+                "columns", "rows", "nonzeros", "in_repo")
 
 
 def export_suite(suite: Suite, out_dir: str, *, solve_limit: float | None = 60.0, log=print,
@@ -36,7 +38,10 @@ def export_suite(suite: Suite, out_dir: str, *, solve_limit: float | None = 60.0
     instance's construction (gadgets) or by solving with ``solve_limit``
     seconds (``None``/0: do not solve); ``optimum_status`` says which.
     Files are written under a temporary name and renamed, so a failed export
-    leaves no partial file.
+    leaves no partial file. ``index.csv`` is updated, not replaced: rows of
+    instances this suite does not name are kept, so several suites (the
+    committed small tier and the large tier whose files stay out of the
+    repository, ``commit_files = false``) share one index.
     """
     os.makedirs(out_dir, exist_ok=True)
     written = []
@@ -62,10 +67,12 @@ def export_suite(suite: Suite, out_dir: str, *, solve_limit: float | None = 60.0
                          "n_nonzeros": lm.n_nonzeros, "n_candidates": am.cands.n_candidates,
                          "objective_integral": bool(am.cands.cost.dtype.kind in "iu")}
         mps = os.path.join(out_dir, problem.name + (".mps.gz" if compress else ".mps"))
-        h = lm.to_highs()
-        h.setOptionValue("output_flag", False)
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)  # before the model is passed: no banner on stdout
+        lm.to_highs(h)
         tmp = os.path.join(out_dir, problem.name + ".part.mps")
         h.writeModel(tmp)
+        del h, lm, am  # the whole model is not needed while solving (8 QIs: millions of columns)
         if compress:
             with open(tmp, "rb") as src, open(mps + ".part", "wb") as raw, \
                     gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as dst:
@@ -75,18 +82,25 @@ def export_suite(suite: Suite, out_dir: str, *, solve_limit: float | None = 60.0
         os.replace(tmp, mps)
         with open(mps, "rb") as fh:
             side["file"], side["sha256"] = os.path.basename(mps), hashlib.sha256(fh.read()).hexdigest()
+        side["in_repo"] = suite.commit_files
         if solve_limit and problem.known_optimum is None:
             r = request.solve(problem.table, SolverOptions(time_limit=solve_limit))
             side["solve"] = {"status": str(r.status), "cost": r.cost, "bound": r.bound, "gap": r.gap,
                              "seconds": r.timings.solve, "time_limit": solve_limit}
+            if r.reduction is not None:
+                side["solve"]["reduction"] = r.reduction.as_dict()
+            how = ("Lagrangian reduction, then HiGHS on the restricted model (sidecar: solve.reduction)"
+                   if r.reduction is not None else "HiGHS")
             if r.status == "optimal":
-                side["optimum"], side["optimum_status"] = r.cost, "proven optimal by milp-anon (HiGHS, gap 0)"
+                side["optimum"], side["optimum_status"] = r.cost, f"proven optimal by milp-anon ({how}, gap 0)"
             elif r.table is not None:
-                side["optimum_status"] = f"{r.status}: verified incumbent and proven bound after {solve_limit:g} s"
+                side["optimum_status"] = (f"{r.status}: verified incumbent and proven bound after {solve_limit:g} s "
+                                          f"({how})")
         _write_json(os.path.join(out_dir, problem.name + ".json"), side)
-        log(f"  {problem.name}: {lm.n_cols} columns, {lm.n_rows} rows; optimum {side['optimum']}")
+        m = side["model"]
+        log(f"  {problem.name}: {m['n_variables']} columns, {m['n_constraints']} rows; optimum {side['optimum']}")
         written.append(side)
-    _write_index(out_dir, written)
+        _write_index(out_dir, written)  # after each instance: an interrupted export keeps what it finished
     return written
 
 
@@ -105,12 +119,20 @@ def _index_row(side: dict) -> dict | None:
             "objective": objective, "bound": bound, "how": side.get("optimum_status"),
             "criteria": "; ".join(side["problem"]["criteria"]), "recoding": side["problem"]["recoding"],
             "table_rows": side["table"].get("n"), "columns": m["n_variables"], "rows": m["n_constraints"],
-            "nonzeros": m["n_nonzeros"]}
+            "nonzeros": m["n_nonzeros"], "in_repo": "yes" if side.get("in_repo", True) else "no"}
 
 
 def _write_index(out_dir: str, sides: list[dict]) -> None:
-    rows = [r for r in map(_index_row, sides) if r is not None]
+    new = [r for r in map(_index_row, sides) if r is not None]
     path = os.path.join(out_dir, "index.csv")
+    rows = []
+    if os.path.exists(path):  # keep the index's order: replace rows in place, append new instances
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = [dict(r, in_repo=r.get("in_repo") or "yes") for r in csv.DictReader(fh)]
+    exported = {s["instance"] for s in sides}
+    by_name = {r["name"]: r for r in new}
+    rows = [by_name.pop(r["name"], r) for r in rows if r["name"] not in exported or r["name"] in by_name]
+    rows += [r for r in new if r["name"] in by_name]
     with open(path + ".part", "w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=INDEX_FIELDS, lineterminator="\n")
         w.writeheader()

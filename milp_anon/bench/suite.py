@@ -37,10 +37,17 @@ A suite::
     max_rows = 14
 
 Criteria keys of an instance: ``k``, ``p``, ``l`` (+ ``l_kind``, ``c``),
-``t`` (+ ``distance``), ``sensitive``; recoding keys: ``hierarchies = true``
+``t`` (+ ``distance``; ``sensitive_hierarchy = true`` for Adult's bundled
+hierarchy of the sensitive column, or a path, with ``distance =
+"hierarchical"``), ``sensitive``; recoding keys: ``hierarchies = true``
 (Adult's bundled ARX hierarchies) or ``{col = path}``, ``cost``,
 ``patterns = ["1100", ...]``. A key the harness does not know is an error
 (a typo such as ``time_limt`` must not be ignored).
+
+``commit_files = false`` in ``[suite]`` marks a suite whose exported MPS
+files are too large for the repository: ``milp-anon export`` still writes
+them and lists them in ``index.csv`` with ``in_repo = no`` and their SHA-256,
+so a regenerated file can be checked against the index.
 """
 
 from __future__ import annotations
@@ -63,10 +70,11 @@ from .methods import METHODS
 SWEEP_KEYS = ("k", "n", "m", "alphabet", "t_in", "seed", "rows", "qi_count", "p", "l", "t", "parts", "vertices")
 KINDS = ("adult", "csv", "synthetic", "gadget")
 #: every key a suite's tables may hold (the method table also takes every model and solver option)
-SUITE_KEYS = frozenset({"name", "time_limit", "repetitions", "workers"})
+SUITE_KEYS = frozenset({"name", "time_limit", "repetitions", "workers", "commit_files"})
 INSTANCE_KEYS = frozenset({"kind", "name_template", "qi", "qi_count", "rows", "path", "sep", "n", "m", "alphabet",
                            "t_in", "seed", "sensitive_values", "vertices", "parts", "k", "p", "l", "l_kind", "c", "t",
-                           "distance", "sensitive", "hierarchies", "cost", "patterns"})
+                           "distance", "sensitive", "sensitive_hierarchy", "hierarchies", "cost",
+                           "patterns"})
 METHOD_KEYS = frozenset({"name", "label", "time_limit", "max_rows", "max_t_in"}) | OPTION_FIELDS
 
 
@@ -86,6 +94,7 @@ class Suite:
     repetitions: int = 1
     workers: int = 2
     source: str | None = None
+    commit_files: bool = True
 
 
 @dataclass
@@ -175,6 +184,8 @@ def load_suite(path: str) -> Suite:
             raise InputError(f"{path}: instance kind must be one of {', '.join(KINDS)}, got {spec.get('kind')!r}")
         if spec["kind"] == "csv" and "path" in spec and not os.path.isabs(spec["path"]):
             spec["path"] = os.path.join(base, spec["path"])
+        if isinstance(spec.get("sensitive_hierarchy"), str) and not os.path.isabs(spec["sensitive_hierarchy"]):
+            spec["sensitive_hierarchy"] = os.path.join(base, spec["sensitive_hierarchy"])
         for s in _expand(spec):
             s["name"] = instance_name(s)
             expanded.append(s)
@@ -184,7 +195,8 @@ def load_suite(path: str) -> Suite:
         raise InputError(f"{path}: duplicate instance names {sorted(dup)}; add 'name_template'")
     return Suite(name=head.get("name", os.path.splitext(os.path.basename(path))[0]), instances=expanded,
                  methods=methods, time_limit=float(head.get("time_limit", 60)),
-                 repetitions=int(head.get("repetitions", 1)), workers=int(head.get("workers", 2)), source=path)
+                 repetitions=int(head.get("repetitions", 1)), workers=int(head.get("workers", 2)), source=path,
+                 commit_files=bool(head.get("commit_files", True)))
 
 
 def build_problem(spec: dict) -> Problem:
@@ -225,7 +237,12 @@ def build_problem(spec: dict) -> Problem:
     if spec.get("l") is not None:
         crits.append(LDiversity(spec["l"], kind=spec.get("l_kind", "frequency"), c=spec.get("c")))
     if spec.get("t") is not None:
-        crits.append(TCloseness(spec["t"], distance=spec.get("distance", "equal")))
+        sh = spec.get("sensitive_hierarchy")
+        if sh is True:
+            sh = adult_hierarchy_path(sensitive) if kind == "adult" else None
+            if sh is None:
+                raise InputError(f"{spec['name']}: sensitive_hierarchy = true needs kind = \"adult\"; give a path")
+        crits.append(TCloseness(spec["t"], distance=spec.get("distance", "equal"), hierarchy=sh or None))
     if spec.get("patterns"):
         recoding = Patterns(list(spec["patterns"]))
     elif hier:
