@@ -131,11 +131,13 @@ def _number(kind, low=None, high=None, *, low_open=False, high_open=False, what=
 _SECONDS = _number(float, 0, low_open=True, what="a positive number of seconds")
 _WHOLE = _number(int, 1, what="a whole number >= 1")
 _NONNEG = _number(float, 0, what="a number >= 0")
+_COUNT = _number(int, 0, what="a whole number >= 0")
 
 
 def _input_files(args) -> list[str]:
     """Every file the command reads (no output may be one of them)."""
-    files = [getattr(args, a, None) for a in ("input", "original", "anonymized", "patterns", "sensitive_hierarchy")]
+    files = [getattr(args, a, None) for a in ("input", "original", "anonymized", "patterns", "sensitive_hierarchy",
+                                              "optimum_from")]
     files += [spec.split("=", 1)[1] for spec in getattr(args, "hierarchy", None) or [] if "=" in spec]
     return [f for f in files if f]
 
@@ -186,6 +188,9 @@ def _add_recoding_args(p):
                    help="node cost with hierarchies (default height)")
     g.add_argument("--patterns", default=None, metavar="FILE",
                    help="pattern-guided suppression: one pattern per line, 1/□ keep, 0/☆ suppress, in --qi order")
+    g.add_argument("--scheme", default="local", choices=["local", "full-domain"],
+                   help="local (default): each row recoded on its own (the MILP); full-domain: one level per column "
+                        "for every row, as ARX's and anjana's global recoding (an exact lattice search)")
 
 
 def _add_option_args(p):
@@ -195,6 +200,10 @@ def _add_option_args(p):
     g.add_argument("--t-out", type=_WHOLE, default=None, metavar="N", help="exactly N output types")
     g.add_argument("--t-out-min", type=_WHOLE, default=None, metavar="N", help="at least N output types")
     g.add_argument("--t-out-max", type=_WHOLE, default=None, metavar="N", help="at most N output types")
+    g.add_argument("--max-suppressed-records", type=_COUNT, default=None, metavar="N",
+                   help="record suppression: withhold up to N records, each exempt from the criteria (ARX's "
+                        "definition) at the cost of all its QI cells; withheld records are left out of OUT.csv "
+                        "and listed in the report")
     g.add_argument("--objective", default="cost", choices=["cost", "rows", "types"],
                    help="minimize cost (default) or rows with a recoded cell; "
                         "or maximize output types (needs --budget)")
@@ -210,7 +219,8 @@ def _request(args, criteria):
     return Request(criteria, recoding=_recoding(args), closure=not args.no_closure, budget=args.budget,
                    t_out=args.t_out, t_out_min=args.t_out_min, t_out_max=args.t_out_max, objective=args.objective,
                    warm_start=args.warm_start, reduction=args.reduce,
-                   max_memory_gb=getattr(args, "max_memory_gb", None))
+                   max_memory_gb=getattr(args, "max_memory_gb", None),
+                   max_suppressed_records=args.max_suppressed_records)
 
 
 def _recoding(args):
@@ -218,12 +228,14 @@ def _recoding(args):
     if getattr(args, "patterns", None):
         if specs or args.cost:
             raise InputError("--patterns is a suppression recoding: it does not combine with --hierarchy/--cost")
+        if getattr(args, "scheme", "local") != "local":
+            raise InputError("--patterns recodes each row by a pattern: it does not combine with --scheme full-domain")
         text = read_text(args.patterns, "patterns file")
         return Patterns([ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")])
     if not specs:
         if getattr(args, "cost", None):
             raise InputError("--cost needs at least one --hierarchy COL=FILE")
-        return Suppression()
+        return Suppression(scheme=getattr(args, "scheme", "local"))
     hier = {}
     for spec in specs:
         if "=" not in spec:
@@ -233,7 +245,7 @@ def _recoding(args):
         if col in hier:
             raise InputError(f"two hierarchies for column {col!r}")
         hier[col] = Hierarchy.from_csv(path)
-    return Generalization(hier, cost=args.cost or "height")
+    return Generalization(hier, cost=args.cost or "height", scheme=getattr(args, "scheme", "local"))
 
 
 def _add_table_args(p, *, sep_help="delimiter for reading and writing (default ',')"):
@@ -301,6 +313,20 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("anonymized", metavar="ANONYMIZED.csv", help="the release to score ('-': standard input)")
     _add_table_args(g, sep_help="delimiter of both files (default ',')")
     g.add_argument("--report", default=None, metavar="R.json", help="machine-readable report ('-': standard output)")
+    m = g.add_argument_group("matching the release to the input")
+    m.add_argument("--id", default=None, metavar="COL",
+                   help="match rows by this id column (in both tables) instead of by position")
+    m.add_argument("--ignore", action="append", default=[], metavar="COL",
+                   help="leave this column out of the comparison (repeatable, or comma-separated)")
+    m.add_argument("--record-suppression", action="store_true",
+                   help="rows the release lacks, and rows with every QI cell '*' (or its hierarchy's root), are "
+                        "withheld records (ARX, anjana): exempt from the criteria, charged all their QI cells")
+    m.add_argument("--max-suppressed-records", type=_COUNT, default=None, metavar="N",
+                   help="with --record-suppression: the records the optimum may withhold (default: as many as "
+                        "the release withheld)")
+    m.add_argument("--optimum-from", default=None, metavar="REPORT.json",
+                   help="take the optimum (or bound) from a report of 'milp-anon solve' on the same input, "
+                        "criteria and recoding instead of solving again")
     _add_criteria_args(g)
     _add_recoding_args(g)
     _add_solver_args(g)
@@ -490,22 +516,46 @@ def cmd_gap(args) -> int:
         options = _options(args)
         table = Table.from_csv(args.original, _split(args.qi), _split(args.sensitive) or None, sep=sep)
         released = read_csv(args.anonymized, sep)
+        if args.max_suppressed_records is not None and not args.record_suppression:
+            raise InputError("--max-suppressed-records needs --record-suppression")
+        ignore = [c for spec in args.ignore for c in _split(spec)]
         with _progress_printer() as printer, reporting(printer):
-            rep = score_release(table, released, criteria, recoding, options)
+            rep = score_release(table, released, criteria, recoding, options, id_column=args.id, ignore=ignore,
+                                record_suppression=args.record_suppression,
+                                max_withheld=args.max_suppressed_records, optimum_from=args.optimum_from)
         written = outputs.commit({report: lambda fh: fh.write(json.dumps(rep.to_dict(), indent=2) + "\n")}
                                  if report else None)
     if not rep.valid:
         print(f"milp-anon: invalid anonymized table: {rep.violation}", file=sys.stderr)
         code = EXIT_INVALID
     else:
-        opt = "none" if rep.optimum is None else f"{rep.optimum:g}"
-        gap = "n/a" if rep.gap is None else f"{100 * rep.gap:.4g} %"
-        _say(f"valid      yes ({rep.n_groups} classes)", f"cost       {rep.cost:g}",
-             f"optimum    {opt} ({rep.status}{'' if rep.status == 'optimal' else f', bound {rep.bound}'})",
-             f"gap        {gap}")
+        _say(*_gap_lines(rep))
         code = EXIT_OK
     _say(*(f"wrote {p}" for p in written))
     return code
+
+
+def _pct(x) -> str:
+    return "n/a" if x is None else ("infinite" if x == float("inf") else f"{100 * x:.4g} %")
+
+
+def _gap_lines(rep) -> list[str]:
+    """The gap summary: "optimum" only for a proven optimum, else best known, bound and the gap's range."""
+    withheld = f", {rep.withheld_records} withheld records" if rep.max_suppressed_records is not None else ""
+    lines = [f"valid      yes ({rep.n_groups} classes{withheld})", f"cost       {rep.cost:,.6g}"]
+    src = "" if rep.optimum_source in (None, "solved") else f"; from {rep.optimum_source}"
+    limit = ("" if rep.max_suppressed_records is None
+             else f"; may withhold {rep.max_suppressed_records} records")
+    if rep.optimum is not None:
+        lines += [f"optimum    {rep.optimum:,.6g} (proven optimal{limit}{src})", f"gap        {_pct(rep.gap)}"]
+    elif rep.best_known is not None:
+        lines += [f"best known {rep.best_known:,.6g} ({rep.status}: not proven optimal{limit}{src})",
+                  f"bound      {'-' if rep.bound is None else f'{rep.bound:,.6g}'}",
+                  f"gap        between {_pct(rep.gap_to_best_known)} (to the best known) and "
+                  f"{_pct(rep.gap_to_bound)} (to the bound)"]
+    else:
+        lines += [f"optimum    unknown ({rep.status})"]
+    return lines
 
 
 def cmd_bench(args) -> int:

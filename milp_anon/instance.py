@@ -41,13 +41,27 @@ class Instance:
         """Number of (unit, candidate) assignment pairs of the model."""
         return self.units.count_pairs(self.candidates.pair_type, self.types.t_in)
 
-    def unhostable(self) -> str | None:
-        """Why some rows fit no candidate at all (pattern sets), naming them; else ``None``."""
+    @property
+    def record_cost(self) -> float | int:
+        """The cost of one withheld record: every QI cell at its column's root (``m`` for suppression)."""
+        costs = [lat.cost[lat.anc[0, lat.height]] for lat in self.lattices]
+        total = sum(costs)
+        return int(total) if all(float(c).is_integer() for c in costs) else float(total)
+
+    def unhostable(self, max_withheld: int | None = None) -> str | None:
+        """Why some rows fit no candidate at all (pattern sets), naming them; else ``None``.
+
+        With record suppression such rows can be withheld, up to ``max_withheld`` of them."""
         hosted = np.zeros(self.types.t_in, dtype=bool)
         hosted[self.candidates.pair_type] = True
         if hosted.all():
             return None
         rows = np.flatnonzero(~hosted[self.types.row_type])
+        if max_withheld is not None:
+            if rows.size <= max_withheld:
+                return None
+            return (f"{rows.size} row(s) fit no candidate, more than the {max_withheld} records that may be "
+                    "withheld")
         shown = ", ".join(str(int(r) + 1) for r in rows[:10]) + (" ..." if rows.size > 10 else "")
         return (f"{rows.size} row(s) fit no pattern with enough compatible rows (data rows {shown}); "
                 "add a pattern that suppresses more, e.g. the all-suppressed one")

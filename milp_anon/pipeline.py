@@ -16,13 +16,17 @@ the one place where a bound meets a verified cost and becomes a status.
 
 from __future__ import annotations
 
+import dataclasses
 import os
+
+import numpy as np
 
 from . import interrupt, progress
 from . import reduction as _reduction
 from .errors import InfeasibleRequest, InputError, VerificationError
 from .files import Outputs
 from .formulations import AssignmentModel, build, read_assignment
+from .full_domain import solve_full_domain
 from .grid import ObjectiveGrid
 from .instance import Instance, collapse, generate_candidates
 from .provenance import provenance
@@ -46,6 +50,9 @@ def _prepare(table, request, timings: Timings):
     """
     if not isinstance(table, Table):
         raise InputError("expected a milp_anon.Table; build one with Table.from_frame or Table.from_csv")
+    if request.recoding.scheme == "full-domain":
+        raise InputError("full-domain generalization is solved by a lattice search (formulations/full-domain.md): "
+                         "there is no MILP model to build, write or inspect")
     request.validate(table)
     lattices = tuple(request.recoding.lattices(table))  # hierarchy problems surface here
     with timings.phase("collapse"):
@@ -57,7 +64,7 @@ def _prepare(table, request, timings: Timings):
     with timings.phase("candidates"):
         cands = generate_candidates(table, request, types, units, lattices)
     instance = Instance(table, lattices, types, units, cands)
-    return instance, size, instance.unhostable()
+    return instance, size, instance.unhostable(request.model.max_suppressed_records)
 
 
 def solve(table: Table, request, solver: SolverOptions | None = None) -> Result:
@@ -70,6 +77,8 @@ def solve(table: Table, request, solver: SolverOptions | None = None) -> Result:
     solver = solver or SolverOptions()
     timings = Timings()
     origin = provenance(table, request, solver)
+    if request.recoding.scheme == "full-domain":
+        return _solve_full_domain(table, request, solver, timings, origin)
     instance, size, why = _prepare(table, request, timings)
     if why:
         counts = {} if instance is None else dict(instance.candidates.counts)
@@ -86,6 +95,23 @@ def solve(table: Table, request, solver: SolverOptions | None = None) -> Result:
     return _finish(outcome, request, solver, timings, origin)
 
 
+def _solve_full_domain(table, request, solver: SolverOptions, timings: Timings, origin: dict) -> Result:
+    """Full-domain generalization: the bounded lattice search (:mod:`.full_domain`), no MILP."""
+    if not isinstance(table, Table):
+        raise InputError("expected a milp_anon.Table; build one with Table.from_frame or Table.from_csv")
+    request.validate(table)
+    lattices = tuple(request.recoding.lattices(table))
+    with timings.phase("collapse"):
+        why = request.infeasibility(table)
+        types, _ = collapse(table, request)
+    if why:
+        return Result(status=Status.INFEASIBLE, reason=why, size=ModelSize(n_rows=table.n, t_in=types.t_in),
+                      timings=timings.stop(), criteria=request.describe(), solver="full-domain search",
+                      solver_status="pre-check", provenance=origin)
+    outcome = solve_full_domain(table, request, lattices, types, timings)
+    return dataclasses.replace(_finish(outcome, request, solver, timings, origin), solver="full-domain search")
+
+
 def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Timings, size: ModelSize) -> Outcome:
     """The whole assignment model in one solver run; the certificate is the solver's own Optimal."""
     check_memory(instance, request.criteria, request.model.max_memory_gb, pulp_model=not solver.in_bulk)
@@ -100,7 +126,8 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
                 start = warm_start(am, request)
             if start is not None:
                 hint, ws_cost = start
-    grid = ObjectiveGrid.for_objective(request.model.objective, instance.candidates.cost)
+    grid = ObjectiveGrid.for_objective(request.model.objective, instance.candidates.cost if not request.model.withholds
+                                       else np.append(instance.candidates.cost, instance.record_cost))
     progress.report(solver_bound_is_global=True)  # the whole model: HiGHS's bound is the problem's
     with timings.phase("solve"):
         out = solve_model(am.lm, solver, grid, hint=hint)
@@ -140,7 +167,7 @@ def _finish(outcome: Outcome, request, solver: SolverOptions, timings: Timings, 
     grid, sign = outcome.grid, _sense(request)
     rel, bound, status = outcome.release, outcome.bound, outcome.status
     common = dict(size=outcome.size, timings=timings.stop(), candidate_counts=outcome.candidate_counts,
-                  reduction=outcome.reduction, warm_start_cost=outcome.warm_start_cost,
+                  reduction=outcome.reduction, warm_start_cost=outcome.warm_start_cost, full_domain=outcome.full_domain,
                   criteria=request.describe(), solver=solver.solver, solver_status=outcome.solver_status,
                   provenance=origin)
     if rel is None:
@@ -153,9 +180,14 @@ def _finish(outcome: Outcome, request, solver: SolverOptions, timings: Timings, 
         status = Status.OPTIMAL
     elif status == Status.OPTIMAL:
         status = Status.GAP_LIMIT  # the repaired or recounted objective is off the bound: not proven
+    table, groups, withheld = rel.table, rel.groups, ()
+    if rel.withheld is not None:  # withheld records leave the release (their input rows are listed)
+        table, groups = table[~rel.withheld], groups[~rel.withheld]
+        withheld = tuple(int(i) for i in np.flatnonzero(rel.withheld))
     return Result(status=status, objective=float(rel.objective), bound=None if bound is None else sign * bound,
-                  gap=gap, cost=float(rel.cost), table=rel.table, groups=rel.groups, verified=True,
-                  source=rel.source, cost_by_column=rel.cost_by_column, class_sizes=rel.class_sizes, **common)
+                  gap=gap, cost=float(rel.cost), table=table, groups=groups, verified=True,
+                  source=rel.source, cost_by_column=rel.cost_by_column, class_sizes=rel.class_sizes,
+                  withheld=withheld, **common)
 
 
 def build_model(table: Table, request) -> AssignmentModel:

@@ -59,8 +59,23 @@ class ColumnLattice:
         return len(self.names)
 
 
+SCHEMES = ("local", "full-domain")
+
+
+def _check_scheme(scheme) -> None:
+    if scheme not in SCHEMES:
+        raise InputError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
+
+
 class Recoding:
-    """Base class of recodings."""
+    """Base class of recodings.
+
+    ``scheme``: ``"local"`` recodes each row on its own (the MILP);
+    ``"full-domain"`` recodes each column to one level for every row
+    (ARX's global recoding; :mod:`milp_anon.full_domain`).
+    """
+
+    scheme = "local"
 
     def lattices(self, table) -> list[ColumnLattice]:  # pragma: no cover - interface
         raise NotImplementedError
@@ -80,13 +95,19 @@ def _suppression_lattice(values) -> ColumnLattice:
 
 @dataclass(frozen=True)
 class Suppression(Recoding):
-    """Cell suppression: a value or ``*`` (Meyerson-Williams cost 1 per ``*``)."""
+    """Cell suppression: a value or ``*`` (Meyerson-Williams cost 1 per ``*``); with
+    ``scheme="full-domain"`` each column is kept or suppressed whole."""
+
+    scheme: str = "local"
+
+    def __post_init__(self):
+        _check_scheme(self.scheme)
 
     def lattices(self, table) -> list[ColumnLattice]:
         return [_suppression_lattice(v) for v in table.values]
 
     def describe(self) -> str:
-        return "suppression"
+        return "suppression" + (", full-domain" if self.scheme == "full-domain" else "")
 
 
 @dataclass(frozen=True)
@@ -104,12 +125,17 @@ class Generalization(Recoding):
         ``"suppression"``, ``"height"`` (default), ``"lm"``, or a dict
         ``{column: [w_0, ..., w_H]}`` of weights per level (``w_0 = 0``,
         non-decreasing); columns it does not name cost as ``"height"``.
+    scheme
+        ``"local"`` (default: each row its own level) or ``"full-domain"``
+        (one level per column for every row; ``formulations/full-domain.md``).
     """
 
     hierarchies: dict = field(default_factory=dict)
     cost: object = "height"
+    scheme: str = "local"
 
     def __post_init__(self):
+        _check_scheme(self.scheme)
         if not isinstance(self.hierarchies, dict):
             raise InputError("hierarchies must be a dict {column: hierarchy}")
         hs = {}
@@ -157,12 +183,14 @@ class Generalization(Recoding):
 
     def describe(self) -> str:
         cost = self.cost if isinstance(self.cost, str) else "weights"
-        return f"generalization ({cost}; hierarchies: {', '.join(self.hierarchies) or 'none'})"
+        scheme = ", full-domain" if self.scheme == "full-domain" else ""
+        return f"generalization ({cost}; hierarchies: {', '.join(self.hierarchies) or 'none'}{scheme})"
 
     def __repr__(self) -> str:  # one line, not every hierarchy row
         cols = ", ".join(f"{c}: {len(h.paths)} values, height {h.height}" for c, h in self.hierarchies.items())
         cost = self.cost if isinstance(self.cost, str) else "weights"
-        return f"Generalization({{{cols}}}, cost={cost!r})"
+        scheme = ", scheme='full-domain'" if self.scheme == "full-domain" else ""
+        return f"Generalization({{{cols}}}, cost={cost!r}{scheme})"
 
 
 def _hierarchy_lattice(h: Hierarchy, values, cost_fn, col) -> ColumnLattice:

@@ -68,6 +68,8 @@ def unavailable(request, solver: SolverOptions, candidates=None, n_rows: int | N
         return "it covers k-anonymity alone (no sensitive criterion)"
     if request.model.objective != "cost" or request.model.has_side_constraints:
         return "it covers the cost objective without budget or t_out options"
+    if request.model.withholds:
+        return "it does not cover record suppression"
     if not solver.in_bulk:
         return "it runs on HiGHS through highspy"
     if candidates is not None and not np.any(candidates.capacity >= n_rows):

@@ -53,21 +53,29 @@ class Release:
     source: str = SOLVER
     cost_by_column: dict | None = None
     class_sizes: tuple = ()
+    #: ``(n,)`` withheld records (record suppression; group ``-1``), or ``None``
+    withheld: np.ndarray | None = None
 
     @classmethod
     def verified(cls, table, request, released: pd.DataFrame, *, cost=None, groups=None,
                  source: str = SOLVER) -> "Release":
         """Verify ``released`` against ``request`` on ``table``; raises
-        :class:`~milp_anon.errors.VerificationError` on any violation."""
-        v = verify_release(table.frame, released, table.qi, request.criteria, sensitive=table.sensitive,
-                           claimed_cost=cost, recoding=request.recoding)
+        :class:`~milp_anon.errors.VerificationError` on any violation.
+
+        With record suppression, rows of group ``-1`` are the withheld records."""
         m = request.model
+        withheld = None
+        if m.withholds and groups is not None and np.any(np.asarray(groups) < 0):
+            withheld = np.asarray(groups) < 0
+        v = verify_release(table.frame, released, table.qi, request.criteria, sensitive=table.sensitive,
+                           claimed_cost=cost, recoding=request.recoding, withheld=withheld)
         objective = verify_options(table.frame, released, table.qi, v, budget=m.budget, t_out_min=m.t_out_min,
-                                   t_out_max=m.t_out_max, objective=m.objective)
+                                   t_out_max=m.t_out_max, objective=m.objective,
+                                   max_withheld=m.max_suppressed_records)
         if groups is None:
             groups = groups_of(released, table.qi)
         return cls(released, np.asarray(groups), v.cost if cost is None else cost, float(objective), source,
-                   v.cost_by_column, v.class_sizes)
+                   v.cost_by_column, v.class_sizes, withheld)
 
 
 @dataclass
@@ -92,3 +100,5 @@ class Outcome:
     reduction: ReductionLog | None = None
     warm_start_cost: float | None = None
     reason: str | None = None
+    #: the full-domain search: lattice nodes, nodes evaluated, the chosen level per column
+    full_domain: dict | None = None

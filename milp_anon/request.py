@@ -17,6 +17,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+import numpy as np
+
 from . import pipeline
 from . import progress as _progress
 from .criteria import Criterion, KAnonymity
@@ -75,6 +77,11 @@ class ModelOptions:
     max_memory_gb
         Refuse to build a model estimated above this size (``None``: 80 % of
         the memory available now); the reduction's rounds end there instead.
+    max_suppressed_records
+        Record suppression (``None``: off): at most this many records may be
+        withheld. A withheld record is left out of the release and exempt
+        from every criterion (ARX's definition); it costs what suppressing
+        every QI cell of it costs (``formulations/record-suppression.md``).
     """
 
     closure: bool = True
@@ -87,6 +94,7 @@ class ModelOptions:
     warm_start: str = "none"
     reduction: str = "auto"
     max_memory_gb: float | None = None
+    max_suppressed_records: int | None = None
 
     def __post_init__(self):
         for name, value, allowed in (("reduction", self.reduction, REDUCTIONS),
@@ -100,6 +108,13 @@ class ModelOptions:
             raise InputError(f"budget must be a number >= 0, got {self.budget!r}")
         if self.objective == "types" and self.budget is None:
             raise InputError("objective 'types' (maximize the number of output types) needs a budget")
+        r = self.max_suppressed_records
+        if r is not None and (isinstance(r, bool) or not isinstance(r, (int, np.integer)) or r < 0):
+            raise InputError(f"max_suppressed_records must be a whole number >= 0, got {r!r}")
+        if r is not None and (self.objective != "cost" or self.budget is not None or self.t_out is not None
+                              or self.t_out_min is not None or self.t_out_max is not None):
+            raise InputError("record suppression (max_suppressed_records) takes the cost objective without "
+                             "budget or t_out options")
         for name in ("t_out", "t_out_min", "t_out_max"):
             _whole(name, getattr(self, name))
         t = self.t_out
@@ -127,9 +142,16 @@ class ModelOptions:
         """A budget or a bound on the number of output groups."""
         return self.budget is not None or self.t_out_min is not None or self.t_out_max is not None
 
+    @property
+    def withholds(self) -> bool:
+        """Record suppression is on (:attr:`max_suppressed_records`)."""
+        return self.max_suppressed_records is not None
+
     def describe(self) -> tuple[str, ...]:
         """The options that change the problem, in words (for :attr:`Result.criteria`)."""
         out = []
+        if self.withholds:
+            out.append(f"at most {self.max_suppressed_records} withheld records")
         if self.budget is not None:
             out.append(f"budget {self.budget:g}")
         if self.t_out_min is not None and self.t_out_min == self.t_out_max:
@@ -198,6 +220,9 @@ class Request:
         object.__setattr__(self, "criteria", tuple(criteria))
         object.__setattr__(self, "recoding", as_recoding(recoding))
         object.__setattr__(self, "model", _merged(ModelOptions, model, model_options))
+        if self.recoding.scheme == "full-domain":
+            from .full_domain import check_request
+            check_request(self)
 
     # -- what the request implies ---------------------------------------------------
     @property
@@ -230,6 +255,8 @@ class Request:
 
     def infeasibility(self, table) -> str | None:
         """Why no release of ``table`` can meet the request (the whole-table pre-check), or ``None``."""
+        if self.model.withholds:
+            return None  # withholding records may make a table feasible whose whole fails a criterion
         for c in self.criteria:
             why = c.infeasibility(table)
             if why:

@@ -173,8 +173,15 @@ class Result:
     table
         The anonymized table (same columns and row order as the input;
         suppressed QI cells are ``*``), only when a verified solution exists.
+        With record suppression the withheld records are left out (the
+        index keeps the input's row labels).
     groups
-        ``(n,)`` the output group (0-based) of every row, with ``table``.
+        The output group (0-based) of every row of ``table``.
+    withheld
+        0-based input rows withheld (record suppression).
+    full_domain
+        The full-domain search (``lattice_nodes``, ``evaluated``, the chosen
+        ``levels`` per column): the proof of a full-domain optimum.
     size
         :class:`ModelSize`.
     timings
@@ -218,6 +225,8 @@ class Result:
     cost_by_column: dict | None = None
     class_sizes: tuple = ()
     provenance: dict = field(default_factory=dict)
+    withheld: tuple = ()
+    full_domain: dict | None = None
 
     def __post_init__(self):
         try:
@@ -260,6 +269,8 @@ class Result:
                    verified=self.verified, source=self.source, warm_start_cost=_clean(self.warm_start_cost))
         if self.reduction is not None:
             out["reduction"] = self.reduction.as_dict()
+        if self.full_domain is not None:
+            out["full_domain"] = dict(self.full_domain)
         if self.fallback:
             out["fallback"] = self.fallback
         if self.cost_by_column is not None:
@@ -267,6 +278,9 @@ class Result:
             out["cost_normalized"] = _clean(self.cost_normalized)
         if self.class_sizes:
             out["class_sizes"] = self.class_size_summary()
+        if self.withheld or any("withheld records" in c for c in self.criteria):
+            out["withheld_records"] = len(self.withheld)
+            out["withheld_rows"] = [i + 1 for i in self.withheld]  # data rows, 1-based
         if self.provenance:
             out["provenance"] = self.provenance
         return out
@@ -276,7 +290,7 @@ class Result:
         """The cost per QI cell, in [0, 1]: the share of suppressed cells, or ARX's normalized loss."""
         if self.cost is None or not self.cost_by_column or self.table is None or len(self.table) == 0:
             return None
-        return float(self.cost) / (len(self.table) * len(self.cost_by_column))
+        return float(self.cost) / ((len(self.table) + len(self.withheld)) * len(self.cost_by_column))
 
     def class_size_summary(self) -> dict:
         """Classes, smallest, median and largest size, and how many classes have each size up to 2k."""
@@ -328,6 +342,9 @@ class Result:
         lines.append(f"bound         {fmt(self.bound)}   gap {gap}")
         if self.groups is not None:
             lines.append(f"groups        {self.n_groups}" + (f"   (released: {self.fallback})" if self.fallback else ""))
+        if self.withheld:
+            shown = ", ".join(str(i + 1) for i in self.withheld[:10]) + (" ..." if len(self.withheld) > 10 else "")
+            lines.append(f"withheld      {len(self.withheld)} records (data rows {shown}), left out of the table")
         lines.append(f"rows          {fmt(s.n_rows)}   t_in {fmt(s.t_in)}")
         if c:
             lines.append(
@@ -346,6 +363,11 @@ class Result:
                 lines.append(f"fixing {i:<6} {below}: {fmt(rnd.pairs)} pairs, {fmt(rnd.candidates)} candidates -> "
                              f"{status}" + (f"; incumbent {rnd.objective:g}" if rnd.objective is not None else "")
                              + (f"; round bound {rnd.bound:g}" if rnd.bound is not None else ""))
+        if self.full_domain is not None:
+            fd = self.full_domain
+            lines.append("levels        " + "  ".join(f"{c} {v}" for c, v in fd.get("levels", {}).items())
+                         + f"   (full-domain: {fd['evaluated']} of {fd['lattice_nodes']} lattice nodes evaluated, "
+                           "the rest bounded by the optimum)")
         if s.n_variables is not None:
             lines.append(f"model         {s.n_variables} variables ({fmt(s.n_integer)} integer), "
                          f"{s.n_constraints} constraints, {fmt(s.n_nonzeros)} nonzeros"

@@ -34,6 +34,8 @@ class Verification:
     cost_by_column: dict = None
     #: the sizes of the equivalence classes
     class_sizes: tuple = ()
+    #: withheld records (record suppression)
+    n_withheld: int = 0
 
 
 def _fail(msg: str):
@@ -222,20 +224,51 @@ def emd_transport(p, q, d) -> float:
     return float(h.getInfo().objective_function_value)
 
 
+def withheld_rows(released, qi, recoding=None) -> np.ndarray:
+    """Rows whose every QI cell is at its root (``*``, or the root of the column's hierarchy): the
+    records ARX's record suppression withholds."""
+    hier = recoding.hierarchies if isinstance(recoding, Generalization) else {}
+    top = np.ones(len(released), dtype=bool)
+    for c in qi:
+        h = hier.get(c)
+        root = next(iter(h.paths.values()))[-1] if h is not None else SUPPRESSED
+        top &= released[c].astype(str).to_numpy() == str(root)
+    return top
+
+
 def verify_release(original, released, qi, criteria, sensitive=(), claimed_cost=None,
-                   recoding=None) -> Verification:
+                   recoding=None, withheld=None) -> Verification:
     """Verify a suppression release against every criterion object in ``criteria``.
 
     Each criterion is checked from its definition on the released classes;
     only the parameters (``k``, ``p``, ``ℓ``, ``c``, ``t``, the metric) are read
     from the criterion objects. A criterion without ``column`` applies to every
     column in ``sensitive``.
+
+    ``withheld`` (record suppression): a boolean mask of withheld records.
+    Each must be written with every QI cell at its root (so the recount
+    charges it every cell); they are exempt from every criterion (ARX's
+    definition), and t-closeness compares classes with the whole original
+    table's distribution.
     """
     if isinstance(recoding, Generalization):
         by_column = generalization_by_column(original, released, qi, recoding)
     else:
         by_column = suppression_by_column(original, released, qi)
     cost = sum(by_column.values())
+    all_values = {c: original[c].astype(str).to_numpy() for c in sensitive}
+    n_withheld = 0
+    if withheld is not None:
+        withheld = np.asarray(withheld, dtype=bool)
+        if withheld.shape != (len(released),):
+            _fail(f"a withheld mask of {withheld.shape[0]} rows for {len(released)} rows")
+        bad = withheld & ~withheld_rows(released, qi, recoding)
+        if bad.any():
+            _fail(f"data row {int(np.flatnonzero(bad)[0]) + 1} is withheld but not written at the root "
+                  "in every QI")
+        n_withheld = int(withheld.sum())
+        released = released[~withheld].reset_index(drop=True)
+        original = original[~withheld].reset_index(drop=True)
     if isinstance(recoding, Patterns):
         check_patterns(released, qi, recoding)
     sizes = group_sizes(released, qi)
@@ -274,17 +307,20 @@ def verify_release(original, released, qi, criteria, sensitive=(), claimed_cost=
                     if not Fraction(r[0]) < c_exact * sum(r[crit.l - 1:]):
                         _fail(f"a class is not recursive ({crit.c:g},{crit.l})-diverse on {col!r}: counts {r}")
             elif isinstance(crit, TCloseness):
-                _check_t_closeness(crit, values, classes, col)
+                _check_t_closeness(crit, values, classes, col, all_values.get(col))
             else:  # pragma: no cover
                 raise VerificationError(f"verification failed: no verifier for {crit.describe()}")
     return Verification(cost=cost, n_groups=int(sizes.size), min_group_size=int(sizes.min()) if sizes.size else 0,
-                        cost_by_column=by_column, class_sizes=tuple(int(x) for x in sizes))
+                        cost_by_column=by_column, class_sizes=tuple(int(x) for x in sizes), n_withheld=n_withheld)
 
 
-def _check_t_closeness(crit, values, classes, col):
-    n = len(values)
-    dom = _t_domain(crit, values)
-    whole = Counter(values)
+def _check_t_closeness(crit, values, classes, col, table_values=None):
+    """Each class's distribution within ``t`` of the table's (``table_values``: the whole original column,
+    withheld records included; default ``values``)."""
+    table_values = values if table_values is None else table_values
+    n = len(table_values)
+    dom = _t_domain(crit, table_values)
+    whole = Counter(table_values)
     P = [Fraction(whole.get(v, 0), n) for v in dom]
     t_exact = exact(crit.t)
     d = None
@@ -332,13 +368,16 @@ def _t_metric(crit, dom, col):
 
 
 def verify_options(original, released, qi, verification: Verification, *, budget=None, t_out_min=None,
-                   t_out_max=None, objective="cost") -> float:
+                   t_out_max=None, objective="cost", max_withheld=None) -> float:
     """Check a budget and output homogeneity on the released table; return the objective value.
 
     Objectives: ``cost`` (the recounted cell cost), ``rows`` (rows with at
     least one recoded QI cell), ``types`` (number of equivalence classes).
     """
     qi = list(qi)
+    if verification.n_withheld and (max_withheld is None or verification.n_withheld > max_withheld):
+        raise OptionViolation(f"verification failed: {verification.n_withheld} records withheld, more than "
+                              f"{max_withheld or 0}")
     if budget is not None and verification.cost > budget + 1e-9:
         raise OptionViolation(f"verification failed: cost {verification.cost} exceeds the budget {budget}")
     n_types = verification.n_groups

@@ -3,6 +3,7 @@
 One family per module:
 
 * :mod:`.brute_force` — every set partition (every problem and criterion);
+* :mod:`.full_domain` — full-domain generalization: every level vector and withheld set;
 * :mod:`.divide_and_conquer` — Blocki-Williams Thm. 3, ``O(4^n poly n)``;
 * :mod:`.kernel` — Blocki-Williams Lemma 2 / Algorithm 1, then any exact solver;
 * :mod:`.row_assignment` — Bredereck et al. Algorithm 1 (FPT in ``t_in``) with
@@ -16,12 +17,13 @@ One family per module:
 from .brute_force import (brute_force, brute_force_k_anonymity, brute_force_options, emd_flow, set_partitions,
                           suppression_cost)
 from .divide_and_conquer import divide_and_conquer
+from .full_domain import brute_force_full_domain
 from .kernel import kernel_then, kernelize
 from .row_assignment import fpt_patterns, fpt_t_in, p_row_assignment_flow, row_assignment_flow
 from .simplex_matching import simplex_hypergraph, simplex_matching, two_anonymity, two_diversity
 from .split_recursion import split_recursion, t_closeness_exact
 
-__all__ = ["brute_force", "brute_force_k_anonymity", "brute_force_options", "divide_and_conquer", "emd_flow",
+__all__ = ["brute_force", "brute_force_full_domain", "brute_force_k_anonymity", "brute_force_options", "divide_and_conquer", "emd_flow",
            "fpt_patterns", "fpt_t_in", "kernel_then", "kernelize", "p_row_assignment_flow", "row_assignment_flow",
            "set_partitions", "simplex_hypergraph", "simplex_matching", "split_recursion", "suppression_cost",
            "t_closeness_exact", "two_anonymity", "two_diversity"]

@@ -200,7 +200,18 @@ def _node_costs(recoding, columns):
     return out
 
 
-def brute_force(table, criteria, sensitive: dict | None = None, recoding=None, columns=None):
+def _record_cost(recoding, columns):
+    """A withheld record's cost: per column the root's cost (1 for a column without a hierarchy)."""
+    hier = recoding.hierarchies if isinstance(recoding, Generalization) else {}
+    total = Fraction(0)
+    for name, costs in zip(columns, _node_costs(recoding, columns)):
+        h = hier.get(name)
+        total += 1 if h is None else costs[(h.height, next(iter(h.paths.values()))[-1])]
+    return total
+
+
+def brute_force(table, criteria, sensitive: dict | None = None, recoding=None, columns=None,
+                max_withheld: int | None = None):
     """Optimal anonymization by suppression under ``criteria``, by exhaustive search.
 
     Parameters
@@ -217,11 +228,17 @@ def brute_force(table, criteria, sensitive: dict | None = None, recoding=None, c
         common ancestor of its values.
     columns
         QI column names (to look up hierarchies); default ``q0, q1, ...``.
+    max_withheld
+        Record suppression: up to this many rows may be withheld, each exempt
+        from the criteria at the cost of every QI cell at its root; every
+        subset of at most that many rows is tried.
 
     Returns
     -------
     (cost, blocks)
-        The optimum and an optimal partition, or ``(None, None)`` if none exists.
+        The optimum and an optimal partition, or ``(None, None)`` if none
+        exists. With ``max_withheld`` the withheld rows are the last block,
+        marked by a leading ``"withheld"``.
     """
     arr = np.asarray(table, dtype=object)
     if arr.ndim != 2:
@@ -234,6 +251,24 @@ def brute_force(table, criteria, sensitive: dict | None = None, recoding=None, c
         return 0, ()
     columns = list(columns) if columns is not None else [f"q{c}" for c in range(arr.shape[1])]
     block_cost = _block_cost_fn(arr, columns, recoding)
+    if max_withheld is not None:  # t-closeness still compares with the whole table's distribution
+        record = _record_cost(recoding, columns)
+        plain = _partition_search(n, k, ok, block_cost)
+        top = (None, None)
+        for size in range(min(max_withheld, n) + 1):
+            for out in combinations(range(n), size):
+                sub_cost, sub_blocks = plain(frozenset(range(n)) - frozenset(out))
+                if sub_cost is None:
+                    continue
+                total = sub_cost + size * record
+                if top[0] is None or total < top[0]:
+                    top = (total, sub_blocks + ((("withheld",) + out),) if out else sub_blocks)
+        return top
+    return _partition_search(n, k, ok, block_cost)(frozenset(range(n)))
+
+
+def _partition_search(n, k, ok, block_cost):
+    """``best(rows)``: the cheapest partition of ``rows`` into blocks meeting ``ok`` (memoized)."""
 
     @lru_cache(maxsize=None)
     def good(block):
@@ -262,7 +297,7 @@ def brute_force(table, criteria, sensitive: dict | None = None, recoding=None, c
                     top = (total, (block,) + sub_blocks)
         return top
 
-    return best(frozenset(range(n)))
+    return best
 
 
 def brute_force_k_anonymity(table, k: int):

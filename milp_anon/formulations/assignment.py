@@ -8,6 +8,12 @@ compatible (unit, candidate) pair (rows of unit ``u`` released as ``j``)::
           g_uj <= n_u · y_j         ∀ u, j   (only into used candidates)
           + the rows of each criterion (:mod:`.rows`) and option (:mod:`.options`)
 
+With record suppression (``max_suppressed_records = N``) a column ``r_u``
+per unit counts its withheld records: ``Σ_j g_uj + r_u = n_u``,
+``Σ_u r_u <= N``, cost ``W`` (every QI cell at its root) per record
+(``formulations/record-suppression.md``). An assignment vector is then
+``[g, r]``: the pairs, then one withheld pseudo-pair per unit.
+
 For fixed ``y`` the rest is ROW ASSIGNMENT, a min-cost flow with integral
 data (Bredereck et al. 2013, Lemma 1), so ``g`` is continuous and an optimal
 vertex is integral. The solver's ``g`` is rounded and checked against every
@@ -55,6 +61,10 @@ class AssignmentModel:
     y: np.ndarray
     g: np.ndarray
     size_columns: np.ndarray | None = None
+    #: the withheld-record columns ``r_u`` (record suppression), else ``None``
+    withheld: np.ndarray | None = None
+    #: the record-suppression limit ``N``, else ``None``
+    max_withheld: int | None = None
     #: per sensitive column: (cell_cand, cell_value, cell_columns, pair_cell)
     count_cells: dict = field(default_factory=dict)
 
@@ -102,13 +112,23 @@ class AssignmentModel:
         return self.count_cells[column][:3]
 
     # -- solutions -------------------------------------------------------------------
+    def split(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """An assignment vector as (rows per pair, withheld rows per unit); zeros without record suppression."""
+        P = self.pair_cand.shape[0]
+        g = np.asarray(g)
+        w = g[P:] if g.shape[0] > P else np.zeros(self.units.n_units, dtype=g.dtype)
+        return g[:P], w
+
     def start(self, g: np.ndarray):
         """A start ``(indices, values)`` releasing ``g[p]`` rows of pair ``p``: the ``y``, ``g``,
         group-size and count columns (HiGHS completes the criteria's auxiliary columns)."""
         C = self.cands.n_candidates
-        g = np.asarray(g, dtype=float)
+        g, w = self.split(np.asarray(g, dtype=float))
         per_cand = np.bincount(self.pair_cand, weights=g, minlength=C)
         idx, val = [self.y, self.g], [(per_cand > 0).astype(float), g]
+        if self.withheld is not None:
+            idx.append(self.withheld)
+            val.append(w)
         if self.size_columns is not None:
             idx.append(self.size_columns)
             val.append(per_cand)
@@ -120,6 +140,7 @@ class AssignmentModel:
     def group_counts(self, g: np.ndarray) -> GroupCounts:
         """Size and sensitive counts of every used candidate's group under the assignment ``g``."""
         C, table = self.cands.n_candidates, self.table
+        g, _ = self.split(g)
         size = np.bincount(self.pair_cand, weights=g, minlength=C)
         used = np.flatnonzero(size > 0)
         counts = []
@@ -135,29 +156,47 @@ class AssignmentModel:
         ``criteria``, or ``None``."""
         if np.any(g < 0):
             return "negative assignment"
-        per_unit = np.bincount(self.pair_unit, weights=g, minlength=self.units.n_units)
+        gp, w = self.split(g)
+        per_unit = np.bincount(self.pair_unit, weights=gp, minlength=self.units.n_units) + w
         if not np.array_equal(per_unit.astype(np.int64), self.units.counts):
             return "rows of some unit not released exactly once"
-        if np.any((g > 0) & ~used[self.pair_cand]):
+        if self.withheld is None and w.any():
+            return "rows withheld without record suppression"
+        if self.withheld is not None and w.sum() > self.max_withheld:
+            return f"{int(w.sum())} records withheld, more than {self.max_withheld}"
+        if np.any((gp > 0) & ~used[self.pair_cand]):
             return "rows released into an unused candidate"
-        return first_violation(criteria, self.group_counts(g))
+        return first_violation(criteria, self.group_counts(gp))
 
     def release(self, g: np.ndarray) -> tuple[pd.DataFrame, np.ndarray, float]:
-        """The released table, per-row groups and cost of an integral assignment."""
+        """The released table, per-row groups and cost of an integral assignment.
+
+        A withheld record (record suppression) is written with every QI cell
+        at its root and has group ``-1``; it costs :attr:`Instance.record_cost`.
+        """
         table, c = self.table, self.cands
-        order = np.lexsort((self.pair_cand, self.pair_unit))
-        cand_of_sorted_row = np.repeat(self.pair_cand[order], g[order])
+        gp, w = self.split(g)
+        U = self.units.n_units
+        unit = np.concatenate([self.pair_unit, np.arange(U)])
+        cand = np.concatenate([self.pair_cand, np.full(U, -1)])  # -1: withheld, after the unit's released rows
+        count = np.concatenate([gp, w]).astype(np.int64)
+        order = np.lexsort((cand == -1, unit))
+        cand_of_sorted_row = np.repeat(cand[order], count[order])
         rows_by_unit = np.argsort(self.units.row_unit, kind="stable")
         cand_of_row = np.empty(table.n, dtype=np.int64)
         cand_of_row[rows_by_unit] = cand_of_sorted_row
+        kept = cand_of_row >= 0
         out = table.frame.copy()
         for col_idx, (col, lat) in enumerate(zip(table.qi, self.instance.lattices)):
             names = np.array(lat.names, dtype=object)
-            out[col] = names[c.nodes[cand_of_row, col_idx]]
-        _, groups = np.unique(cand_of_row, return_inverse=True)
-        cost = c.cost[cand_of_row].sum()
-        cost = int(cost) if np.issubdtype(c.cost.dtype, np.integer) else float(cost)
-        return out, groups.ravel(), cost
+            node = c.nodes[np.where(kept, cand_of_row, 0), col_idx] if c.n_candidates else 0
+            out[col] = names[np.where(kept, node, lat.anc[0, lat.height])]
+        groups = np.full(table.n, -1, dtype=np.int64)
+        _, groups[kept] = np.unique(cand_of_row[kept], return_inverse=True)
+        cost = c.cost[cand_of_row[kept]].sum() + (~kept).sum() * self.instance.record_cost
+        cost = int(cost) if np.issubdtype(np.asarray(cost).dtype, np.integer) else float(cost)
+        return out, groups, cost
+
 
 
 def integer_assignment(request) -> bool:
@@ -175,13 +214,24 @@ def build(instance: Instance, request) -> AssignmentModel:
     n_u = units.counts.astype(float)
     g = lm.add_vars("g", P, lower=0, upper=n_u[pair_unit], cost=cands.cost[pair_cand],
                     integer=integer_assignment(request))
-    lm.add_rows("assign", units.n_units, rows=pair_unit, cols=g, vals=1.0, lower=n_u, upper=n_u)
+    U, N = units.n_units, request.model.max_suppressed_records
+    if N is None:
+        lm.add_rows("assign", U, rows=pair_unit, cols=g, vals=1.0, lower=n_u, upper=n_u)
+        r = None
+    else:  # record suppression: r_u withheld records of unit u at the cost of every QI cell at its root
+        r = lm.add_vars("withheld", U, lower=0, upper=n_u, cost=float(instance.record_cost),
+                        integer=integer_assignment(request))
+        lm.add_rows("assign", U, rows=np.concatenate([pair_unit, np.arange(U)]), cols=np.concatenate([g, r]),
+                    vals=1.0, lower=n_u, upper=n_u)
+        lm.add_rows("records", 1, rows=np.zeros(U, np.int64), cols=r, vals=1.0, upper=float(N))
     pr = np.arange(P)
     lm.add_rows("link", P, rows=np.concatenate([pr, pr]), cols=np.concatenate([g, y[pair_cand]]),
                 vals=np.concatenate([np.ones(P), -n_u[pair_unit]]), upper=0.0)
-    am = AssignmentModel(lm=lm, instance=instance, pair_unit=pair_unit, pair_cand=pair_cand, y=y, g=g)
+    am = AssignmentModel(lm=lm, instance=instance, pair_unit=pair_unit, pair_cand=pair_cand, y=y, g=g,
+                         withheld=r, max_withheld=N)
     for crit in request.criteria:
-        rows_of(crit).add(crit, am)
+        if cands.n_candidates:  # none (record suppression of every row): no group to constrain
+            rows_of(crit).add(crit, am)
     add_option_rows(am, request.model)
     return am
 
@@ -194,7 +244,7 @@ def read_assignment(am: AssignmentModel, x: np.ndarray, criteria, options: Solve
     ``g`` integer. Raises :class:`VerificationError` if that fails too.
     """
     used = x[am.y] > 0.5
-    graw = x[am.g]
+    graw = x[am.g] if am.withheld is None else np.concatenate([x[am.g], x[am.withheld]])
     g = np.rint(graw)
     why = None if np.all(np.abs(graw - g) <= 1e-6) else "fractional assignment"
     why = why or am.check(used, g, criteria)
@@ -205,12 +255,14 @@ def read_assignment(am: AssignmentModel, x: np.ndarray, criteria, options: Solve
     lo, up, integer = a["lower"].copy(), a["upper"].copy(), a["integer"].copy()
     lo[am.y] = up[am.y] = used.astype(float)
     integer[am.g] = True
+    if am.withheld is not None:
+        integer[am.withheld] = True
     fixed = dataclasses.replace(am.lm, col_lower=[lo], col_upper=[up], col_integer=[integer],
                                 var_blocks=dict(am.lm.var_blocks))
     out = solve_model(fixed, SolverOptions(time_limit=options.time_limit, threads=options.threads))
     if out.x is None:
         raise VerificationError(f"solver returned an invalid assignment ({why}) that could not be repaired")
-    g2 = np.rint(out.x[am.g])
+    g2 = np.rint(out.x[am.g] if am.withheld is None else np.concatenate([out.x[am.g], out.x[am.withheld]]))
     why2 = am.check(used, g2, criteria)
     if why2:
         raise VerificationError(f"repaired assignment still invalid: {why2}")
