@@ -9,7 +9,7 @@ Exit codes (a contract users' scripts rely on):
 * 4 — stopped by a limit (time, or a user gap > 0): output written only if a
   verified feasible solution exists;
 * 5 — ``gap``: the anonymized table is not a valid release (first violation on stderr);
-* 6 — ``bench``: exact methods disagree (printed loudly, recorded in the report);
+* 6 — ``bench``: exact methods disagree (printed loudly, recorded in the report); ``certify``: a check failed;
 * 130 — aborted by a second Ctrl-C (the first one stops the solve: exit 4 with
   the best verified table);
 * 143, 129 — ended by SIGTERM, SIGHUP (:mod:`milp_anon.cleanup`).
@@ -39,6 +39,7 @@ from .errors import InfeasibleRequest, InputError, MilpAnonError, SolverError, V
 from .files import Outputs, read_text, write_stdout
 from .interrupt import stop_on_sigint
 from ._version import __version__
+from .certify import certify
 from .gap import score_release
 from .hierarchy import Hierarchy
 from .pipeline import model_format, write_model_file
@@ -267,7 +268,8 @@ def build_parser() -> argparse.ArgumentParser:
         "every released table passes an independent verifier."),
         epilog="'-' as INPUT.csv reads standard input; --out - / --report - write to standard output "
                "(the summary then goes to standard error). Exit codes: 0 optimal, 2 bad input, 3 infeasible, "
-               "4 stopped by a limit, 5 invalid table (gap), 6 disagreement (bench), 1 internal error.")
+               "4 stopped by a limit, 5 invalid table (gap), 6 disagreement (bench) or a failed certificate, "
+               "1 internal error.")
     parser.add_argument("--version", action="version", version=f"milp-anon {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -342,6 +344,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep the runs already in DIR/results.csv (each run is appended as it ends) and run the rest")
     b.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run on this Dask cluster (tcp://HOST:PORT; default: a local Dask cluster of --workers)")
+
+    c = sub.add_parser("certify", help="re-check a reduction's Lagrangian bound and fixing from the table alone "
+                                       "(no solver)")
+    c.add_argument("original", metavar="ORIGINAL.csv", help="the input table of the solve")
+    c.add_argument("report_in", metavar="REPORT.json", help="the solve's report (with reduction multipliers)")
+    _add_table_args(c, sep_help="delimiter of ORIGINAL.csv (default ',')")
+    _add_recoding_args(c)
+    _add_output_args(c)
 
     e = sub.add_parser("export", help="write a suite's models as MPS with JSON sidecars")
     e.add_argument("suite", metavar="SUITE.toml", help="the suite file")
@@ -572,6 +582,25 @@ def cmd_bench(args) -> int:
     return EXIT_OK
 
 
+def cmd_certify(args) -> int:
+    if args.sensitive:
+        raise InputError("certify covers the reduction of k-anonymity alone (no --sensitive)")
+    try:
+        report = json.loads(read_text(args.report_in, "report"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{args.report_in}: not a JSON report ({exc.msg})") from None
+    table = Table.from_csv(args.original, _split(args.qi), None, sep=_sep(args.sep))
+    request = Request([KAnonymity(args.k or 1)], recoding=_recoding(args))
+    cert = certify(table, request, report)
+    _say(*cert.lines())
+    if cert.ok:
+        _say(f"certified: L(π) and the fixing of every round recomputed from the table; with the HiGHS bounds "
+             f"above, the optimum is at least {cert.lower_bound:,.6g}")
+        return EXIT_OK
+    print("milp-anon: the certificate does not check (see the FAIL lines)", file=sys.stderr)
+    return EXIT_DISAGREE
+
+
 def cmd_export(args) -> int:
     suite = load_suite(args.suite)
     limit = suite.time_limit if args.time_limit is None else args.time_limit
@@ -588,7 +617,7 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
         _Messages.quiet = bool(getattr(args, "quiet", False))
         handler = {"solve": cmd_solve, "inspect": cmd_inspect, "demo": cmd_demo, "gap": cmd_gap, "bench": cmd_bench,
-                   "export": cmd_export}[args.command]
+                   "export": cmd_export, "certify": cmd_certify}[args.command]
         if args.command in ("solve", "demo", "gap"):  # Ctrl-C: the best verified table so far, exit 4
             with stop_on_sigint():
                 return handler(args)

@@ -97,7 +97,8 @@ def k_anonymity_bounds(instance: Instance, request, grid: ObjectiveGrid, solver:
                            time_limit=time_limit, highs_options=highs_option_values(solver, master_lp=True))
     log = ReductionLog(lp_bound=cg.bound, lp_value=cg.lp_value, lp_converged=cg.converged,
                        cg_iterations=cg.iterations, master_candidates=cg.master_candidates,
-                       master_pairs=cg.master_pairs, full_candidates=cands.n_candidates, full_pairs=cands.n_pairs)
+                       master_pairs=cg.master_pairs, full_candidates=cands.n_candidates, full_pairs=cands.n_pairs,
+                       multipliers=np.asarray(cg.pi, dtype=float).tolist())
     return PairBounds(cg.bound, grid.ceil_array(cg.prices.pair_bounds(cands.pair_cand)), log, cg.seconds)
 
 
@@ -200,7 +201,7 @@ class LagrangianReduction:
         keep = self.thresholds < G
         if keep.all():  # nothing is fixed: the whole model, whose optimum settles it
             G = self.ub
-        rnd = Round(G=G if math.isfinite(G) else None, pairs=int(keep.sum()))
+        rnd = Round(G=G if math.isfinite(G) else None, pairs=int(keep.sum()), below_G=int(keep.sum()))
         self.log.rounds.append(rnd)
         inst = self.instance
         sub = inst.candidates.restrict_pairs(keep, inst.types.counts, self.request.min_group_size(), "lagrangian")

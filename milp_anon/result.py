@@ -128,6 +128,8 @@ class Round:
     objective: float | None = None
     bound: float | None = None
     seconds: float | None = None
+    #: pairs whose bound is below ``G`` (``pairs`` is what is left after the restricted model's support pruning)
+    below_G: int | None = None
 
 
 @dataclass
@@ -145,10 +147,15 @@ class ReductionLog:
     type_bound: float | None = None
     lower_bound: float | None = None
     rounds: list = field(default_factory=list)
+    #: the multipliers ``π`` of the row types (in :class:`~milp_anon.rowtypes.RowTypes` order) whose
+    #: ``L(π)`` and pair bounds the rounds used: what ``milp-anon certify`` recomputes
+    multipliers: list | None = field(default=None, repr=False)
 
     def as_dict(self) -> dict:
-        out = {k: _clean(v) for k, v in dataclasses.asdict(self).items() if k != "rounds"}
+        out = {k: _clean(v) for k, v in dataclasses.asdict(self).items() if k not in ("rounds", "multipliers")}
         out["rounds"] = [{k: _clean(v) for k, v in dataclasses.asdict(r).items()} for r in self.rounds]
+        if self.multipliers is not None:
+            out["multipliers"] = [float(x) for x in self.multipliers]  # repr floats: exact through JSON
         return out
 
 

@@ -241,6 +241,13 @@ BAD = [
     ("solve-scheme-patterns", [*SOLVE, "--scheme", "full-domain", "--patterns", "p.txt"], None, 2,
      "does not combine with --scheme"),
     ("solve-full-domain-mps", [*SOLVE, "--scheme", "full-domain", "--mps", "m.mps"], None, 2, "no MILP model"),
+    ("certify-report-missing", ["certify", "t.csv", "nope.json", "--qi", "sex", "--k", "2"], None, 2, "not found"),
+    ("certify-report-not-json", ["certify", "t.csv", "p.txt", "--qi", "sex", "--k", "2"], None, 2,
+     "not a JSON report"),
+    ("certify-no-multipliers", ["certify", "t.csv", "r.json", "--qi", "sex", "--k", "2"],
+     _bytes("r.json", b'{"status": "optimal"}'), 2, "no reduction multipliers"),
+    ("certify-sensitive", ["certify", "t.csv", "p.txt", "--qi", "sex", "--k", "2", "--sensitive", "occ"], None, 2,
+     "k-anonymity alone"),
     # -- inspect, demo, bench, export ------------------------------------------------------------
     ("inspect-time-limit-negative", ["inspect", "t.csv", "--qi", "sex", "--k", "2", "--lp", "--time-limit", "-1"],
      None, 2, "--time-limit: expected"),

@@ -1,0 +1,87 @@
+"""`milp-anon certify`: the reduction's Lagrangian bound and fixing recomputed from the table alone."""
+
+import json
+
+import pytest
+from hypothesis import given, settings
+
+import milp_anon as ma
+from milp_anon.certify import certify
+from milp_anon.cli import main
+
+from helpers import small_tables
+
+QI = "sex,age,race,marital-status"
+
+
+@pytest.fixture(scope="module")
+def solved(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("certify")
+    orig = tmp / "adult.csv"
+    ma.datasets.load_adult().iloc[:5000].to_csv(orig, sep=";", index=False)
+    report = tmp / "r.json"
+    assert main(["solve", str(orig), "--sep", ";", "--qi", QI, "--k", "5", "--reduce", "lagrangian",
+                 "--out", str(tmp / "o.csv"), "--report", str(report), "--quiet"]) == 0
+    return tmp, orig, report
+
+
+def _certify(orig, report, capsys, *extra):
+    code = main(["certify", str(orig), str(report), "--sep", ";", "--qi", QI, "--k", "5", *extra])
+    return code, capsys.readouterr()
+
+
+def test_a_reduction_proof_certifies(solved, capsys):
+    tmp, orig, report = solved
+    rep = json.loads(report.read_text())
+    assert rep["status"] == "optimal" and len(rep["reduction"]["multipliers"]) == rep["t_in"]
+    code, out = _certify(orig, report, capsys)
+    assert code == 0, out.out
+    assert "FAIL" not in out.out and f"optimum is at least {rep['objective']:,.6g}" in out.out
+    assert "HiGHS round 1" in out.out  # what the proof still rests on is said
+
+
+@pytest.mark.parametrize("tamper, what", [
+    (lambda r: r["reduction"].update(lp_bound=r["reduction"]["lp_bound"] + 5), "L(π)"),
+    (lambda r: r["reduction"].update(multipliers=[0.0] * len(r["reduction"]["multipliers"])), "L(π)"),
+    (lambda r: r["reduction"]["rounds"][0].update(below_G=r["reduction"]["rounds"][0]["below_G"] - 1), "round 1"),
+    (lambda r: r["reduction"].update(type_bound=r["reduction"]["type_bound"] + 1), "type bound"),
+    (lambda r: r.update(objective=r["objective"] - 1), "reach the verified objective"),
+])
+def test_a_tampered_report_does_not_certify(solved, capsys, tamper, what):
+    tmp, orig, report = solved
+    rep = json.loads(report.read_text())
+    tamper(rep)
+    bad = tmp / "bad.json"
+    bad.write_text(json.dumps(rep))
+    code, out = _certify(orig, bad, capsys)
+    assert code == 6
+    assert any(line.startswith("FAIL") and what in line for line in out.out.splitlines()), out.out
+
+
+def test_another_input_or_problem_is_refused(solved, capsys, tmp_path):
+    tmp, orig, report = solved
+    other = tmp_path / "other.csv"
+    ma.datasets.load_adult().iloc[:4000].to_csv(other, sep=";", index=False)
+    code, out = _certify(other, report, capsys)
+    assert code == 2 and "another input file" in out.err
+    code, out = main(["certify", str(orig), str(report), "--sep", ";", "--qi", QI, "--k", "4"]), capsys.readouterr()
+    assert code == 2 and "another problem" in out.err
+    whole = tmp_path / "whole.json"
+    assert main(["solve", str(orig), "--sep", ";", "--qi", "sex,age", "--k", "5", "--reduce", "none",
+                 "--out", str(tmp_path / "o.csv"), "--report", str(whole), "--quiet"]) == 0
+    capsys.readouterr()
+    code = main(["certify", str(orig), str(whole), "--sep", ";", "--qi", "sex,age", "--k", "5"])
+    assert code == 2 and "no reduction multipliers" in capsys.readouterr().err
+
+
+@settings(max_examples=30, deadline=None)
+@given(small_tables(n=(4, 12), m=(1, 4), k=(2, 4)))
+def test_every_reduction_proof_certifies(case):
+    frame, qi, k = case
+    table = ma.Table.from_frame(frame, qi)
+    r = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
+    if r.status != "optimal":
+        return
+    cert = certify(table, ma.Request(ma.KAnonymity(k)), json.loads(r.to_json()))
+    assert cert.ok, cert.lines()
+    assert cert.lower_bound == pytest.approx(r.objective)
