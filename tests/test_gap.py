@@ -93,15 +93,18 @@ def files(tmp_path):
     ORIGINAL.to_csv(orig, index=False)
     rel = tmp_path / "anjana.csv"
     _release([0, 1, 2, 3]).to_csv(rel, index=False)
-    return tmp_path, orig, rel
+    report = tmp_path / "opt.json"  # the optimum that may withhold 2 records, solved once
+    assert main(["solve", str(orig), *ARGS, "--max-suppressed-records", "2", "--report", str(report),
+                 "--out", str(tmp_path / "o.csv"), "--quiet"]) == 0
+    return tmp_path, orig, rel, report
+
+
+ARGS = ["--qi", "a,b", "--sensitive", "s", "--k", "2"]
 
 
 def test_cli_reuses_an_optimum_and_refuses_another_problem(files, capsys):
-    tmp, orig, rel = files
-    report = tmp / "opt.json"
-    args = ["--qi", "a,b", "--sensitive", "s", "--k", "2"]
-    assert main(["solve", str(orig), *args, "--max-suppressed-records", "2", "--report", str(report),
-                 "--out", str(tmp / "o.csv"), "--quiet"]) == 0
+    tmp, orig, rel, report = files
+    args = ARGS
     capsys.readouterr()
     assert main(["gap", str(orig), str(rel), *args, "--record-suppression", "--optimum-from", str(report)]) == 0
     out = capsys.readouterr().out
@@ -118,11 +121,8 @@ def test_cli_reuses_an_optimum_and_refuses_another_problem(files, capsys):
 
 
 def test_an_unproven_optimum_is_called_best_known_with_its_bound(files, capsys):
-    tmp, orig, rel = files
-    report = tmp / "opt.json"
-    args = ["--qi", "a,b", "--sensitive", "s", "--k", "2"]
-    assert main(["solve", str(orig), *args, "--max-suppressed-records", "2", "--report", str(report),
-                 "--out", str(tmp / "o.csv"), "--quiet"]) == 0
+    tmp, orig, rel, report = files
+    args = ARGS
     rep = json.loads(report.read_text())
     rep.update(status="time_limit", objective=4.0, bound=10 / 3, gap=1 / 6)  # as a solve stopped by its limit
     report.write_text(json.dumps(rep))
@@ -140,7 +140,8 @@ def test_an_unproven_optimum_is_called_best_known_with_its_bound(files, capsys):
 
 
 def test_cli_record_suppression_needs_the_flag(files, capsys):
-    tmp, orig, rel = files
+    tmp, orig, rel, _ = files
+    capsys.readouterr()
     assert main(["gap", str(orig), str(rel), "--qi", "a,b", "--k", "2"]) == 5
     assert "--record-suppression" in capsys.readouterr().err
     assert main(["gap", str(orig), str(rel), "--qi", "a,b", "--k", "2", "--max-suppressed-records", "3"]) == 2
