@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import fnmatch
 import hashlib
 import json
 import os
@@ -54,6 +55,18 @@ def test_every_criterion_and_recoding_is_in_the_committed_tier():
     for what in ("anonymity", "sensitivity", "frequency", "distinct", "recursive", "(equal)", "(ordered)",
                  "(hierarchical)", "generalization (lm", "generalization (height", "patterns", "suppression"):
         assert what in kinds, what
+
+
+def test_the_large_tier_reaches_8_qis_and_is_out_of_the_repository():
+    large = [r for r in _index() if not _in_repo(r)]
+    assert {"adult-8qi-k2", "adult-8qi-k5", "adult-8qi-k10"} <= {r["name"] for r in large}
+    with open(os.path.join(LIB, ".gitignore"), encoding="utf-8") as fh:
+        ignored = [ln.strip() for ln in fh if ln.strip() and not ln.startswith("#")]
+    for r in large:
+        assert any(fnmatch.fnmatch(r["file"], pat) for pat in ignored), r["file"]
+    for r in _index():
+        if _in_repo(r):
+            assert not any(fnmatch.fnmatch(r["file"], pat) for pat in ignored), r["file"]
 
 
 @pytest.mark.parametrize("row", [r for r in _index() if r["status"] == "optimal" and _in_repo(r)],
