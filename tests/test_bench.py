@@ -317,3 +317,19 @@ def test_a_sweep_runs_on_an_existing_dask_scheduler(tmp_path):
     assert len(rows) == 12 and not res["disagreements"]
     assert all(r["peak_mb"] > 0 for r in rows if r["status"] != "skipped")
     assert len((tmp_path / "out" / "results.csv").read_text().splitlines()) == 13
+
+
+def test_an_instance_with_record_suppression_runs_the_milp_only():
+    from milp_anon.bench.methods import run_method
+    from milp_anon.bench.suite import build_problem
+
+    spec = {"kind": "synthetic", "n": 7, "m": 2, "alphabet": 3, "seed": 1, "k": 3, "max_suppressed_records": 2,
+            "name": "syn-w2"}
+    problem = build_problem(spec)
+    assert problem.model_options == {"max_suppressed_records": 2}
+    skipped = run_method({"name": "brute_force"}, problem, 10)
+    assert skipped == {"status": "skipped", "note": "record suppression: the MILP only"}
+    out = run_method({"name": "milp"}, problem, 10)
+    frame = problem.table.frame
+    expected, _ = brute_force(frame[list(problem.table.qi)].to_numpy(), problem.criteria, max_withheld=2)
+    assert out["status"] == "optimal" and out["cost"] == expected

@@ -47,9 +47,9 @@ def export_suite(suite: Suite, out_dir: str, *, solve_limit: float | None = 60.0
     written = []
     for spec in suite.instances:
         problem = build_problem(spec)
-        request = Request(problem.criteria, recoding=problem.recoding)
+        request = Request(problem.criteria, recoding=problem.recoding, **problem.model_options)
         side = {"instance": problem.name, "spec": {k: v for k, v in spec.items() if k != "name"},
-                "problem": {"criteria": [c.describe() for c in problem.criteria],
+                "problem": {"criteria": list(request.describe()),
                             "recoding": problem.recoding.describe(),
                             "objective": "minimize cost (suppressed cells / generalization cost)"},
                 "table": problem.info, "optimum": problem.known_optimum,

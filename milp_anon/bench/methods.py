@@ -123,7 +123,8 @@ def _exact_result(cost_blocks):
 def _run_milp(problem, entry, time_limit):
     # the entry's model and solver options (its time limit is the run's)
     model_kw, solver_kw = split_options({k: v for k, v in entry.items() if k in _OPTION_FIELDS and k != "time_limit"})
-    request = Request(problem.criteria, recoding=problem.recoding, model=ModelOptions(**model_kw))
+    request = Request(problem.criteria, recoding=problem.recoding,
+                      model=ModelOptions(**{**model_kw, **problem.model_options}))
     r = request.solve(problem.table, SolverOptions(time_limit=time_limit, **solver_kw))
     return {"status": str(r.status), "cost": r.cost, "bound": r.bound, "gap": r.gap, "sizes": r.size.as_dict(),
             "note": r.reason or ""}
@@ -224,13 +225,16 @@ HEURISTIC = tuple(m.name for m in _METHODS if m.kind == "heuristic")
 
 def skip_reason(entry: dict, problem) -> str | None:
     """Why the suite's method ``entry`` does not run on ``problem`` (asked in the parent: skips cost no process)."""
-    return METHODS[entry["name"]].skip(problem, entry)
+    method = METHODS[entry["name"]]
+    if problem.model_options and method.kind != "milp":
+        return "record suppression: the MILP only"
+    return method.skip(problem, entry)
 
 
 def run_method(entry: dict, problem, time_limit: float) -> dict:
     """Run the suite's method ``entry`` on ``problem`` in the current process."""
     method = METHODS[entry["name"]]
-    why = method.skip(problem, entry)
+    why = skip_reason(entry, problem)
     if why:
         return {"status": "skipped", "note": why}
     out = method.run(problem, entry, time_limit)

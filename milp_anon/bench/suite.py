@@ -41,7 +41,9 @@ Criteria keys of an instance: ``k``, ``p``, ``l`` (+ ``l_kind``, ``c``),
 hierarchy of the sensitive column, or a path, with ``distance =
 "hierarchical"``), ``sensitive``; recoding keys: ``hierarchies = true``
 (Adult's bundled ARX hierarchies) or ``{col = path}``, ``cost``,
-``patterns = ["1100", ...]``. A key the harness does not know is an error
+``patterns = ["1100", ...]``; model key: ``max_suppressed_records = N``
+(record suppression; only the MILP runs such an instance). A key the harness
+does not know is an error
 (a typo such as ``time_limt`` must not be ignored).
 
 ``commit_files = false`` in ``[suite]`` marks a suite whose exported MPS
@@ -74,7 +76,7 @@ SUITE_KEYS = frozenset({"name", "time_limit", "repetitions", "workers", "commit_
 INSTANCE_KEYS = frozenset({"kind", "name_template", "qi", "qi_count", "rows", "path", "sep", "n", "m", "alphabet",
                            "t_in", "seed", "sensitive_values", "vertices", "parts", "k", "p", "l", "l_kind", "c", "t",
                            "distance", "sensitive", "sensitive_hierarchy", "hierarchies", "cost",
-                           "patterns"})
+                           "patterns", "max_suppressed_records"})
 METHOD_KEYS = frozenset({"name", "label", "time_limit", "max_rows", "max_t_in"}) | OPTION_FIELDS
 
 
@@ -108,6 +110,8 @@ class Problem:
     recoding: object
     known_optimum: float | None = None
     info: dict = field(default_factory=dict)
+    #: model options of the instance itself (record suppression)
+    model_options: dict = field(default_factory=dict)
 
 
 def _expand(spec: dict) -> list[dict]:
@@ -147,6 +151,8 @@ def instance_name(spec: dict) -> str:
         parts.append("gen")
     if spec.get("patterns"):
         parts.append("pat")
+    if spec.get("max_suppressed_records") is not None:
+        parts.append(f"w{spec['max_suppressed_records']}")
     return "-".join(parts)
 
 
@@ -250,4 +256,7 @@ def build_problem(spec: dict) -> Problem:
     else:
         recoding = Suppression()
     info = {"n": table.n, "m": table.m, "t_in": int(len({tuple(r) for r in table.codes.tolist()}))}
-    return Problem(spec["name"], spec, table, crits, recoding, known, info)
+    model = {}
+    if spec.get("max_suppressed_records") is not None:
+        model["max_suppressed_records"] = int(spec["max_suppressed_records"])
+    return Problem(spec["name"], spec, table, crits, recoding, known, info, model)
