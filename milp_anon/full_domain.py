@@ -154,7 +154,7 @@ def solve_full_domain(table, request, lattices, types: RowTypes, timings) -> Out
     search = {"lattice_nodes": int(levels.shape[0]), "evaluated": evaluated, "seconds": round(seconds, 3)}
     size = ModelSize(n_rows=table.n, t_in=types.t_in)
     grid = ObjectiveGrid.of_costs(np.concatenate([lt.cost for lt in lattices]))
-    common = dict(solver_status=f"full-domain search: {evaluated} of {levels.shape[0]} lattice nodes evaluated",
+    common = dict(solver_status=f"{evaluated} of {levels.shape[0]} lattice nodes evaluated",
                   size=size, candidate_counts={}, grid=grid)
     if best is None:
         return Outcome(None, None, Status.INFEASIBLE, reason="no level vector of the lattice meets the criteria"
