@@ -53,7 +53,7 @@ def test_index_columns_files_and_hashes():
 def test_every_criterion_and_recoding_is_in_the_committed_tier():
     kinds = " | ".join(r["criteria"] + " | " + r["recoding"] for r in _index() if _in_repo(r))
     for what in ("anonymity", "sensitivity", "frequency", "distinct", "recursive", "(equal)", "(ordered)",
-                 "(hierarchical)", "generalization (lm", "generalization (height", "patterns", "suppression",
+                 "(hierarchical)", "(matrix)", "generalization (lm", "generalization (weights", "generalization (height", "patterns", "suppression",
                  "withheld records"):
         assert what in kinds, what
 

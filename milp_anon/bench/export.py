@@ -48,7 +48,7 @@ def export_suite(suite: Suite, out_dir: str, *, solve_limit: float | None = 60.0
     for spec in suite.instances:
         problem = build_problem(spec)
         request = Request(problem.criteria, recoding=problem.recoding, **problem.model_options)
-        side = {"instance": problem.name, "spec": {k: v for k, v in spec.items() if k != "name"},
+        side = {"instance": problem.name, "spec": {k: v for k, v in spec.items() if k != "name" and k[0] != "_"},
                 "problem": {"criteria": list(request.describe()),
                             "recoding": problem.recoding.describe(),
                             "objective": "minimize cost (suppressed cells / generalization cost)"},

@@ -37,11 +37,14 @@ A suite::
     max_rows = 14
 
 Criteria keys of an instance: ``k``, ``p``, ``l`` (+ ``l_kind``, ``c``),
-``t`` (+ ``distance``; ``sensitive_hierarchy = true`` for Adult's bundled
+``t`` (+ ``distance``: ``equal``, ``ordered``, ``hierarchical``, or the path of
+a CSV matrix — values in the first column and the header, a metric in
+[0, 1]; ``sensitive_hierarchy = true`` for Adult's bundled
 hierarchy of the sensitive column, or a path, with ``distance =
 "hierarchical"``), ``sensitive``; recoding keys: ``hierarchies = true``
 (Adult's bundled ARX hierarchies) or ``{col = path}``, ``cost``,
-``patterns = ["1100", ...]``; model key: ``max_suppressed_records = N``
+``patterns = ["1100", ...]``, ``cost`` may be a table of per-level weights
+(``cost = {age = [0, 0.25, 0.5, 0.75, 1]}``); model key: ``max_suppressed_records = N``
 (record suppression; only the MILP runs such an instance). A key the harness
 does not know is an error
 (a typo such as ``time_limt`` must not be ignored).
@@ -58,6 +61,8 @@ import itertools
 import os
 import tomllib
 from dataclasses import dataclass, field
+
+import pandas as pd
 
 from ..criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
 from ..datasets import ADULT_QI, adult_hierarchy_path, load_adult
@@ -192,6 +197,7 @@ def load_suite(path: str) -> Suite:
             spec["path"] = os.path.join(base, spec["path"])
         if isinstance(spec.get("sensitive_hierarchy"), str) and not os.path.isabs(spec["sensitive_hierarchy"]):
             spec["sensitive_hierarchy"] = os.path.join(base, spec["sensitive_hierarchy"])
+        spec["_base"] = base  # files an instance names (a distance matrix) are read relative to the suite
         for s in _expand(spec):
             s["name"] = instance_name(s)
             expanded.append(s)
@@ -248,7 +254,12 @@ def build_problem(spec: dict) -> Problem:
             sh = adult_hierarchy_path(sensitive) if kind == "adult" else None
             if sh is None:
                 raise InputError(f"{spec['name']}: sensitive_hierarchy = true needs kind = \"adult\"; give a path")
-        crits.append(TCloseness(spec["t"], distance=spec.get("distance", "equal"), hierarchy=sh or None))
+        distance = spec.get("distance", "equal")
+        if isinstance(distance, str) and distance.lower().endswith(".csv"):
+            path = distance if os.path.isabs(distance) else os.path.join(spec.get("_base", ""), distance)
+            distance = pd.read_csv(path, index_col=0, dtype={0: str})
+            distance.index, distance.columns = distance.index.astype(str), distance.columns.astype(str)
+        crits.append(TCloseness(spec["t"], distance=distance, hierarchy=sh or None))
     if spec.get("patterns"):
         recoding = Patterns(list(spec["patterns"]))
     elif hier:
