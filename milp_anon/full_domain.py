@@ -37,6 +37,8 @@ import numpy as np
 from .criteria import GroupCounts, KAnonymity, LDiversity, PSensitivity, first_violation
 from .errors import InputError
 from .grid import ObjectiveGrid
+from .partition import groups_of
+from .recoding import record_cost
 from .release import Outcome, Release
 from .result import ModelSize
 from .rowtypes import RowTypes
@@ -85,7 +87,7 @@ class _Lattice:
         # cost of column c at level l for the whole table: Σ_types n_i · cost(anc(code_ic, l))
         self.column_cost = [np.array([float(w @ lat.cost[lat.anc[types.codes[:, c], lvl]])
                                       for lvl in range(lat.height + 1)]) for c, lat in enumerate(lattices)]
-        self.record_cost = sum(float(lat.cost[lat.anc[0, lat.height]]) for lat in lattices)
+        self.record_cost = float(record_cost(lattices))
 
     def nodes(self) -> tuple[np.ndarray, np.ndarray]:
         """Every level vector ``(N, m)`` and its lower bound, sorted by the bound (ties: lower levels first)."""
@@ -175,7 +177,6 @@ def _release(table, lattices, types: RowTypes, level, withheld_type: np.ndarray)
         names = np.array(lat.names, dtype=object)
         node = np.where(row_withheld, lat.anc[0, lat.height], lat.anc[table.codes[:, c], level[c]])
         out[col] = names[node]
-    keys = out[list(table.qi)].astype(str).agg("\x1f".join, axis=1).to_numpy()
-    groups = np.unique(keys, return_inverse=True)[1].ravel().astype(np.int64)
+    groups = groups_of(out, table.qi).astype(np.int64)
     groups[row_withheld] = -1
     return out, groups

@@ -78,12 +78,6 @@ def _rel(cost, ref):
     return (float(cost) - float(ref)) / float(ref)
 
 
-def _roots(table, recoding) -> dict:
-    """The text of each QI column's root: ``*``, or the root of its hierarchy."""
-    hier = recoding.hierarchies if isinstance(recoding, Generalization) else {}
-    return {c: (next(iter(hier[c].paths.values()))[-1] if c in hier else SUPPRESSED) for c in table.qi}
-
-
 def _match_in_order(original: pd.DataFrame, released: pd.DataFrame, qi, recoding) -> np.ndarray:
     """Original positions of the released rows, matched in order (each released row to the first later
     input row it can be a recoding of); raises :class:`InputError` when some released row matches none.
@@ -159,7 +153,7 @@ def _align(table, released: pd.DataFrame, recoding, *, id_column, record_suppres
         raise VerificationError(f"verification failed: the anonymized table lacks {int(missing.sum())} of the "
                                 "input's rows; a tool that withholds records is scored with --record-suppression")
     full = original.copy()
-    for c, root in _roots(table, recoding).items():
+    for c, root in _verify.root_names(table.qi, recoding).items():
         col = full[c].astype(object)
         col.iloc[np.flatnonzero(missing)] = root
         full[c] = col

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .candidates import Candidates, lattice_candidates, pattern_candidates
-from .recoding import ColumnLattice, Patterns
+from .recoding import ColumnLattice, Patterns, record_cost
 from .rowtypes import RowTypes, Units
 from .table import Table
 
@@ -44,9 +44,7 @@ class Instance:
     @property
     def record_cost(self) -> float | int:
         """The cost of one withheld record: every QI cell at its column's root (``m`` for suppression)."""
-        costs = [lat.cost[lat.anc[0, lat.height]] for lat in self.lattices]
-        total = sum(costs)
-        return int(total) if all(float(c).is_integer() for c in costs) else float(total)
+        return record_cost(self.lattices)
 
     def unhostable(self, max_withheld: int | None = None) -> str | None:
         """Why some rows fit no candidate at all (pattern sets), naming them; else ``None``.

@@ -41,6 +41,19 @@ from .table import Table
 __all__ = ["build_model", "inspect", "solve", "write_model"]
 
 
+def _collapsed(table, request, timings: Timings):
+    """Validate and collapse: ``(lattices, types, units, size, why infeasible by the whole-table pre-check)``."""
+    if not isinstance(table, Table):
+        raise InputError("expected a milp_anon.Table; build one with Table.from_frame or Table.from_csv")
+    request.validate(table)
+    lattices = tuple(request.recoding.lattices(table))  # hierarchy problems surface here
+    with timings.phase("collapse"):
+        why = request.infeasibility(table)
+        types, units = collapse(table, request)
+    size = ModelSize(n_rows=table.n, t_in=types.t_in, n_units=units.n_units if request.split else None)
+    return lattices, types, units, size, why
+
+
 def _prepare(table, request, timings: Timings):
     """Validate, collapse, generate candidates: ``(instance, size, why infeasible)``.
 
@@ -48,17 +61,10 @@ def _prepare(table, request, timings: Timings):
     candidates are generated); ``why`` is also set when some rows fit no
     candidate.
     """
-    if not isinstance(table, Table):
-        raise InputError("expected a milp_anon.Table; build one with Table.from_frame or Table.from_csv")
     if request.recoding.scheme == "full-domain":
         raise InputError("full-domain generalization is solved by a lattice search (formulations/full-domain.md): "
                          "there is no MILP model to build, write or inspect")
-    request.validate(table)
-    lattices = tuple(request.recoding.lattices(table))  # hierarchy problems surface here
-    with timings.phase("collapse"):
-        why = request.infeasibility(table)
-        types, units = collapse(table, request)
-    size = ModelSize(n_rows=table.n, t_in=types.t_in, n_units=units.n_units if request.split else None)
+    lattices, types, units, size, why = _collapsed(table, request, timings)
     if why:
         return None, size, why
     with timings.phase("candidates"):
@@ -97,15 +103,9 @@ def solve(table: Table, request, solver: SolverOptions | None = None) -> Result:
 
 def _solve_full_domain(table, request, solver: SolverOptions, timings: Timings, origin: dict) -> Result:
     """Full-domain generalization: the bounded lattice search (:mod:`.full_domain`), no MILP."""
-    if not isinstance(table, Table):
-        raise InputError("expected a milp_anon.Table; build one with Table.from_frame or Table.from_csv")
-    request.validate(table)
-    lattices = tuple(request.recoding.lattices(table))
-    with timings.phase("collapse"):
-        why = request.infeasibility(table)
-        types, _ = collapse(table, request)
+    lattices, types, _, size, why = _collapsed(table, request, timings)
     if why:
-        return Result(status=Status.INFEASIBLE, reason=why, size=ModelSize(n_rows=table.n, t_in=types.t_in),
+        return Result(status=Status.INFEASIBLE, reason=why, size=size,
                       timings=timings.stop(), criteria=request.describe(), solver="full-domain search",
                       solver_status="pre-check", provenance=origin)
     outcome = solve_full_domain(table, request, lattices, types, timings)

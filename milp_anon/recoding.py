@@ -67,6 +67,13 @@ def _check_scheme(scheme) -> None:
         raise InputError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
 
 
+def record_cost(lattices) -> float | int:
+    """The cost of one withheld record: every QI cell at its column's root (``m`` for suppression)."""
+    costs = [lat.cost[lat.anc[0, lat.height]] for lat in lattices]
+    total = sum(costs)
+    return int(total) if all(float(c).is_integer() for c in costs) else float(total)
+
+
 class Recoding:
     """Base class of recodings.
 

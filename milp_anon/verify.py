@@ -224,15 +224,17 @@ def emd_transport(p, q, d) -> float:
     return float(h.getInfo().objective_function_value)
 
 
-def withheld_rows(released, qi, recoding=None) -> np.ndarray:
-    """Rows whose every QI cell is at its root (``*``, or the root of the column's hierarchy): the
-    records ARX's record suppression withholds."""
+def root_names(qi, recoding=None) -> dict:
+    """The released text of each QI column's root: ``*``, or the root of the column's hierarchy."""
     hier = recoding.hierarchies if isinstance(recoding, Generalization) else {}
+    return {c: str(next(iter(hier[c].paths.values()))[-1]) if c in hier else SUPPRESSED for c in qi}
+
+
+def withheld_rows(released, qi, recoding=None) -> np.ndarray:
+    """Rows whose every QI cell is at its root: the records ARX's record suppression withholds."""
     top = np.ones(len(released), dtype=bool)
-    for c in qi:
-        h = hier.get(c)
-        root = next(iter(h.paths.values()))[-1] if h is not None else SUPPRESSED
-        top &= released[c].astype(str).to_numpy() == str(root)
+    for c, root in root_names(qi, recoding).items():
+        top &= released[c].astype(str).to_numpy() == root
     return top
 
 
