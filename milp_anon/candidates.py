@@ -33,6 +33,8 @@ from .rowtypes import RowTypes
 
 #: refuse enumerations above this many (type, mask) projections
 MAX_PROJECTIONS = 400_000_000
+#: stop enumerating interval / value-set candidates past this many (type, candidate) pairs
+MAX_CELL_PAIRS = 40_000_000
 
 
 @dataclass(frozen=True)
@@ -185,8 +187,21 @@ def lattice_candidates(
 
     Notes
     -----
-    Work ``O(Π_c (H_c + 1) · t_in log t_in)``, all inside numpy.
+    Work ``O(Π_c (H_c + 1) · t_in log t_in)``, all inside numpy. Interval
+    and value-set columns (``lattices[c].cells``) add their proper cells
+    (:func:`_cell_candidates`).
     """
+    if any(lat.cells is not None for lat in lattices) and level_vectors is None:
+        if not (support and closure):
+            raise InputError("interval and value-set cells are enumerated as hulls of their rows: they need the "
+                             "cost objective without a lower bound on the number of groups (closure)")
+        return _cell_candidates(types, lattices, min_size)
+    return _lattice_candidates(types, lattices, min_size, support=support, closure=closure,
+                               level_vectors=level_vectors)
+
+
+def _lattice_candidates(types: RowTypes, lattices, min_size: int, *, support: bool = True, closure: bool = True,
+                        level_vectors=None) -> Candidates:
     m, t_in = types.m, types.t_in
     sizes = [lat.height + 1 for lat in lattices]
     work = estimate_enumeration(m, t_in, sizes) if level_vectors is None else t_in * len(list(level_vectors))
@@ -301,3 +316,187 @@ def pattern_candidates(types: RowTypes, masks: np.ndarray, min_size: int, *, sup
     keep = np.zeros(cands.n_candidates, dtype=bool)
     keep[list(best.values())] = True
     return cands.subset(keep, stage="pattern dominance")
+
+
+# --- interval and value-set cells ---------------------------------------------------------------
+
+def _by_candidate(pair_cand: np.ndarray, n: int):
+    """Start of each candidate's pairs (pairs sorted by candidate; every candidate has one)."""
+    return np.searchsorted(pair_cand, np.arange(n))
+
+
+def _closed_cells(cands: Candidates, types: RowTypes, lattices) -> np.ndarray:
+    """``(C,)`` candidates whose every cell is the cheapest one holding their compatible types.
+
+    Per column: a generalized hierarchy node must have two compatible types in
+    different children (as in :func:`lattice_candidates`); a range must have
+    compatible types at both ends, a value set every listed value, and ``*``
+    of an interval / value-set column the whole range / every value (else the
+    hull, a proper cell of cost < 1, holds the same compatible types).
+    """
+    C = cands.n_candidates
+    if C == 0:
+        return np.zeros(0, dtype=bool)
+    starts = _by_candidate(cands.pair_cand, C)
+    ok = np.ones(C, dtype=bool)
+    for c, lat in enumerate(lattices):
+        gen = cands.levels[:, c] > 0
+        if not gen.any():
+            continue
+        code = types.codes[cands.pair_type, c].astype(np.int64)
+        if lat.cells is None:
+            below = lat.anc[code, np.maximum(cands.levels[cands.pair_cand, c] - 1, 0)]
+            lo, hi = np.minimum.reduceat(below, starts), np.maximum.reduceat(below, starts)
+            ok &= ~gen | (lo != hi)
+            continue
+        cells, V = lat.cells, lat.cells.n_values
+        node = cands.nodes[:, c]
+        if cells.kind == "interval":
+            r = cells.rank[code]
+            lo, hi = np.minimum.reduceat(r, starts), np.maximum.reduceat(r, starts)
+            star = node == V
+            a, b = np.divmod(np.maximum(node - V - 1, 0), V)
+            ok &= ~gen | np.where(star, (lo == 0) & (hi == V - 1), (lo == a) & (hi == b))
+        else:
+            present = np.zeros(C, dtype=np.int64)
+            bits = np.unique(cands.pair_cand * 64 + code)  # (candidate, value) once each
+            np.bitwise_or.at(present, bits // 64, np.left_shift(1, bits % 64))
+            want = np.where(node == V, (1 << V) - 1, node - V - 1)
+            ok &= ~gen | (present == want)
+    return ok
+
+
+def _proper_cells(cells, vals: np.ndarray, counts: np.ndarray, min_size: int):
+    """The proper cells over the values ``vals`` (codes) of a set of types with ``counts`` rows:
+    ``(node ids, member masks (cells, types))`` for the cells holding at least ``min_size`` rows."""
+    V = cells.n_values
+    if cells.kind == "interval":
+        r = cells.rank[vals]
+        u = np.unique(r)
+        a, b = np.triu_indices(u.size, k=1)
+        a, b = u[a], u[b]
+        keep = ~((a == 0) & (b == V - 1))  # the whole range is '*'
+        a, b = a[keep], b[keep]
+        member = (r[None, :] >= a[:, None]) & (r[None, :] <= b[:, None])
+        node = cells.interval_node(a, b)
+    else:
+        u = np.unique(vals)
+        d = u.size
+        masks = np.arange(1, 2**d, dtype=np.int64)
+        sub = (masks[:, None] >> np.arange(d)[None, :]) & 1  # (subsets, present values)
+        full = np.zeros(masks.size, dtype=np.int64)
+        for i, v in enumerate(u):
+            full |= sub[:, i] << int(v)
+        keep = (sub.sum(axis=1) >= 2) & (full != (1 << V) - 1)
+        sub, full = sub[keep].astype(bool), full[keep]
+        member = sub[:, np.searchsorted(u, vals)]
+        node = cells.set_node(full)
+    cap = member @ counts
+    keep = cap >= min_size
+    return node[keep], member[keep]
+
+
+def _cell_candidates(types: RowTypes, lattices, min_size: int) -> Candidates:
+    """Candidates when some columns are interval or value-set columns (``formulations/intervals.md``).
+
+    Level vectors where every cell column keeps its value or is ``*`` come
+    from :func:`lattice_candidates` (the cell columns as suppression
+    lattices). The others put at least one cell column in a *proper* cell:
+    the types are grouped by the other columns' projections, and each group is
+    split by every proper cell of its values (ranges with data values at both
+    ends, sets of two or more present values), column after column, keeping
+    only cells holding ``min_size`` rows. Closure (:func:`_closed_cells`) then
+    keeps the candidates whose every cell is the hull of their compatible
+    types. Exact for the cost objective: any group released in a cell larger
+    than its hull can move to the hull's candidate at no more cost.
+    """
+    m = types.m
+    is_cell = np.array([lat.cells is not None for lat in lattices], dtype=bool)
+    base = _lattice_candidates(types, lattices, min_size, closure=True)
+    codes, counts = types.codes, types.counts
+    anc_t = [lat.anc[codes[:, c]] for c, lat in enumerate(lattices)]
+    radices = [lat.n_nodes for lat in lattices]
+    nodes, levels, ptype, pcand = [], [], [], []
+    n_new = n_pairs = 0
+    cell_cols = np.flatnonzero(is_cell)
+    # modes: lattice columns their levels; cell columns 0 value, 1 '*', 2 proper (at least one)
+    ranges = [range(lat.height + 1) if not is_cell[c] else range(3) for c, lat in enumerate(lattices)]
+    for L in itertools.product(*ranges):
+        L = np.array(L, dtype=np.int64)
+        proper = [int(c) for c in cell_cols if L[c] == 2]
+        if not proper:
+            continue
+        lvl = np.minimum(L, 1) * is_cell + L * ~is_cell
+        key_cols = [c for c in range(m) if c not in proper]
+        proj = np.column_stack([anc_t[c][:, lvl[c]] for c in range(m)])
+        key = _group_keys(proj, radices, key_cols)
+        _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        inv = inv.ravel()
+        order = np.argsort(inv, kind="stable")
+        bounds = np.searchsorted(inv[order], np.arange(first.size + 1))
+        for g in range(first.size):
+            S = order[bounds[g]:bounds[g + 1]]
+            if counts[S].sum() < min_size:
+                continue
+            stack = [(S, {})]
+            while stack:
+                S, chosen = stack.pop()
+                c = proper[len(chosen)]
+                node, member = _proper_cells(lattices[c].cells, codes[S, c].astype(np.int64), counts[S], min_size)
+                last = len(chosen) + 1 == len(proper)
+                for j in range(node.size):
+                    sub = S[member[j]]
+                    if not last:
+                        stack.append((sub, {**chosen, c: int(node[j])}))
+                        continue
+                    row = proj[sub[0]].copy()
+                    for cc, nd in {**chosen, c: int(node[j])}.items():
+                        row[cc] = nd
+                    nodes.append(row)
+                    levels.append(lvl)
+                    ptype.append(sub)
+                    pcand.append(np.full(sub.size, n_new, dtype=np.int64))
+                    n_new += 1
+                    n_pairs += sub.size
+                if n_pairs > MAX_CELL_PAIRS:
+                    raise InputError(
+                        f"interval/value-set candidates passed {MAX_CELL_PAIRS:,} (type, candidate) pairs over "
+                        f"{m} QI columns and {types.t_in} row types; use fewer QI columns or fewer "
+                        "interval/value-set columns")
+    if n_new == 0:
+        return _with_cell_closure(base, types, lattices)
+    new_nodes = np.array(nodes, dtype=np.int64)
+    new_levels = np.array(levels, dtype=np.int64)
+    new_ptype, new_pcand = np.concatenate(ptype), np.concatenate(pcand)
+    order = np.lexsort((new_ptype, new_pcand))
+    new_ptype, new_pcand = new_ptype[order], new_pcand[order]
+    cap = np.bincount(new_pcand, weights=counts[new_ptype], minlength=n_new).astype(np.int64)
+    new_codes = np.where(new_levels == 0, codes[new_ptype[_by_candidate(new_pcand, n_new)]], -1).astype(np.int64)
+    cost = np.zeros(n_new)
+    for c, lat in enumerate(lattices):
+        cost += lat.cost[new_nodes[:, c]]
+    B = base.n_candidates
+    counts_out = dict(base.counts)
+    counts_out["generated"] = counts_out.get("generated", 0) + n_new
+    counts_out["support"] = counts_out.get("support", 0) + n_new
+    merged = Candidates(
+        nodes=np.concatenate([base.nodes, new_nodes]),
+        levels=np.concatenate([base.levels, new_levels]),
+        cost=np.concatenate([base.cost.astype(float), cost]),
+        capacity=np.concatenate([base.capacity, cap]),
+        pair_type=np.concatenate([base.pair_type, new_ptype]),
+        pair_cand=np.concatenate([base.pair_cand, new_pcand + B]),
+        codes=np.concatenate([base.codes, new_codes]),
+        counts=counts_out,
+    )
+    return _with_cell_closure(merged, types, lattices)
+
+
+def _with_cell_closure(cands: Candidates, types: RowTypes, lattices) -> Candidates:
+    closed = _closed_cells(cands, types, lattices)
+    counts = dict(cands.counts)
+    counts["closure_only"] = int(closed.sum())
+    out = cands.subset(closed, "closure")
+    out.counts.update(counts)
+    out.counts["kept"] = out.n_candidates
+    return out

@@ -189,6 +189,12 @@ def _add_recoding_args(p):
                    help="node cost with hierarchies (default height)")
     g.add_argument("--patterns", default=None, metavar="FILE",
                    help="pattern-guided suppression: one pattern per line, 1/□ keep, 0/☆ suppress, in --qi order")
+    g.add_argument("--interval", action="append", default=[], metavar="COL",
+                   help="numeric QI whose cells may be inclusive ranges lo-hi of data values (repeatable; cost: "
+                        "width over the column's range; formulations/intervals.md)")
+    g.add_argument("--value-set", action="append", default=[], metavar="COL",
+                   help="categorical QI whose cells may be sets a,b of its values (repeatable; cost: "
+                        "(|S| - 1)/(|D| - 1))")
     g.add_argument("--scheme", default="local", choices=["local", "full-domain"],
                    help="local (default): each row recoded on its own (the MILP); full-domain: one level per column "
                         "for every row, as ARX's and anjana's global recoding (an exact lattice search)")
@@ -226,17 +232,23 @@ def _request(args, criteria):
 
 def _recoding(args):
     specs = getattr(args, "hierarchy", []) or []
+    intervals = [c for spec in getattr(args, "interval", None) or [] for c in _split(spec)]
+    value_sets = [c for spec in getattr(args, "value_set", None) or [] for c in _split(spec)]
     if getattr(args, "patterns", None):
+        if intervals or value_sets:
+            raise InputError("--patterns is a suppression recoding: it does not combine with --interval/--value-set")
         if specs or args.cost:
             raise InputError("--patterns is a suppression recoding: it does not combine with --hierarchy/--cost")
         if getattr(args, "scheme", "local") != "local":
             raise InputError("--patterns recodes each row by a pattern: it does not combine with --scheme full-domain")
         text = read_text(args.patterns, "patterns file")
         return Patterns([ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")])
-    if not specs:
+    if not specs and not intervals and not value_sets:
         if getattr(args, "cost", None):
             raise InputError("--cost needs at least one --hierarchy COL=FILE")
         return Suppression(scheme=getattr(args, "scheme", "local"))
+    if getattr(args, "cost", None) and not specs:
+        raise InputError("--cost sets hierarchy node costs: it needs at least one --hierarchy COL=FILE")
     hier = {}
     for spec in specs:
         if "=" not in spec:
@@ -246,7 +258,8 @@ def _recoding(args):
         if col in hier:
             raise InputError(f"two hierarchies for column {col!r}")
         hier[col] = Hierarchy.from_csv(path)
-    return Generalization(hier, cost=args.cost or "height", scheme=getattr(args, "scheme", "local"))
+    return Generalization(hier, cost=args.cost or "height", scheme=getattr(args, "scheme", "local"),
+                          intervals=tuple(intervals), value_sets=tuple(value_sets))
 
 
 def _add_table_args(p, *, sep_help="delimiter for reading and writing (default ',')"):
@@ -320,6 +333,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="match rows by this id column (in both tables) instead of by position")
     m.add_argument("--ignore", action="append", default=[], metavar="COL",
                    help="leave this column out of the comparison (repeatable, or comma-separated)")
+    m.add_argument("--count", default=None, metavar="COL",
+                   help="each release row stands for COL records (anonypy's aggregated Mondrian output); rows are "
+                        "then matched to the input's by a bipartite matching, in any order")
     m.add_argument("--record-suppression", action="store_true",
                    help="rows the release lacks, and rows with every QI cell '*' (or its hierarchy's root), are "
                         "withheld records (ARX, anjana): exempt from the criteria, charged all their QI cells")
@@ -531,6 +547,7 @@ def cmd_gap(args) -> int:
         ignore = [c for spec in args.ignore for c in _split(spec)]
         with _progress_printer() as printer, reporting(printer):
             rep = score_release(table, released, criteria, recoding, options, id_column=args.id, ignore=ignore,
+                                count_column=args.count,
                                 record_suppression=args.record_suppression,
                                 max_withheld=args.max_suppressed_records, optimum_from=args.optimum_from)
         written = outputs.commit({report: lambda fh: fh.write(json.dumps(rep.to_dict(), indent=2) + "\n")}

@@ -30,7 +30,6 @@ import pandas as pd
 from . import verify as _verify
 from .errors import InputError, VerificationError
 from .files import read_text
-from .recoding import Generalization
 from .request import Request
 from .table import SUPPRESSED, Table
 
@@ -78,38 +77,61 @@ def _rel(cost, ref):
     return (float(cost) - float(ref)) / float(ref)
 
 
-def _match_in_order(original: pd.DataFrame, released: pd.DataFrame, qi, recoding) -> np.ndarray:
+class _Fits:
+    """Which input rows each released row can be a recoding of: every QI cell holds the input value
+    (:func:`milp_anon.verify.cell_holds`), every other column equal. Cells are read once per distinct text."""
+
+    def __init__(self, original: pd.DataFrame, released: pd.DataFrame, qi, recoding):
+        self.cols = list(original.columns)
+        self.qi = set(qi)
+        self.recoding = recoding
+        self.orig = original.astype(str).to_numpy()
+        self.rel = released.astype(str).to_numpy()
+        codes, self.values = [], []
+        for j in range(len(self.cols)):
+            c, v = pd.factorize(self.orig[:, j]) if len(self.orig) else (np.zeros(0, np.int64), np.array([]))
+            codes.append(c)
+            self.values.append([str(x) for x in v])
+        self.codes = np.column_stack(codes) if codes else np.zeros((len(self.orig), 0), np.int64)
+        self._cache = {}
+
+    def allowed(self, j: int, cell: str) -> np.ndarray:
+        """``(distinct input values of column j,)`` bool: the values ``cell`` can be a recoding of."""
+        key = (j, cell)
+        if key not in self._cache:
+            col = self.cols[j]
+            if col in self.qi:
+                ok = [_verify.cell_holds(self.recoding, col, v, cell) for v in self.values[j]]
+            else:
+                ok = [v == cell for v in self.values[j]]
+            self._cache[key] = np.array(ok, dtype=bool)
+        return self._cache[key]
+
+    def fits(self, i: int, r: int) -> bool:
+        return all(self.allowed(j, self.rel[r, j])[self.codes[i, j]] for j in range(len(self.cols)))
+
+    def fitting(self, r: int, rows: np.ndarray) -> np.ndarray:
+        """Which of the input ``rows`` released row ``r`` can be a recoding of."""
+        ok = np.ones(rows.size, dtype=bool)
+        for j in range(len(self.cols)):
+            ok &= self.allowed(j, self.rel[r, j])[self.codes[rows, j]]
+        return ok
+
+
+def _match_in_order(fits: _Fits) -> np.ndarray:
     """Original positions of the released rows, matched in order (each released row to the first later
-    input row it can be a recoding of); raises :class:`InputError` when some released row matches none.
+    input row it can be a recoding of); raises :class:`VerificationError` when some released row matches none.
 
     The first possible match is taken, so among identical candidates the earliest is chosen; a release
     that withholds one of two rows which could both have produced a released row gets the same cost
     either way on the QI columns it keeps."""
-    hier = recoding.hierarchies if isinstance(recoding, Generalization) else {}
-    cols = list(original.columns)
-    orig = original.astype(str).to_numpy()
-    rel = released.astype(str).to_numpy()
-    q = {c: cols.index(c) for c in qi}
-    anc = {c: {v: set(p) for v, p in hier[c].paths.items()} for c in qi if c in hier}
-
-    def fits(i, r):
-        for j, c in enumerate(cols):
-            a, b = orig[i, j], rel[r, j]
-            if a == b:
-                continue
-            if c not in q:
-                return False
-            if b == SUPPRESSED or (c in anc and b in anc[c].get(a, ())):
-                continue
-            return False
-        return True
-
-    out = np.empty(len(released), dtype=np.int64)
+    n = len(fits.orig)
+    out = np.empty(len(fits.rel), dtype=np.int64)
     i = 0
-    for r in range(len(released)):
-        while i < len(original) and not fits(i, r):
+    for r in range(len(fits.rel)):
+        while i < n and not fits.fits(i, r):
             i += 1
-        if i == len(original):
+        if i == n:
             raise VerificationError(f"verification failed: released data row {r + 1} is not a recoding of any "
                                     "input row after the ones matched before it (rows must keep the input's "
                                     "order; or match them with --id)")
@@ -118,12 +140,62 @@ def _match_in_order(original: pd.DataFrame, released: pd.DataFrame, qi, recoding
     return out
 
 
-def _align(table, released: pd.DataFrame, recoding, *, id_column, record_suppression):
+def _match_any(fits: _Fits) -> np.ndarray:
+    """Original positions of the released rows under a maximum matching in any order (``-1``: unmatched).
+
+    Rows are grouped into distinct rows on both sides and matched by a maximum flow (networkx) from
+    input rows to the released rows they can be a recoding of. Which matching is taken does not change
+    the cost (a cell's cost is read from the cell) nor the criteria (the released rows carry the
+    sensitive values), so any maximum one scores the release."""
+    import networkx as nx
+
+    o_keys, o_inv = np.unique(fits.codes, axis=0, return_inverse=True)
+    o_inv = o_inv.ravel()
+    r_inv, r_keys = pd.factorize(pd.Series(["\x1f".join(row) for row in fits.rel], dtype=object))
+    r_inv = np.asarray(r_inv, dtype=np.int64)
+    r_first = np.unique(r_inv, return_index=True)[1]
+    o_rows = np.split(np.argsort(o_inv, kind="stable"), np.cumsum(np.bincount(o_inv))[:-1])
+    r_rows = np.split(np.argsort(r_inv, kind="stable"), np.cumsum(np.bincount(r_inv))[:-1])
+    o_first = np.array([rows[0] for rows in o_rows], dtype=np.int64)
+    G = nx.DiGraph()
+    for a, rows in enumerate(o_rows):
+        G.add_edge("s", ("o", a), capacity=len(rows))
+    for b, rows in enumerate(r_rows):
+        G.add_edge(("r", b), "t", capacity=len(rows))
+        for a in np.flatnonzero(fits.fitting(int(r_first[b]), o_first)):
+            G.add_edge(("o", int(a)), ("r", b))
+    out = np.full(len(fits.rel), -1, dtype=np.int64)
+    if not len(o_keys) or not len(r_keys):
+        return out
+    _, flow = nx.maximum_flow(G, "s", "t")
+    o_next = [0] * len(o_rows)
+    for a in range(len(o_rows)):
+        for node, f in flow[("o", a)].items():
+            f = int(round(f))
+            if f <= 0:
+                continue
+            b = node[1]
+            free = r_rows[b][out[r_rows[b]] < 0][:f]
+            out[free] = o_rows[a][o_next[a]:o_next[a] + f]
+            o_next[a] += f
+    return out
+
+
+def _align(table, released: pd.DataFrame, recoding, *, id_column, record_suppression, any_order=False):
     """The release as a frame of the original's rows in the original's order, and the mask of rows the
     release does not hold (written with every QI cell at its root)."""
     original = table.frame
     n, n_rel = len(original), len(released)
-    if id_column is not None:
+    if any_order:
+        pos = _match_any(_Fits(original, released, table.qi, recoding))
+        if (pos < 0).any():
+            unmatched = int((pos < 0).sum())
+            raise VerificationError(f"verification failed: {unmatched} released row(s) are not a recoding of any "
+                                    "input row left over by a maximum matching")
+        if n_rel < n and not record_suppression:
+            raise VerificationError(f"verification failed: the release matches {n_rel} of the input's {n} rows; "
+                                    "a tool that withholds records is scored with --record-suppression")
+    elif id_column is not None:
         if id_column in table.qi or id_column in table.sensitive:
             raise InputError(f"--id {id_column}: a QI or sensitive column cannot be the row id")
         for name, frame in (("input", original), ("anonymized", released)):
@@ -146,7 +218,7 @@ def _align(table, released: pd.DataFrame, recoding, *, id_column, record_suppres
                                 "withholds records (ARX, anjana suppression limits) is scored with "
                                 "--record-suppression")
     else:
-        pos = _match_in_order(original, released, table.qi, recoding)
+        pos = _match_in_order(_Fits(original, released, table.qi, recoding))
     missing = np.ones(n, dtype=bool)
     missing[pos] = False
     if missing.any() and not record_suppression:
@@ -159,6 +231,37 @@ def _align(table, released: pd.DataFrame, recoding, *, id_column, record_suppres
         full[c] = col
     full.iloc[pos] = released[list(original.columns)].to_numpy()
     return full, missing
+
+
+def _unwrap_lists(released: pd.DataFrame, qi) -> pd.DataFrame:
+    """anonypy writes each QI cell as a one-element Python list (``['23-36']``): a QI column whose every
+    cell has that form is read as the cells inside."""
+    out = None
+    for c in qi:
+        if c not in released.columns or not len(released):
+            continue
+        text = released[c].astype(str)
+        inner = text.str.extract(r"^\[(['\"])(.*)\1\]$", expand=True)
+        if inner[1].notna().all():
+            out = released.copy() if out is None else out
+            out[c] = inner[1].to_numpy()
+    return released if out is None else out
+
+
+def _expand_counts(released: pd.DataFrame, col: str, original: pd.DataFrame, id_column) -> pd.DataFrame:
+    """Each row repeated its ``col`` times, ``col`` dropped (it must be a whole number >= 1)."""
+    if id_column is not None:
+        raise InputError("--count releases rows that stand for several records: it does not combine with --id")
+    if col not in released.columns:
+        raise InputError(f"--count {col}: no such column in the anonymized table")
+    if col in original.columns:
+        raise InputError(f"--count {col}: the input table has a column {col!r} too")
+    raw = released[col].astype(str).str.strip()
+    ok = raw.str.fullmatch(r"[0-9]+")
+    if not ok.all() or (raw[ok].astype(int) < 1).any():
+        bad = raw[~ok].iloc[0] if not ok.all() else raw[raw.astype(int) < 1].iloc[0]
+        raise InputError(f"--count {col}: {bad!r} is not a whole number >= 1")
+    return released.loc[released.index.repeat(raw.astype(int).to_numpy())].drop(columns=[col]).reset_index(drop=True)
 
 
 def _optimum_from(path: str, table, request: Request) -> dict:
@@ -192,6 +295,7 @@ def _optimum_from(path: str, table, request: Request) -> dict:
 
 def score_release(table, released: pd.DataFrame, criteria, recoding=None, options=None, solve: bool = True, *,
                   id_column: str | None = None, ignore=(), record_suppression: bool = False,
+                  count_column: str | None = None,
                   max_withheld: int | None = None, optimum_from: str | None = None) -> GapReport:
     """Check ``released`` against ``table`` and the criteria, and compare its cost with the optimum.
 
@@ -209,6 +313,11 @@ def score_release(table, released: pd.DataFrame, criteria, recoding=None, option
         Also find the optimum (skipped for an invalid table).
     id_column
         Match rows by this column (in both tables) instead of by position.
+    count_column
+        Each released row stands for this column's number of records
+        (anonypy's aggregated Mondrian output): the rows are repeated, the
+        column dropped, and matched to the input's in any order (a maximum
+        bipartite matching).
     ignore
         Columns left out of the comparison (dropped from both tables).
     record_suppression
@@ -222,6 +331,11 @@ def score_release(table, released: pd.DataFrame, criteria, recoding=None, option
     """
     ignore = list(ignore or ())
     original = table.frame
+    if getattr(recoding, "cell_columns", None):
+        recoding.lattices(table)  # interval / value-set columns that cannot hold their cells: bad input
+    if count_column is not None:
+        released = _expand_counts(released, count_column, original, id_column)
+    released = _unwrap_lists(released, table.qi)
     for c in ignore:
         if c in table.qi or c in table.sensitive:
             raise InputError(f"--ignore {c}: a QI or sensitive column cannot be ignored")
@@ -247,7 +361,7 @@ def score_release(table, released: pd.DataFrame, criteria, recoding=None, option
     report = GapReport(valid=False, cost=None, optimum=None, gap=None, status=None, n_rows=len(released))
     try:
         full, missing = _align(table, released, recoding, id_column=id_column,
-                               record_suppression=record_suppression)
+                               record_suppression=record_suppression, any_order=count_column is not None)
     except VerificationError as exc:
         report.violation = str(exc).removeprefix("verification failed: ")
         return report

@@ -39,15 +39,20 @@ def release_blocks(table: Table, blocks, recoding=None) -> pd.DataFrame:
     codes = table.codes
     out = table.frame.copy()
     hier = recoding.hierarchies if isinstance(recoding, Generalization) else {}
+    lattices = recoding.lattices(table) if isinstance(recoding, Generalization) and recoding.cell_columns else None
     masks = recoding.masks(table) if isinstance(recoding, Patterns) else None
     for col_idx, col in enumerate(table.qi):
         column = out[col].to_numpy(dtype=object).copy()
         h = hier.get(col)
+        cells = lattices[col_idx].cells if lattices is not None else None
         for b in blocks:
             vals = set(codes[b, col_idx].tolist())
             if masks is not None:
                 continue
             if len(vals) == 1:
+                continue
+            if cells is not None:
+                column[b] = lattices[col_idx].names[hull_node(cells, np.array(sorted(vals)))]
                 continue
             if h is None:
                 column[b] = SUPPRESSED
@@ -72,6 +77,18 @@ def release_blocks(table: Table, blocks, recoding=None) -> pd.DataFrame:
                 col_values[b] = SUPPRESSED
                 out[col] = col_values
     return out
+
+
+def hull_node(cells, codes: np.ndarray) -> int:
+    """The node of the cheapest cell of an interval / value-set column holding the value codes ``codes``
+    (two or more distinct): their range or set, ``*`` when that is the whole column."""
+    V = cells.n_values
+    if cells.kind == "interval":
+        r = cells.rank[codes]
+        a, b = int(r.min()), int(r.max())
+        return V if (a, b) == (0, V - 1) else int(cells.interval_node(a, b))
+    mask = int(np.bitwise_or.reduce(np.left_shift(1, codes.astype(np.int64))))
+    return V if mask == (1 << V) - 1 else int(cells.set_node(mask))
 
 
 def groups_of(released: pd.DataFrame, qi) -> np.ndarray:

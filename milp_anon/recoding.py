@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .cells import CellColumn
 from .errors import InputError
 from .hierarchy import Hierarchy
 from .table import SUPPRESSED
@@ -46,6 +47,11 @@ class ColumnLattice:
         Node id -> level.
     cost
         Node id -> cost per cell.
+    cells
+        For an interval or value-set column (:mod:`milp_anon.cells`): its
+        cells, numbered after the value and ``*`` (``height`` 1, ``anc`` as
+        for suppression; the proper cells are at level 1 but are nobody's
+        ancestor).
     """
 
     height: int
@@ -53,6 +59,7 @@ class ColumnLattice:
     names: tuple
     level: np.ndarray
     cost: np.ndarray
+    cells: CellColumn | None = None
 
     @property
     def n_nodes(self) -> int:
@@ -89,6 +96,16 @@ class Recoding:
 
     def describe(self) -> str:
         return type(self).__name__.lower()
+
+
+def _cell_lattice(kind: str, values, col: str) -> ColumnLattice:
+    cells = CellColumn.of(kind, values, col)
+    names, cost = cells.names_and_costs()
+    V = cells.n_values
+    anc = np.column_stack([np.arange(V), np.full(V, V)])
+    level = np.ones(len(names), dtype=np.int64)
+    level[:V] = 0
+    return ColumnLattice(1, anc, names, level, cost, cells)
 
 
 def _suppression_lattice(values) -> ColumnLattice:
@@ -135,33 +152,67 @@ class Generalization(Recoding):
     scheme
         ``"local"`` (default: each row its own level) or ``"full-domain"``
         (one level per column for every row; ``formulations/full-domain.md``).
+    intervals
+        Numeric QI columns released as ranges ``lo-hi`` (:mod:`milp_anon.cells`;
+        cost: width over the column's range, whatever ``cost`` says).
+    value_sets
+        Categorical QI columns released as value sets ``a,b`` (cost
+        ``(|S| − 1)/(|D| − 1)``).
     """
 
     hierarchies: dict = field(default_factory=dict)
     cost: object = "height"
     scheme: str = "local"
+    intervals: tuple = ()
+    value_sets: tuple = ()
 
     def __post_init__(self):
         _check_scheme(self.scheme)
+        for name in ("intervals", "value_sets"):
+            cols = getattr(self, name)
+            cols = (cols,) if isinstance(cols, str) else tuple(str(c) for c in cols)
+            if len(set(cols)) != len(cols):
+                raise InputError(f"{name}: a column is named twice")
+            object.__setattr__(self, name, cols)
+        both = set(self.intervals) & set(self.value_sets)
+        if both:
+            raise InputError(f"column {sorted(both)[0]!r} is given as an interval and as a value-set column")
+        if self.cell_columns and self.scheme == "full-domain":
+            raise InputError("full-domain generalization recodes by hierarchy levels; interval and value-set "
+                             "cells are local recodings")
         if not isinstance(self.hierarchies, dict):
             raise InputError("hierarchies must be a dict {column: hierarchy}")
         hs = {}
         for col, h in self.hierarchies.items():
             hs[str(col)] = Hierarchy.coerce(h, source=f"<hierarchy of {col}>")
         object.__setattr__(self, "hierarchies", hs)
+        clash = [c for c in self.cell_columns if c in hs]
+        if clash:
+            raise InputError(f"column {clash[0]!r} has a hierarchy and is given as an interval/value-set column")
         if isinstance(self.cost, str):
             if self.cost not in COSTS:
                 raise InputError(f"cost must be one of {', '.join(COSTS)} or per-level weights, got {self.cost!r}")
         elif not isinstance(self.cost, dict):
             raise InputError("cost must be a name or a dict {column: [w_0, ..., w_H]}")
 
+    @property
+    def cell_columns(self) -> dict:
+        """``{column: "interval" | "set"}``."""
+        return {**{c: "interval" for c in self.intervals}, **{c: "set" for c in self.value_sets}}
+
     def lattices(self, table) -> list[ColumnLattice]:
         unknown = [c for c in self.hierarchies if c not in table.qi]
         if unknown:
             raise InputError(f"hierarchy given for column(s) that are not QI columns: {', '.join(unknown)}")
+        unknown = [c for c in self.cell_columns if c not in table.qi]
+        if unknown:
+            raise InputError(f"interval/value-set column(s) that are not QI columns: {', '.join(unknown)}")
         out = []
         for c_idx, col in enumerate(table.qi):
             values = [str(v) for v in table.values[c_idx]]
+            if col in self.cell_columns:
+                out.append(_cell_lattice(self.cell_columns[col], values, col))
+                continue
             h = self.hierarchies.get(col)
             if h is None:
                 lat = _suppression_lattice(values)
@@ -191,13 +242,17 @@ class Generalization(Recoding):
     def describe(self) -> str:
         cost = self.cost if isinstance(self.cost, str) else "weights"
         scheme = ", full-domain" if self.scheme == "full-domain" else ""
-        return f"generalization ({cost}; hierarchies: {', '.join(self.hierarchies) or 'none'}{scheme})"
+        cells = "".join(f"; {name}: {', '.join(cols)}" for name, cols in
+                        (("intervals", self.intervals), ("value sets", self.value_sets)) if cols)
+        return f"generalization ({cost}; hierarchies: {', '.join(self.hierarchies) or 'none'}{cells}{scheme})"
 
     def __repr__(self) -> str:  # one line, not every hierarchy row
         cols = ", ".join(f"{c}: {len(h.paths)} values, height {h.height}" for c, h in self.hierarchies.items())
         cost = self.cost if isinstance(self.cost, str) else "weights"
         scheme = ", scheme='full-domain'" if self.scheme == "full-domain" else ""
-        return f"Generalization({{{cols}}}, cost={cost!r}{scheme})"
+        cells = "".join(f", {name}={cols!r}" for name, cols in
+                        (("intervals", self.intervals), ("value_sets", self.value_sets)) if cols)
+        return f"Generalization({{{cols}}}, cost={cost!r}{scheme}{cells})"
 
 
 def _hierarchy_lattice(h: Hierarchy, values, cost_fn, col) -> ColumnLattice:

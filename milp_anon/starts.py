@@ -6,7 +6,8 @@ Which heuristics run (:func:`heuristic_tables`) is decided here only:
   k-anonymity alone with at most ``ALL_MASKS_MAX_M`` QIs, the pattern greedy
   over every suppression mask;
 * pattern-guided suppression (k-anonymity alone): the pattern greedy over the patterns;
-* hierarchies: none.
+* interval and value-set cells: strict Mondrian (its classes at their hulls);
+* hierarchies alone: none.
 
 Their verified tables serve three purposes: the warm start
 (``warm_start="greedy"``, :func:`warm_start`), the fallback when a solve ends
@@ -24,9 +25,9 @@ import itertools
 import numpy as np
 
 from .errors import MilpAnonError, OptionViolation, VerificationError
-from .heuristics import pattern_greedy, suppression_greedy
+from .heuristics import mondrian, pattern_greedy, suppression_greedy
 from .partition import release_blocks
-from .recoding import Patterns, Suppression
+from .recoding import Generalization, Patterns, Suppression
 from .release import Release
 
 __all__ = ["ALL_MASKS_MAX_M", "all_masks", "best_heuristic", "heuristic_tables", "warm_start",
@@ -53,6 +54,10 @@ def heuristic_tables(table, request) -> list[tuple[str, object, float]]:
             res = pattern_greedy(table, k, all_masks(table.m))
             if res is not None:
                 out.append(("pattern greedy", *res))
+    elif isinstance(request.recoding, Generalization) and request.recoding.cell_columns:
+        res = mondrian(table, request.criteria, request.recoding)
+        if res is not None:
+            out.append(("mondrian", *res))
     elif isinstance(request.recoding, Patterns) and request.k_alone:
         res = pattern_greedy(table, k, request.recoding.masks(table))
         if res is not None:

@@ -102,6 +102,12 @@ def generalization_by_column(original: pd.DataFrame, released: pd.DataFrame, qi,
     for c in qi:
         a = original[c].astype(str).to_numpy()
         b = released[c].astype(str).to_numpy()
+        if c in recoding.intervals:
+            by_column[c] = _interval_cells(a, b, c)
+            continue
+        if c in recoding.value_sets:
+            by_column[c] = _set_cells(a, b, c)
+            continue
         h = recoding.hierarchies.get(c)
         if h is None:  # suppressed column: value or *, cost 1 per star
             by_column[c] = float(_suppressed_stars(a, b, c))
@@ -120,6 +126,97 @@ def generalization_by_column(original: pd.DataFrame, released: pd.DataFrame, qi,
             total += _node_cost(recoding, c, h, lvl, leaves_under[(lvl, out)], n_leaves)
         by_column[c] = total
     return by_column
+
+
+def parse_range(text: str):
+    """``(lo, hi)`` of a released range ``lo-hi`` or ``[lo, hi]`` (negatives and decimals allowed), or ``None``."""
+    t = text.strip()
+    if t.startswith("[") and t.endswith("]") and t.count(",") == 1:
+        parts = t[1:-1].split(",")
+    else:
+        parts = None
+        for i in range(1, len(t)):  # the '-' between two numbers: "-5--1" splits after "-5"
+            if t[i] == "-" and _number(t[:i]) is not None and _number(t[i + 1:]) is not None:
+                parts = [t[:i], t[i + 1:]]
+                break
+    if parts is None:
+        return None
+    lo, hi = _number(parts[0]), _number(parts[1])
+    if lo is None or hi is None or lo > hi:
+        return None
+    return lo, hi
+
+
+def _number(text: str):
+    try:
+        x = Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        return None
+    return x
+
+
+def cell_holds(recoding, col: str, value: str, cell: str) -> bool:
+    """Whether the released ``cell`` of QI column ``col`` can be a recoding of the input ``value``."""
+    if cell == value or cell == SUPPRESSED:
+        return True
+    if not isinstance(recoding, Generalization):
+        return False
+    if col in recoding.intervals:
+        rng, x = parse_range(cell), _number(value)
+        if rng is None and _number(cell) is not None:
+            rng = (_number(cell), _number(cell))
+        return rng is not None and x is not None and rng[0] <= x <= rng[1]
+    if col in recoding.value_sets:
+        return value in {x.strip() for x in cell.split(",")}
+    h = recoding.hierarchies.get(col)
+    return h is not None and value in h.paths and cell in h.paths[value]
+
+
+def _interval_cells(a: np.ndarray, b: np.ndarray, col: str) -> float:
+    """Each released cell is the input value, ``*`` or a range holding it; the cost is each range's width
+    within the input column's range over that range (``*``: 1)."""
+    values = {v: _number(v) for v in set(a)}
+    bad = [v for v, x in values.items() if x is None]
+    if bad:
+        _fail(f"interval column {col!r} holds the non-number {bad[0]!r}")
+    lo_all, hi_all = min(values.values()), max(values.values())
+    span = hi_all - lo_all
+    total = Fraction(0)
+    for r, (v, out) in enumerate(zip(a, b)):
+        if out == v:
+            continue
+        if out == SUPPRESSED:
+            total += 1
+            continue
+        rng = parse_range(out)
+        single = _number(out)
+        if rng is None and single is not None:
+            rng = (single, single)
+        if rng is None or not rng[0] <= values[v] <= rng[1]:
+            _fail(f"QI column {col!r} at data row {r + 1} holds {out!r}, which is not {v!r}, '*' or a range "
+                  "holding it")
+        lo, hi = max(rng[0], lo_all), min(rng[1], hi_all)
+        total += (hi - lo) / span if span else 0
+    return float(total)
+
+
+def _set_cells(a: np.ndarray, b: np.ndarray, col: str) -> float:
+    """Each released cell is the input value, ``*`` or a ``,``-separated set of the column's values holding
+    it; the cost is ``(|S| − 1)/(|D| − 1)`` (``*``: 1)."""
+    domain = set(a)
+    total = Fraction(0)
+    for r, (v, out) in enumerate(zip(a, b)):
+        if out == v:
+            continue
+        if out == SUPPRESSED:
+            total += 1
+            continue
+        members = {x.strip() for x in out.split(",")}
+        if v not in members or not members <= domain:
+            _fail(f"QI column {col!r} at data row {r + 1} holds {out!r}, which is not {v!r}, '*' or a set of the "
+                  "column's values holding it")
+        total += Fraction(len(members) - 1, len(domain) - 1)
+    return float(total)
 
 
 def _node_cost(recoding, col, h, level, leaves, n_leaves) -> float:

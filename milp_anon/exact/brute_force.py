@@ -152,12 +152,25 @@ def _block_cost_fn(arr, columns, recoding):
 
         return pattern_cost
     hier = recoding.hierarchies if isinstance(recoding, Generalization) else {}
+    intervals = set(recoding.intervals) if isinstance(recoding, Generalization) else set()
+    value_sets = set(recoding.value_sets) if isinstance(recoding, Generalization) else set()
     costs = _node_costs(recoding, columns)
+    # interval columns: a block's range over the column's range; value sets: (|S| - 1)/(|D| - 1)
+    numbers = {c: [Fraction(str(v)) for v in cols[c]] for c, name in enumerate(columns) if name in intervals}
+    span = {c: max(x) - min(x) for c, x in numbers.items()}
+    domain = {c: len(set(map(str, cols[c]))) for c, name in enumerate(columns) if name in value_sets}
 
     def cost(block):
         total = Fraction(0)
         for c, name in enumerate(columns):
             vals = {cols[c][r] for r in block}
+            if name in intervals:
+                x = [numbers[c][r] for r in block]
+                total += len(block) * (max(x) - min(x)) / span[c] if span[c] else 0
+                continue
+            if name in value_sets:
+                total += len(block) * Fraction(len({str(v) for v in vals}) - 1, max(domain[c] - 1, 1))
+                continue
             h = hier.get(name)
             if h is None:
                 total += len(block) * int(len(vals) > 1)

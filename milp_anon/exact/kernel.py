@@ -30,6 +30,9 @@ def releases_per_row(m: int, recoding=None, columns=None) -> int:
     if isinstance(recoding, Patterns):
         return len(recoding.patterns)
     if isinstance(recoding, Generalization):
+        if recoding.cell_columns:
+            raise ValueError("the Blocki-Williams kernel is stated for hierarchies and suppression, not for "
+                             "interval or value-set cells")
         g = 1
         for name in columns or []:
             h = recoding.hierarchies.get(name)
