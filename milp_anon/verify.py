@@ -172,6 +172,24 @@ def cell_holds(recoding, col: str, value: str, cell: str) -> bool:
     return h is not None and value in h.paths and cell in h.paths[value]
 
 
+def _cell_total(a: np.ndarray, b: np.ndarray, col: str, what: str, cost_of) -> float:
+    """The summed cost of released column ``b`` over input column ``a``: 0 for the value, 1 for ``*``,
+    ``cost_of(value, cell)`` otherwise (``None``: the cell does not hold the value). Each distinct
+    (value, cell) pair is read once."""
+    total = Fraction(0)
+    pairs = Counter(zip(a.tolist(), b.tolist()))
+    for (v, out), times in pairs.items():
+        if out == v:
+            continue
+        cost = Fraction(1) if out == SUPPRESSED else cost_of(v, out)
+        if cost is None:
+            r = int(np.flatnonzero((a == v) & (b == out))[0])
+            _fail(f"QI column {col!r} at data row {r + 1} holds {out!r}, which is not {v!r}, '*' or {what} "
+                  "holding it")
+        total += times * cost
+    return float(total)
+
+
 def _interval_cells(a: np.ndarray, b: np.ndarray, col: str) -> float:
     """Each released cell is the input value, ``*`` or a range holding it; the cost is each range's width
     within the input column's range over that range (``*``: 1)."""
@@ -181,42 +199,30 @@ def _interval_cells(a: np.ndarray, b: np.ndarray, col: str) -> float:
         _fail(f"interval column {col!r} holds the non-number {bad[0]!r}")
     lo_all, hi_all = min(values.values()), max(values.values())
     span = hi_all - lo_all
-    total = Fraction(0)
-    for r, (v, out) in enumerate(zip(a, b)):
-        if out == v:
-            continue
-        if out == SUPPRESSED:
-            total += 1
-            continue
+
+    def cost_of(v, out):
         rng = parse_range(out)
-        single = _number(out)
-        if rng is None and single is not None:
-            rng = (single, single)
+        if rng is None and _number(out) is not None:
+            rng = (_number(out), _number(out))
         if rng is None or not rng[0] <= values[v] <= rng[1]:
-            _fail(f"QI column {col!r} at data row {r + 1} holds {out!r}, which is not {v!r}, '*' or a range "
-                  "holding it")
-        lo, hi = max(rng[0], lo_all), min(rng[1], hi_all)
-        total += (hi - lo) / span if span else 0
-    return float(total)
+            return None
+        return (min(rng[1], hi_all) - max(rng[0], lo_all)) / span if span else Fraction(0)
+
+    return _cell_total(a, b, col, "a range", cost_of)
 
 
 def _set_cells(a: np.ndarray, b: np.ndarray, col: str) -> float:
     """Each released cell is the input value, ``*`` or a ``,``-separated set of the column's values holding
     it; the cost is ``(|S| − 1)/(|D| − 1)`` (``*``: 1)."""
     domain = set(a)
-    total = Fraction(0)
-    for r, (v, out) in enumerate(zip(a, b)):
-        if out == v:
-            continue
-        if out == SUPPRESSED:
-            total += 1
-            continue
+
+    def cost_of(v, out):
         members = {x.strip() for x in out.split(",")}
         if v not in members or not members <= domain:
-            _fail(f"QI column {col!r} at data row {r + 1} holds {out!r}, which is not {v!r}, '*' or a set of the "
-                  "column's values holding it")
-        total += Fraction(len(members) - 1, len(domain) - 1)
-    return float(total)
+            return None
+        return Fraction(len(members) - 1, len(domain) - 1) if len(domain) > 1 else Fraction(0)
+
+    return _cell_total(a, b, col, "a set of the column's values", cost_of)
 
 
 def _node_cost(recoding, col, h, level, leaves, n_leaves) -> float:
