@@ -47,7 +47,7 @@ def interval_cases(draw):
     return frame, qi, criteria, recoding
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(interval_cases())
 def test_milp_equals_brute_force(case):
     frame, qi, criteria, recoding = case
