@@ -147,6 +147,13 @@ def parse_range(text: str):
     return lo, hi
 
 
+def _cell_range(cell: str):
+    """``(lo, hi)`` of an interval column's released cell: a range, or a single number as ``(x, x)``; else ``None``."""
+    rng = parse_range(cell)
+    x = _number(cell) if rng is None else None
+    return rng if rng is not None else (None if x is None else (x, x))
+
+
 def _number(text: str):
     try:
         x = Fraction(text.strip())
@@ -162,9 +169,7 @@ def cell_holds(recoding, col: str, value: str, cell: str) -> bool:
     if not isinstance(recoding, Generalization):
         return False
     if col in recoding.intervals:
-        rng, x = parse_range(cell), _number(value)
-        if rng is None and _number(cell) is not None:
-            rng = (_number(cell), _number(cell))
+        rng, x = _cell_range(cell), _number(value)
         return rng is not None and x is not None and rng[0] <= x <= rng[1]
     if col in recoding.value_sets:
         return value in {x.strip() for x in cell.split(",")}
@@ -201,9 +206,7 @@ def _interval_cells(a: np.ndarray, b: np.ndarray, col: str) -> float:
     span = hi_all - lo_all
 
     def cost_of(v, out):
-        rng = parse_range(out)
-        if rng is None and _number(out) is not None:
-            rng = (_number(out), _number(out))
+        rng = _cell_range(out)
         if rng is None or not rng[0] <= values[v] <= rng[1]:
             return None
         return (min(rng[1], hi_all) - max(rng[0], lo_all)) / span if span else Fraction(0)
