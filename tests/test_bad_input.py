@@ -4,14 +4,19 @@ Every bad case must answer with its exit code and exactly one line on
 stderr — no traceback, no file created or left behind, every input
 byte-identical. Each case runs in its own directory holding the same small
 inputs, so the check "nothing changed" covers every file there (hidden ones
-included). The cases run two at a time: each is a fresh interpreter.
+included). The cases run two at a time, each in a process of its own: a few
+as fresh interpreters (``FRESH``), the rest as forks of an interpreter that
+imported the package once (``tests/cli_forkserver.py``), which saves about
+a second of imports per case.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import hashlib
+import json
 import os
+import queue
 import subprocess
 import sys
 
@@ -306,6 +311,32 @@ def run_cli(args, cwd, *, timeout=300, **kw):
                           text=True, timeout=timeout, **kw)
 
 
+#: cases that still run as a fresh interpreter each (``python -m milp_anon``): the entry point itself
+#: stays covered; the rest run as forks of a pre-imported interpreter (``tests/cli_forkserver.py``)
+FRESH = {"input-missing", "input-binary", "out-is-input", "demo-bad-qi", "certify-no-multipliers", "crlf", "tab-separated"}
+
+
+class ForkServer:
+    """One ``tests/cli_forkserver.py`` process: runs a command line as a fork and returns like ``subprocess.run``."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "tests", "cli_forkserver.py")], env=ENV,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def run(self, args, cwd, timeout=300):
+        out, err = cwd + ".stdout", cwd + ".stderr"  # beside the case's directory, not in it
+        self.proc.stdin.write(json.dumps({"cwd": cwd, "args": list(args), "out": out, "err": err,
+                                          "timeout": timeout}) + "\n")
+        self.proc.stdin.flush()
+        code = json.loads(self.proc.stdout.readline())["code"]
+        with open(out, encoding="utf-8", errors="replace") as fo, open(err, encoding="utf-8", errors="replace") as fe:
+            return subprocess.CompletedProcess(args, code, fo.read(), fe.read())
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
 def _prepare(base, name, setup):
     d = os.path.join(base, name)
     os.mkdir(d)
@@ -317,21 +348,40 @@ def _prepare(base, name, setup):
     return d
 
 
-def _run_case(base, name, args, setup):
+def _run_case(base, name, args, setup, servers):
     d = _prepare(base, name, setup)
     before = snapshot(d)
-    proc = run_cli(args, d)
+    if name in FRESH:
+        proc = run_cli(args, d)
+    else:
+        server = servers.get()
+        try:
+            proc = server.run(args, d)
+        finally:
+            servers.put(server)
     return proc, before, snapshot(d)
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """Every command-line case, run two at a time (each a fresh interpreter)."""
+    """Every command-line case, two at a time (module docstring: forks of a pre-imported interpreter)."""
     base = str(tmp_path_factory.mktemp("cases"))
     cases = [(c[0], c[1], c[2]) for c in BAD] + [(c[0], c[1], c[2]) for c in ODD]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {name: pool.submit(_run_case, base, name, args, setup) for name, args, setup in cases}
-        return {name: f.result() for name, f in futures.items()}
+    servers = queue.Queue()
+    started = [ForkServer() for _ in range(2)]
+    for s in started:
+        servers.put(s)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+            futures = {name: pool.submit(_run_case, base, name, args, setup, servers) for name, args, setup in cases}
+            return {name: f.result() for name, f in futures.items()}
+    finally:
+        for s in started:
+            s.close()
+
+
+def test_the_fresh_interpreter_cases_exist():
+    assert FRESH <= {c[0] for c in BAD} | {c[0] for c in ODD}
 
 
 def test_the_matrix_has_at_least_100_distinct_bad_inputs():
