@@ -219,7 +219,8 @@ def _add_option_args(p):
                         "applies; none: build the whole model; formulations/reduction.md)")
     g.add_argument("--warm-start", default="none", choices=["none", "greedy"],
                    help="start HiGHS from a verified greedy table (suppression: the plain suppression greedy, any "
-                        "criteria; patterns: the pattern greedy, k only)")
+                        "criteria; patterns: the pattern greedy, k only; hierarchies: the level greedy (k only) and "
+                        "Mondrian; intervals and value sets: Mondrian)")
 
 
 def _request(args, criteria):

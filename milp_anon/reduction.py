@@ -251,11 +251,11 @@ class LagrangianReduction:
             rnd.status = "stopped at G"  # no solution cheaper than G in the restriction
         self.lb = max(self.lb, min(bound, G))
         progress.report(bound=self.lb, incumbent=self.ub if math.isfinite(self.ub) else None)
-        if first and self.solver.time_limit is not None and self.left() > 0 \
+        if first and (self.left() is None or self.left() > 0) \
                 and self.request.model.warm_start != "greedy" \
                 and (self.best is None or self.grid.gap(self.ub, self.lb) > HEURISTIC_GAP):
-            # later rounds stop at G with poor incumbents: with a time limit, the heuristic
-            # table now, inside the limit, when the first round left a gap
+            # later rounds stop at G with poor incumbents: the heuristic table now (inside a time
+            # limit, not after it), when the first round left a gap
             self.heuristic()
         if limited and bound < G:
             self.stopped_by_limit = True

@@ -23,7 +23,7 @@ from . import pipeline
 from . import progress as _progress
 from .criteria import Criterion, KAnonymity
 from .errors import InputError
-from .recoding import Patterns, Recoding, Suppression, as_recoding
+from .recoding import Patterns, Recoding, as_recoding
 from .solvers import SolverOptions
 
 __all__ = ["ModelOptions", "Request", "anonymize", "split_options"]
@@ -246,8 +246,8 @@ class Request:
     def validate(self, table) -> None:
         """Bad input for this table (e.g. a sensitive criterion without a sensitive column)."""
         if self.model.warm_start == "greedy":
-            if not isinstance(self.recoding, (Patterns, Suppression)):
-                raise InputError("the greedy warm start applies to suppression and pattern-guided recoding")
+            if getattr(self.recoding, "scheme", "local") == "full-domain":
+                raise InputError("the greedy warm start applies to local recoding, not to the full-domain search")
             if self.split and isinstance(self.recoding, Patterns):
                 raise InputError("the pattern greedy warm start applies to k-anonymity alone (no sensitive criteria)")
         for c in self.criteria:

@@ -7,7 +7,10 @@ Which heuristics run (:func:`heuristic_tables`) is decided here only:
   over every suppression mask;
 * pattern-guided suppression (k-anonymity alone): the pattern greedy over the patterns;
 * interval and value-set cells: strict Mondrian (its classes at their hulls);
-* hierarchies alone: none.
+* hierarchies (and suppressed columns beside them): strict Mondrian with the
+  hierarchies (any criteria) and, for k-anonymity alone, the level greedy
+  (:func:`~milp_anon.heuristics.level_greedy`: the pattern greedy over
+  generalization levels), so the incumbent generalizes instead of suppressing.
 
 Their verified tables serve three purposes: the warm start
 (``warm_start="greedy"``, :func:`warm_start`), the fallback when a solve ends
@@ -25,7 +28,7 @@ import itertools
 import numpy as np
 
 from .errors import MilpAnonError, OptionViolation, VerificationError
-from .heuristics import mondrian, pattern_greedy, suppression_greedy
+from .heuristics import level_greedy, mondrian, pattern_greedy, suppression_greedy
 from .partition import release_blocks
 from .recoding import Generalization, Patterns, Suppression
 from .release import Release
@@ -54,7 +57,11 @@ def heuristic_tables(table, request) -> list[tuple[str, object, float]]:
             res = pattern_greedy(table, k, all_masks(table.m))
             if res is not None:
                 out.append(("pattern greedy", *res))
-    elif isinstance(request.recoding, Generalization) and request.recoding.cell_columns:
+    elif isinstance(request.recoding, Generalization):
+        if request.k_alone and not request.recoding.cell_columns:
+            res = level_greedy(table, k, request.recoding)
+            if res is not None:
+                out.append(("level greedy", *res))
         res = mondrian(table, request.criteria, request.recoding)
         if res is not None:
             out.append(("mondrian", *res))
@@ -115,21 +122,35 @@ def whole_table_start(am):
 
 
 def _release_start(am, release: Release):
-    """Map a verified suppression or pattern release onto the model's columns as a start.
+    """Map a verified release onto the model's columns as a start.
 
-    Rows whose released vector is not a kept candidate are left out; then
-    only the candidates used by the others are fixed (HiGHS completes a
-    partial start).
+    Each released cell is read as the node of its column's lattice that
+    holds the row's value and bears that text (the lowest such ancestor; an
+    interval or value-set cell by its text). Rows whose released vector is
+    not a kept candidate are left out; then only the candidates used by the
+    others are fixed (HiGHS completes a partial start).
     """
     table, c = am.table, am.cands
     index = {(tuple(c.levels[j]), tuple(c.nodes[j])): j for j in range(c.n_candidates)}
-    stars = (release.table[list(table.qi)].astype(str) == "*").to_numpy()
     lat = am.instance.lattices
+    levels = np.full((table.n, table.m), -1, dtype=np.int64)
+    nodes = np.full((table.n, table.m), -1, dtype=np.int64)
+    for col, lattice in enumerate(lat):
+        text = release.table[table.qi[col]].astype(str).to_numpy()
+        names = np.asarray(lattice.names, dtype=object).astype(str)
+        for lv in range(lattice.height, -1, -1):  # the lowest matching level wins
+            anc = lattice.anc[table.codes[:, col], lv]
+            hit = names[anc] == text
+            levels[hit, col], nodes[hit, col] = lv, anc[hit]
+        if lattice.cells is not None:  # proper cells are nobody's ancestor
+            by_name = {str(name): i for i, name in enumerate(lattice.names)}
+            for r in np.flatnonzero(levels[:, col] < 0):
+                node = by_name.get(text[r], -1)
+                if node >= 0:
+                    levels[r, col], nodes[r, col] = int(lattice.level[node]), node
     cand_of_row = np.full(table.n, -1, dtype=np.int64)
-    for r in range(table.n):
-        levels = tuple(int(x) for x in stars[r])
-        nodes = tuple(int(lat[col].anc[table.codes[r, col], lv]) for col, lv in enumerate(levels))
-        cand_of_row[r] = index.get((levels, nodes), -1)
+    for r in np.flatnonzero(np.all(levels >= 0, axis=1)):
+        cand_of_row[r] = index.get((tuple(levels[r].tolist()), tuple(nodes[r].tolist())), -1)
     ok = cand_of_row >= 0
     pair_index = {(int(u), int(j)): p for p, (u, j) in enumerate(zip(am.pair_unit, am.pair_cand))}
     g = np.zeros(am.g.shape[0])

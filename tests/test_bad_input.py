@@ -130,8 +130,8 @@ BAD = [
     ("hierarchical-without-file", [*SOLVE_S, "--t", "0.3", "--distance", "hierarchical"], None, 2,
      "needs a hierarchy"),
     ("reduce-lagrangian-not-k", [*SOLVE_S, "--p", "2", "--reduce", "lagrangian"], None, 2, "reduction does not apply"),
-    ("warm-start-hierarchy", [*SOLVE, "--hierarchy", "age=age_h.csv", "--warm-start", "greedy"], None, 2,
-     "greedy warm start"),
+    ("warm-start-full-domain", [*SOLVE, "--hierarchy", "age=age_h.csv", "--scheme", "full-domain", "--warm-start",
+                                "greedy"], None, 2, "greedy warm start applies to local recoding"),
     # -- solvers ---------------------------------------------------------------------------------
     ("solver-unknown", [*SOLVE, "--solver", "NOPE"], None, 2, "unknown solver"),
     ("solver-not-installed", [*SOLVE, "--solver", "glpk"], None, 2, "not installed"),
