@@ -16,6 +16,8 @@ with the verifier. Time ``O(3^n · m)``, memory ``O(2^n)``: for ``n <= 12``.
 
 from __future__ import annotations
 
+import math
+
 from collections import Counter
 from fractions import Fraction
 from functools import lru_cache
@@ -39,23 +41,28 @@ def suppression_cost(table: np.ndarray, block) -> int:
     return varying * len(block)
 
 
-def emd_flow(p_counts, q_counts, dist, scale: int = 10**6) -> Fraction:
-    """EMD between two count vectors under the metric ``dist`` as a min-cost flow.
+def emd_flow(p_counts, q_counts, dist) -> Fraction:
+    """EMD between two count vectors under the metric ``dist`` as a min-cost flow, exactly.
 
     Masses are scaled to integers (``p = a/A``, ``q = b/B`` become ``a·B`` and
-    ``b·A``) and distances to integers of ``1/scale``, so networkx's network
-    simplex is exact; the result is exact for distances that are multiples of
-    ``1/scale``.
+    ``b·A``) and distances to integers by the common denominator of their
+    exact values (a ``Fraction`` as given; a float as the decimal it prints
+    as, so ``0.1`` is ``1/10``), so networkx's network simplex runs on
+    integers and the result is exact. Rounding the distances instead (to
+    ``1/10⁶``) once made an ordered-distance group at exactly ``t = 0.4``
+    (``1.2/3``) read as over ``t``.
     """
     A, B = sum(p_counts), sum(q_counts)
-    G = nx.DiGraph()
     V = len(p_counts)
+    d = [[x if isinstance(x, Fraction) else Fraction(repr(float(x))) for x in row] for row in dist]
+    scale = math.lcm(*(x.denominator for row in d for x in row))
+    G = nx.DiGraph()
     for s in range(V):
         G.add_node(("p", s), demand=-int(p_counts[s]) * B)
         G.add_node(("q", s), demand=int(q_counts[s]) * A)
     for s in range(V):
         for t in range(V):
-            G.add_edge(("p", s), ("q", t), weight=int(round(float(dist[s][t]) * scale)))
+            G.add_edge(("p", s), ("q", t), weight=int(d[s][t] * scale))
     cost = nx.min_cost_flow_cost(G)
     return Fraction(cost, A * B * scale)
 

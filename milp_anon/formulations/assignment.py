@@ -67,6 +67,10 @@ class AssignmentModel:
     max_withheld: int | None = None
     #: per sensitive column: (cell_cand, cell_value, cell_columns, pair_cell)
     count_cells: dict = field(default_factory=dict)
+    #: the assignment columns ``g`` are integer; sizes and counts (sums of them) are then declared
+    #: integer too. Exact (a sum of integers), and it keeps HiGHS 1.10-1.15.1 with presolve off from
+    #: wrong results seen on the continuous form (formulations/README.md, "HiGHS and implied integers").
+    integer: bool = False
 
     @property
     def table(self):
@@ -84,7 +88,7 @@ class AssignmentModel:
         """Columns ``s_j = Σ_u g_uj`` (group size of candidate ``j``), created once."""
         if self.size_columns is None:
             C, P = self.cands.n_candidates, self.pair_cand.shape[0]
-            s = self.lm.add_vars("size", C, lower=0, upper=self.cands.capacity.astype(float))
+            s = self.lm.add_vars("size", C, lower=0, upper=self.cands.capacity.astype(float), integer=self.integer)
             self.lm.add_rows("size_def", C, rows=np.concatenate([np.arange(C), self.pair_cand]),
                              cols=np.concatenate([s, self.g]), vals=np.concatenate([np.ones(C), -np.ones(P)]),
                              lower=0.0, upper=0.0)
@@ -104,7 +108,7 @@ class AssignmentModel:
             pair_cell = pair_cell.ravel()
             n_cells, P = uniq.shape[0], self.pair_cand.shape[0]
             cap = np.bincount(pair_cell, weights=self.units.counts[self.pair_unit], minlength=n_cells)
-            cvar = self.lm.add_vars(f"count{column}", n_cells, lower=0, upper=cap)
+            cvar = self.lm.add_vars(f"count{column}", n_cells, lower=0, upper=cap, integer=self.integer)
             self.lm.add_rows(f"count{column}_def", n_cells, rows=np.concatenate([np.arange(n_cells), pair_cell]),
                              cols=np.concatenate([cvar, self.g]),
                              vals=np.concatenate([np.ones(n_cells), -np.ones(P)]), lower=0.0, upper=0.0)
@@ -212,15 +216,15 @@ def build(instance: Instance, request) -> AssignmentModel:
     C, P = cands.n_candidates, pair_unit.shape[0]
     y = lm.add_vars("y", C, lower=0, upper=1, integer=True)
     n_u = units.counts.astype(float)
-    g = lm.add_vars("g", P, lower=0, upper=n_u[pair_unit], cost=cands.cost[pair_cand],
-                    integer=integer_assignment(request))
+    integer = integer_assignment(request)
+    g = lm.add_vars("g", P, lower=0, upper=n_u[pair_unit], cost=cands.cost[pair_cand], integer=integer)
     U, N = units.n_units, request.model.max_suppressed_records
     if N is None:
         lm.add_rows("assign", U, rows=pair_unit, cols=g, vals=1.0, lower=n_u, upper=n_u)
         r = None
     else:  # record suppression: r_u withheld records of unit u at the cost of every QI cell at its root
         r = lm.add_vars("withheld", U, lower=0, upper=n_u, cost=float(instance.record_cost),
-                        integer=integer_assignment(request))
+                        integer=integer)
         lm.add_rows("assign", U, rows=np.concatenate([pair_unit, np.arange(U)]), cols=np.concatenate([g, r]),
                     vals=1.0, lower=n_u, upper=n_u)
         lm.add_rows("records", 1, rows=np.zeros(U, np.int64), cols=r, vals=1.0, upper=float(N))
@@ -228,7 +232,7 @@ def build(instance: Instance, request) -> AssignmentModel:
     lm.add_rows("link", P, rows=np.concatenate([pr, pr]), cols=np.concatenate([g, y[pair_cand]]),
                 vals=np.concatenate([np.ones(P), -n_u[pair_unit]]), upper=0.0)
     am = AssignmentModel(lm=lm, instance=instance, pair_unit=pair_unit, pair_cand=pair_cand, y=y, g=g,
-                         withheld=r, max_withheld=N)
+                         withheld=r, max_withheld=N, integer=integer)
     for crit in request.criteria:
         if cands.n_candidates:  # none (record suppression of every row): no group to constrain
             rows_of(crit).add(crit, am)
