@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import time
 
 import numpy as np
 
@@ -128,11 +129,15 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
                 hint, ws_cost = start
     grid = ObjectiveGrid.for_objective(request.model.objective, instance.candidates.cost if not request.model.withholds
                                        else np.append(instance.candidates.cost, instance.record_cost))
+    k_bound, hs = _k_relaxation_bound(instance, request, solver, grid, timings)
     progress.report(solver_bound_is_global=True)  # the whole model: HiGHS's bound is the problem's
     with timings.phase("solve"):
-        out = solve_model(am.lm, solver, grid, hint=hint)
+        out = solve_model(am.lm, hs, grid, hint=hint)
     common = dict(solver_status=out.solver_status, size=size, candidate_counts=dict(instance.candidates.counts),
                   warm_start_cost=ws_cost, grid=grid)
+    if k_bound is not None and out.status != Status.INFEASIBLE and (out.bound is None or k_bound > out.bound):
+        out = dataclasses.replace(out, bound=k_bound)
+        common.update(bound_source=K_BOUND_SOURCE, bound_certifies=True)  # a proven bound: reaching the cost proves it
     if out.x is None:
         release = None
         if out.status in (Status.TIME_LIMIT, Status.NO_SOLUTION):
@@ -157,6 +162,28 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
     return Outcome(release, out.bound, out.status, **common)
 
 
+K_BOUND_SOURCE = ("the k-anonymity LP bound over the same candidates (column generation): every release "
+                  "meeting the criteria is k-anonymous")
+
+#: share of a time limit given to the k-anonymity LP bound before a whole model with sensitive criteria
+K_BOUND_SHARE = 0.2
+
+
+def _k_relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: ObjectiveGrid, timings: Timings):
+    """``(bound or None, solver options for the model)``: under a time limit, sensitive criteria get the
+    k-anonymity LP bound over the same candidates first (``K_BOUND_SHARE`` of the limit), so a model
+    whose root LP does not finish still ends with a bound above 0 (issue 13, item 3)."""
+    limit = solver.time_limit
+    if limit is None or request.k_alone or _reduction.k_relaxation_unavailable(
+            request, solver, instance.candidates, instance.table.n):
+        return None, solver
+    t0 = time.perf_counter()
+    with timings.phase("lp"):
+        pb = _reduction.k_anonymity_bounds(instance, request, grid, solver, K_BOUND_SHARE * limit)
+    left = max(limit - (time.perf_counter() - t0), 0.05 * limit)
+    return grid.ceil(pb.bound), dataclasses.replace(solver, time_limit=left)
+
+
 def _sense(request) -> float:
     """The model minimizes ``−types`` for the ``types`` objective, the objective itself otherwise."""
     return -1.0 if request.model.objective == "types" else 1.0
@@ -167,7 +194,7 @@ def _finish(outcome: Outcome, request, solver: SolverOptions, timings: Timings, 
     grid, sign = outcome.grid, _sense(request)
     rel, bound, status = outcome.release, outcome.bound, outcome.status
     common = dict(size=outcome.size, timings=timings.stop(), candidate_counts=outcome.candidate_counts,
-                  reduction=outcome.reduction, warm_start_cost=outcome.warm_start_cost, full_domain=outcome.full_domain,
+                  reduction=outcome.reduction, bound_source=outcome.bound_source, warm_start_cost=outcome.warm_start_cost, full_domain=outcome.full_domain,
                   criteria=request.describe(), solver=solver.solver, solver_status=outcome.solver_status,
                   provenance=origin)
     if rel is None:

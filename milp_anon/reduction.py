@@ -66,6 +66,16 @@ def unavailable(request, solver: SolverOptions, candidates=None, n_rows: int | N
     """Why the Lagrangian reduction does not apply to ``request`` under ``solver``, or ``None`` if it does."""
     if not request.k_alone:
         return "it covers k-anonymity alone (no sensitive criterion)"
+    return k_relaxation_unavailable(request, solver, candidates, n_rows)
+
+
+def k_relaxation_unavailable(request, solver: SolverOptions, candidates=None, n_rows: int | None = None) -> str | None:
+    """Why the k-anonymity LP bound over ``candidates`` (:func:`k_anonymity_bounds`) is not a bound for
+    ``request``, or ``None`` when it is: the cost objective without side constraints or withheld records.
+
+    With sensitive criteria it is still a bound: every release meeting them is k-anonymous (with the
+    request's smallest group size) over the same candidates and costs, so the k-anonymity optimum over
+    those candidates, and its LP bound, lie below the request's optimum."""
     if request.model.objective != "cost" or request.model.has_side_constraints:
         return "it covers the cost objective without budget or t_out options"
     if request.model.withholds:

@@ -102,3 +102,5 @@ class Outcome:
     reason: str | None = None
     #: the full-domain search: lattice nodes, nodes evaluated, the chosen level per column
     full_domain: dict | None = None
+    #: what the bound rests on when it is not the stage's own (e.g. the k-anonymity LP bound)
+    bound_source: str | None = None

@@ -186,6 +186,10 @@ class Result:
         The output group (0-based) of every row of ``table``.
     withheld
         0-based input rows withheld (record suppression).
+    bound_source
+        What ``bound`` rests on when it is not the solver's bound of the model
+        (or the reduction's): e.g. the k-anonymity LP bound over the same
+        candidates, for a time-limited model with sensitive criteria.
     full_domain
         The full-domain search (``lattice_nodes``, ``evaluated``, the chosen
         ``levels`` per column): the proof of a full-domain optimum.
@@ -234,6 +238,7 @@ class Result:
     provenance: dict = field(default_factory=dict)
     withheld: tuple = ()
     full_domain: dict | None = None
+    bound_source: str | None = None
 
     def __post_init__(self):
         try:
@@ -276,6 +281,8 @@ class Result:
                    verified=self.verified, source=self.source, warm_start_cost=_clean(self.warm_start_cost))
         if self.reduction is not None:
             out["reduction"] = self.reduction.as_dict()
+        if self.bound_source is not None:
+            out["bound_source"] = self.bound_source
         if self.full_domain is not None:
             out["full_domain"] = dict(self.full_domain)
         if self.fallback:
@@ -346,7 +353,8 @@ class Result:
             lines.append(f"class sizes   min {cs['min']}  median {cs['median']:g}  max {cs['max']}  "
                          f"({cs['n_classes']} classes)")
         gap = "-" if self.gap is None else f"{100 * self.gap:.4g} %"
-        lines.append(f"bound         {fmt(self.bound)}   gap {gap}")
+        lines.append(f"bound         {fmt(self.bound)}   gap {gap}"
+                     + (f"   ({self.bound_source})" if self.bound_source else ""))
         if self.groups is not None:
             lines.append(f"groups        {self.n_groups}" + (f"   (released: {self.fallback})" if self.fallback else ""))
         if self.withheld:
