@@ -58,12 +58,14 @@ def write_csv(path, rows):
         w.writerows(rows)
 
 
-def write_md_table(path, title, columns, rows, cell=None):
+def write_md_table(path, title, columns, rows, cell=None, intro=None):
     """Write ``rows`` as a markdown table: ``columns`` are ``(key, header)``; ``cell(key, value)`` formats
-    a value (default :func:`fmt`)."""
+    a value (default :func:`fmt`); ``intro`` is a paragraph between the title and the table."""
     cell = cell or (lambda key, v: fmt(v))
     with open(path, "w") as fh:
         fh.write(f"# {title}\n\n")
+        if intro:
+            fh.write(intro + "\n\n")
         fh.write("| " + " | ".join(h for _, h in columns) + " |\n|" + "---|" * len(columns) + "\n")
         for r in rows:
             fh.write("| " + " | ".join(cell(key, r.get(key)) for key, _ in columns) + " |\n")

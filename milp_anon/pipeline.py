@@ -137,7 +137,8 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
                   warm_start_cost=ws_cost, grid=grid)
     if k_bound is not None and out.status != Status.INFEASIBLE and (out.bound is None or k_bound > out.bound):
         out = dataclasses.replace(out, bound=k_bound)
-        common.update(bound_source=K_BOUND_SOURCE, bound_certifies=True)  # a proven bound: reaching the cost proves it
+        # a proven bound: reaching the verified cost proves optimality
+        common.update(bound_source=K_BOUND_SOURCE, bound_certifies=True)
     if out.x is None:
         release = None
         if out.status in (Status.TIME_LIMIT, Status.NO_SOLUTION):
@@ -194,7 +195,8 @@ def _finish(outcome: Outcome, request, solver: SolverOptions, timings: Timings, 
     grid, sign = outcome.grid, _sense(request)
     rel, bound, status = outcome.release, outcome.bound, outcome.status
     common = dict(size=outcome.size, timings=timings.stop(), candidate_counts=outcome.candidate_counts,
-                  reduction=outcome.reduction, bound_source=outcome.bound_source, warm_start_cost=outcome.warm_start_cost, full_domain=outcome.full_domain,
+                  reduction=outcome.reduction, bound_source=outcome.bound_source,
+                  warm_start_cost=outcome.warm_start_cost, full_domain=outcome.full_domain,
                   criteria=request.describe(), solver=solver.solver, solver_status=outcome.solver_status,
                   provenance=origin)
     if rel is None:

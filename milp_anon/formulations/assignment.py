@@ -69,7 +69,7 @@ class AssignmentModel:
     count_cells: dict = field(default_factory=dict)
     #: the assignment columns ``g`` are integer; sizes and counts (sums of them) are then declared
     #: integer too. Exact (a sum of integers), and it keeps HiGHS 1.10-1.15.1 with presolve off from
-    #: wrong results seen on the continuous form (formulations/README.md, "HiGHS and implied integers").
+    #: wrong results seen on the continuous form (formulations/p-sensitivity.md, benchmarks/highs/).
     integer: bool = False
 
     @property
