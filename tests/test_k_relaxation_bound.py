@@ -2,12 +2,15 @@
 
 import dataclasses
 
+import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon import pipeline
+from milp_anon.grid import ObjectiveGrid
 from milp_anon.result import Timings
 from milp_anon.solvers import SolverOptions
 from milp_anon.status import Status
@@ -15,12 +18,14 @@ from milp_anon.status import Status
 from helpers import brute, criteria_for, sensitive_tables
 
 
-def _k_bound(table, request, time_limit=5.0):
+def _instance_and_grid(table, request):
     instance, _, why = pipeline._prepare(table, request, Timings())
     assert not why
-    from milp_anon.grid import ObjectiveGrid
+    return instance, ObjectiveGrid.for_objective("cost", instance.candidates.cost)
 
-    grid = ObjectiveGrid.for_objective("cost", instance.candidates.cost)
+
+def _k_bound(table, request, time_limit=5.0):
+    instance, grid = _instance_and_grid(table, request)
     bound, _ = pipeline._k_relaxation_bound(instance, request, SolverOptions(time_limit=time_limit), grid, Timings())
     return bound
 
@@ -47,10 +52,7 @@ def test_k_bound_lies_below_the_optimum_with_criteria(data):
 def test_no_k_bound_without_a_time_limit_or_for_k_alone():
     frame, qi = _adult_like()
     table = ma.Table.from_frame(frame, qi, "s")
-    instance, _, _ = pipeline._prepare(table, ma.Request(ma.KAnonymity(2), ma.LDiversity(2)), Timings())
-    from milp_anon.grid import ObjectiveGrid
-
-    grid = ObjectiveGrid.for_objective("cost", instance.candidates.cost)
+    instance, grid = _instance_and_grid(table, ma.Request(ma.KAnonymity(2), ma.LDiversity(2)))
     untimed = SolverOptions()
     assert pipeline._k_relaxation_bound(instance, ma.Request(ma.KAnonymity(2), ma.LDiversity(2)), untimed, grid,
                                         Timings()) == (None, untimed)
@@ -62,9 +64,6 @@ def test_no_k_bound_without_a_time_limit_or_for_k_alone():
 
 
 def _adult_like():
-    import numpy as np
-    import pandas as pd
-
     rng = np.random.default_rng(3)
     n = 60
     frame = pd.DataFrame({f"q{i}": rng.choice(list("abcd"), n) for i in range(3)})
