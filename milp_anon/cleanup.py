@@ -114,12 +114,15 @@ def exit_on_signals(signals=("SIGTERM", "SIGHUP")) -> None:
     HiGHS may hold it for minutes. The C-level handler does write the
     signal's number to the wakeup file descriptor at once, so a watcher
     thread reading it acts instead. Once per process, from the main thread;
-    other signals (Ctrl-C's ``KeyboardInterrupt``) keep their handlers.
+    other signals (Ctrl-C's ``KeyboardInterrupt``) keep their handlers. A
+    signal the process inherited as ignored stays ignored: under ``nohup`` a
+    closed terminal must not end a run.
     """
     global _installed
     if _installed or threading.current_thread() is not threading.main_thread():
         return
-    sigs = frozenset(int(getattr(signal, s)) for s in signals if hasattr(signal, s))
+    sigs = frozenset(int(getattr(signal, s)) for s in signals
+                     if hasattr(signal, s) and signal.getsignal(getattr(signal, s)) is not signal.SIG_IGN)
     read_fd, write_fd = os.pipe()
     os.set_blocking(write_fd, False)
     for s in sigs:

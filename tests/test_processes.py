@@ -38,6 +38,27 @@ def children(pid: int) -> list[int]:
     return out
 
 
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read()
+    except OSError:
+        return b""
+
+
+def _states(pid: int) -> str:
+    """Each thread's state and kernel wait channel, and the signal masks: what a stuck process is doing."""
+    out = []
+    with contextlib.suppress(OSError):
+        with open(f"/proc/{pid}/status") as fh:
+            out += [line.strip() for line in fh if line.startswith(("State", "Sig", "Shd"))]
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/stat") as fh, \
+                    open(f"/proc/{pid}/task/{task}/wchan") as wc:
+                out.append(f"task {task}: {fh.read().rsplit(')', 1)[1].split()[0]} in {wc.read()}")
+    return "; ".join(out)
+
+
 def wait_for(cond, timeout: float) -> bool:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -77,7 +98,11 @@ def test_a_script_without_main_guard_finishes(tmp_path):
 
 
 HANGING = textwrap.dedent("""
+    import signal
     import sys
+    # a parent that does not handle the signal, even where the test runs under nohup (SIGHUP inherited as ignored)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     sys.path.insert(0, {helpers!r})
     import pandas as pd
     import milp_anon as ma
@@ -104,8 +129,13 @@ def test_the_solver_child_ends_with_its_parent(tmp_path, sig):
         assert parent.stdout.readline().strip() == "solving"
         assert wait_for(lambda: children(parent.pid), 30), "no solver child started"
         (child,) = children(parent.pid)
+        # signal once the child runs the worker, not in the fork-exec window where the parent blocks signals
+        assert wait_for(lambda: b"milp_anon.solvers.worker" in _cmdline(child), 30), "the child never became the worker"
         parent.send_signal(sig)
-        parent.wait(timeout=90)  # a loaded 2-core CI machine once needed more than 30 s
+        try:
+            parent.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the parent outlived {sig.name} by 60 s: {_states(parent.pid)}")
         assert wait_for(lambda: not alive(child), 10), "the solver child outlived its parent"
     finally:
         parent.kill()
@@ -141,6 +171,25 @@ def test_sigterm_ends_the_cli_its_child_and_its_temporary_files(tmp_path):
     assert err.splitlines() == ["milp-anon: stopped by SIGTERM"]
     assert wait_for(lambda: not alive(child), 10)
     assert snapshot(tmp_path) == before  # no output, no hidden temporary file
+
+
+@linux_proc
+def test_under_nohup_a_hangup_does_not_end_the_run(workdir):
+    """`nohup milp-anon solve ...`: SIGHUP inherited as ignored stays ignored; the run finishes and writes its table."""
+    cli = subprocess.Popen([sys.executable, "-m", "milp_anon", *SOLVE, "--isolate", "always", "--time-limit", "60"],
+                           cwd=workdir, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    try:
+        # the solver child exists only after the command line installed its signal handlers
+        assert wait_for(lambda: children(cli.pid), 60), "no solver child started"
+        cli.send_signal(signal.SIGHUP)
+        out, err = cli.communicate(timeout=120)
+    finally:
+        cli.kill()
+        cli.wait()
+    assert cli.returncode == 0, err
+    assert "stopped by" not in err
+    assert (workdir / "out.csv").read_text().startswith("sex,age,race,occ,note")
 
 
 def test_a_closed_stdout_loses_nothing(workdir):
