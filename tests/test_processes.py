@@ -123,8 +123,10 @@ def test_the_solver_child_ends_with_its_parent(tmp_path, sig):
     """Whatever ends the parent — a signal it does not handle, or SIGKILL — ends the HiGHS child too."""
     script = tmp_path / "hang.py"
     script.write_text(HANGING.format(helpers=HELPERS))
-    parent = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    parent = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, env={**ENV, "TMPDIR": str(tmpdir)},
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert parent.stdout.readline().strip() == "solving"
         assert wait_for(lambda: children(parent.pid), 30), "no solver child started"
@@ -137,6 +139,7 @@ def test_the_solver_child_ends_with_its_parent(tmp_path, sig):
         except subprocess.TimeoutExpired:
             pytest.fail(f"the parent outlived {sig.name} by 60 s: {_states(parent.pid)}")
         assert wait_for(lambda: not alive(child), 10), "the solver child outlived its parent"
+        assert os.listdir(tmpdir) == []  # the model's temporary file went with them
     finally:
         parent.kill()
         parent.wait()

@@ -11,7 +11,10 @@ The child is ``python -m milp_anon.solvers.worker`` (:mod:`.worker`): it
 never imports the caller's ``__main__``, the model reaches it in a temporary
 file (so the parent never blocks writing into a pipe), a reader thread takes
 its messages (so the parent never blocks reading from a dead child), and it
-ends with the parent however the parent ends.
+ends with the parent however the parent ends. The temporary file has no
+name (``O_TMPFILE``, or unlinked at once) and reaches the child as an
+inherited descriptor, so no ``SIGKILL`` of either process can leave it in
+the temporary directory (a model file can be hundreds of MB).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import tempfile
 import threading
 import time
 
-from ..cleanup import track_file, track_process, untrack_file, untrack_process
+from ..cleanup import track_process, untrack_process
 from .. import interrupt, progress
 from ..errors import SolverError
 from ..grid import ObjectiveGrid
@@ -56,20 +59,17 @@ def should_isolate(options: SolverOptions, n_cols: int) -> bool:
         options.isolate == "auto" and options.time_limit is not None and n_cols >= ISOLATE_MIN_COLUMNS)
 
 
-def _start_child(job) -> tuple[subprocess.Popen, str]:
-    fd, path = tempfile.mkstemp(prefix="milp-anon-job-", suffix=".pickle")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump(list(sys.path), fh, protocol=pickle.HIGHEST_PROTOCOL)
-            pickle.dump(job, fh, protocol=pickle.HIGHEST_PROTOCOL)
+def _start_child(job) -> subprocess.Popen:
+    with tempfile.TemporaryFile(prefix="milp-anon-job-") as fh:  # nameless: nothing to clean up, ever
+        pickle.dump(list(sys.path), fh, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump(job, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        fh.flush()
+        fh.seek(0)
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
-        proc = subprocess.Popen([sys.executable, "-m", "milp_anon.solvers.worker", path, str(os.getpid())],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
-    except BaseException:
-        os.unlink(path)
-        raise
-    return proc, path
+        return subprocess.Popen([sys.executable, "-m", "milp_anon.solvers.worker", str(fh.fileno()),
+                                 str(os.getpid())], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+                                pass_fds=(fh.fileno(),))
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -90,9 +90,8 @@ def _stop(proc: subprocess.Popen) -> None:
 def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *, solve_fn=None,
                    stop_bound: StopAtBound | None = None) -> SolveOutcome:
     """HiGHS in a child process with a hard deadline (``solve_fn``, importable by name, replaces HiGHS in tests)."""
-    proc, job_path = _start_child((lm, options, grid, hint, solve_fn, stop_bound))
+    proc = _start_child((lm, options, grid, hint, solve_fn, stop_bound))
     track_process(proc)  # a SIGTERM to the command line kills it at once (milp_anon.cleanup)
-    track_file(job_path)
     t0 = time.perf_counter()
     messages: queue.Queue = queue.Queue()
 
@@ -136,9 +135,6 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     finally:
         _stop(proc)
         untrack_process(proc)
-        if os.path.exists(job_path):  # the child deletes it once read; not if it died first
-            os.unlink(job_path)
-        untrack_file(job_path)
     secs = time.perf_counter() - t0
     raw = "interrupted by the user" if stopped_by_user else \
         f"killed {secs - options.time_limit:.0f} s after the time limit"

@@ -1,4 +1,4 @@
-"""The isolated solver's child process: ``python -m milp_anon.solvers.worker JOB PARENT_PID``.
+"""The isolated solver's child process: ``python -m milp_anon.solvers.worker JOB_FD PARENT_PID``.
 
 Started by :func:`~milp_anon.solvers.isolated.solve_isolated` as a plain
 subprocess, never through :mod:`multiprocessing`: a spawned
@@ -6,10 +6,10 @@ subprocess, never through :mod:`multiprocessing`: a spawned
 without ``if __name__ == "__main__":`` then killed it while the parent
 waited forever. This module imports only the toolkit.
 
-Protocol. ``JOB`` is a temporary file holding two pickles: the parent's
-``sys.path`` (so that a test's stand-in solver is importable) and the job
-``(lm, options, grid, hint, solve_fn, stop_bound)``; the child deletes it
-once read. Messages go to the parent on the child's original stdout as
+Protocol. ``JOB_FD`` is an inherited descriptor of a nameless temporary
+file holding two pickles: the parent's ``sys.path`` (so that a test's
+stand-in solver is importable) and the job ``(lm, options, grid, hint,
+solve_fn, stop_bound)``; the file is gone once both processes close it. Messages go to the parent on the child's original stdout as
 frames ``8-byte big-endian length + pickle``: ``("progress", x, objective,
 dual_bound)`` for every improving incumbent, then one ``("final",
 SolveOutcome)`` or ``("error", text)``. Everything else written to fd 1 (the
@@ -69,18 +69,14 @@ def _solve_with_progress(send):
 
 
 def main(argv: list[str]) -> int:
-    job_path, parent_pid = argv[0], int(argv[1])
+    job_fd, parent_pid = int(argv[0]), int(argv[1])
     out_fd = os.dup(1)
     os.dup2(2, 1)  # the solver's own log goes to stderr, never into the message stream
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it ends this child
     _end_with_parent(parent_pid)
-    with open(job_path, "rb") as fh:
+    with os.fdopen(job_fd, "rb") as fh:
         sys.path[:] = pickle.load(fh)
         lm, options, grid, hint, solve_fn, stop_bound = pickle.load(fh)
-    try:
-        os.unlink(job_path)
-    except OSError:
-        pass
 
     def on_improving(e):
         d = e.data_out
