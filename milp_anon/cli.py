@@ -158,6 +158,10 @@ def _add_solver_args(p):
     p.add_argument("--isolate", default="auto", choices=["auto", "always", "never"],
                    help="run HiGHS in a child process killed 10 s / 10%% past the time limit "
                         "(default auto: models with >= 100,000 columns under a time limit)")
+    p.add_argument("--lns", type=_number(float, 0, 1, high_open=True, what="a share in [0, 1)"), default=0.0,
+                   metavar="SHARE", help="share of --time-limit kept for the large-neighbourhood search that "
+                                         "improves the table when the solve ends with a gap (e.g. 0.5; default 0: "
+                                         "off)")
     p.add_argument("--verbose", action="store_true",
                    help="the solver's own log on standard error, and the Lagrangian reduction's steps")
     p.add_argument("--log", default=None, metavar="FILE", help="also keep HiGHS's log in FILE")
@@ -415,7 +419,7 @@ def _options(args):
     if args.log:  # the log to the file; to the console (standard error) only with --verbose
         highs += [("output_flag", True), ("log_to_console", bool(args.verbose)), ("log_file", args.log)]
     return SolverOptions(solver=args.solver, time_limit=args.time_limit, threads=args.threads, gap=args.gap,
-                         msg=args.verbose, presolve=args.presolve, isolate=args.isolate, highs_options=tuple(highs))
+                         msg=args.verbose, presolve=args.presolve, isolate=args.isolate, highs_options=tuple(highs), lns=args.lns)
 
 
 def _finish(result, outputs: Outputs, out_path, report_path, sep) -> int:

@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 from . import interrupt, progress
+from . import lns as _lns
 from . import reduction as _reduction
 from .errors import InfeasibleRequest, InputError, VerificationError
 from .files import Outputs
@@ -35,7 +36,7 @@ from .release import Outcome, Release
 from .result import ModelSize, Result, Timings
 from .sizing import check_memory, estimate
 from .solvers import SolverOptions, solve_model
-from .starts import best_heuristic, warm_start, whole_table_start
+from .starts import best_heuristic, release_start, warm_start, whole_table_start
 from .status import Status
 from .table import Table
 
@@ -74,12 +75,15 @@ def _prepare(table, request, timings: Timings):
     return instance, size, instance.unhostable(request.model.max_suppressed_records)
 
 
-def solve(table: Table, request, solver: SolverOptions | None = None) -> Result:
+def solve(table: Table, request, solver: SolverOptions | None = None, *, start: Release | None = None) -> Result:
     """Collapse, generate candidates, solve (whole model or reduction), verify, finish.
 
     Returns a :class:`Result`; an infeasible request is a result with status
     ``infeasible`` and a ``reason``. Bad input raises
-    :class:`~milp_anon.errors.InputError` before any work.
+    :class:`~milp_anon.errors.InputError` before any work. ``start``, a
+    verified release of ``table`` for ``request``, is the solve's first
+    incumbent and its start (the large-neighbourhood search's sub-problems):
+    the result is never worse than it.
     """
     solver = solver or SolverOptions()
     timings = Timings()
@@ -95,11 +99,30 @@ def solve(table: Table, request, solver: SolverOptions | None = None) -> Result:
     why_not = _reduction.unavailable(request, solver, instance.candidates, table.n)
     if request.model.reduction == "lagrangian" and why_not:
         raise InputError(f"the Lagrangian reduction does not apply here: {why_not}")
+    stage = solver
+    if solver.time_limit is not None and solver.lns > 0 and _lns.unavailable(request) is None:
+        stage = dataclasses.replace(solver, time_limit=(1.0 - solver.lns) * solver.time_limit)
     if request.model.reduction != "none" and why_not is None:
-        outcome = _reduction.LagrangianReduction(instance, request, solver, timings, size).run()
+        outcome = _reduction.LagrangianReduction(instance, request, stage, timings, size, start=start).run()
     else:
-        outcome = _solve_whole(instance, request, solver, timings, size)
+        outcome = _solve_whole(instance, request, stage, timings, size, start)
+    if stage is not solver:
+        outcome = _improve(outcome, instance.table, request, solver, timings)
     return _finish(outcome, request, solver, timings, origin)
+
+
+def _improve(outcome: Outcome, table: Table, request, solver: SolverOptions, timings: Timings) -> Outcome:
+    """The large-neighbourhood search (:mod:`.lns`) in what is left of the time limit, when the stage
+    ended with a verified release and a gap."""
+    rel, grid = outcome.release, outcome.grid
+    left = solver.time_limit - timings.elapsed()
+    if rel is None or left < 2.0 or interrupt.stop_requested() \
+            or (outcome.bound is not None and not grid.gap(rel.objective, outcome.bound)):
+        return outcome
+    progress.report(phase="large-neighbourhood search")
+    with timings.phase("lns"):
+        better, log = _lns.improve(table, request, rel, left, solver)
+    return dataclasses.replace(outcome, release=better, lns=log)
 
 
 def _solve_full_domain(table, request, solver: SolverOptions, timings: Timings, origin: dict) -> Result:
@@ -113,8 +136,10 @@ def _solve_full_domain(table, request, solver: SolverOptions, timings: Timings, 
     return dataclasses.replace(_finish(outcome, request, solver, timings, origin), solver="full-domain search")
 
 
-def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Timings, size: ModelSize) -> Outcome:
-    """The whole assignment model in one solver run; the certificate is the solver's own Optimal."""
+def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Timings, size: ModelSize,
+                 start: Release | None = None) -> Outcome:
+    """The whole assignment model in one solver run; the certificate is the solver's own Optimal.
+    A ``start`` release is the model's start and replaces the heuristic tables as the fallback."""
     check_memory(instance, request.criteria, request.model.max_memory_gb, pulp_model=not solver.in_bulk)
     with timings.phase("build"):
         am = build(instance, request)
@@ -122,7 +147,9 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
     hint, ws_cost = None, None
     if solver.in_bulk:
         hint = whole_table_start(am)
-        if request.model.warm_start == "greedy":
+        if start is not None:
+            hint, ws_cost = release_start(am, start), start.cost
+        elif request.model.warm_start == "greedy":
             with timings.phase("warm_start"):
                 start = warm_start(am, request)
             if start is not None:
@@ -145,7 +172,7 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
             # never empty-handed: the solver stopped without an incumbent; release the best
             # verified heuristic table instead, labelled as a limit result with the bound
             with timings.phase("fallback"):
-                release = best_heuristic(instance.table, request)
+                release = start if start is not None else best_heuristic(instance.table, request)
         status = Status.TIME_LIMIT if release is not None else out.status
         reason = "the solver proved the model infeasible" if out.status == Status.INFEASIBLE else None
         return Outcome(release, out.bound, status, reason=reason, **common)
@@ -157,7 +184,7 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
             and not interrupt.stop_requested():
         # stopped early: release the heuristic table instead when it is better than the incumbent
         with timings.phase("fallback"):
-            alt = best_heuristic(instance.table, request)
+            alt = start if start is not None else best_heuristic(instance.table, request)
         if alt is not None and _sense(request) * alt.objective < _sense(request) * release.objective - 1e-9:
             release = alt
     return Outcome(release, out.bound, out.status, **common)
@@ -196,7 +223,7 @@ def _finish(outcome: Outcome, request, solver: SolverOptions, timings: Timings, 
     rel, bound, status = outcome.release, outcome.bound, outcome.status
     common = dict(size=outcome.size, timings=timings.stop(), candidate_counts=outcome.candidate_counts,
                   reduction=outcome.reduction, bound_source=outcome.bound_source,
-                  warm_start_cost=outcome.warm_start_cost, full_domain=outcome.full_domain,
+                  warm_start_cost=outcome.warm_start_cost, full_domain=outcome.full_domain, lns=outcome.lns,
                   criteria=request.describe(), solver=solver.solver, solver_status=outcome.solver_status,
                   provenance=origin)
     if rel is None:

@@ -22,7 +22,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 
-__all__ = ["Progress", "ProgressPrinter", "report", "reporting"]
+__all__ = ["Progress", "ProgressPrinter", "muted", "report", "reporting"]
 
 _log = logging.getLogger("milp_anon.progress")
 
@@ -112,6 +112,17 @@ def reporting(sink):
         yield
         return
     previous, _current = _current, _Listener(sink)
+    try:
+        yield
+    finally:
+        _current = previous
+
+
+@contextlib.contextmanager
+def muted():
+    """Nobody hears the solves inside the block (a sub-problem's incumbents are not the problem's)."""
+    global _current
+    previous, _current = _current, None
     try:
         yield
     finally:

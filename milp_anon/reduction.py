@@ -121,13 +121,13 @@ class LagrangianReduction:
     """
 
     def __init__(self, instance: Instance, request, solver: SolverOptions, timings: Timings, size: ModelSize,
-                 bounds: Callable = k_anonymity_bounds):
+                 bounds: Callable = k_anonymity_bounds, start: Release | None = None):
         self.instance, self.request, self.solver, self.timings = instance, request, solver, timings
         self.size = size
         self.bounds_fn = bounds
         self.grid = ObjectiveGrid.of_costs(instance.candidates.cost)
         self.t0 = time.perf_counter()
-        self.best: Release | None = None
+        self.best: Release | None = start  # a given verified release is the first incumbent
         self.lb = -math.inf
         self.last_pairs, self.last_bound = 0, -math.inf
         self.stopped_by_limit = False

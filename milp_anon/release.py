@@ -104,3 +104,5 @@ class Outcome:
     full_domain: dict | None = None
     #: what the bound rests on when it is not the stage's own (e.g. the k-anonymity LP bound)
     bound_source: str | None = None
+    #: the large-neighbourhood search's log (:class:`~milp_anon.lns.LnsLog`), when it ran
+    lns: object | None = None

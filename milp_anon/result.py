@@ -85,6 +85,7 @@ class Timings:
     solve: float | None = None
     verify: float | None = None
     fallback: float | None = None
+    lns: float | None = None
     total: float | None = None
     _start: float = field(default_factory=time.perf_counter, repr=False, compare=False)
 
@@ -101,6 +102,10 @@ class Timings:
             yield
         finally:
             self.add(name, time.perf_counter() - t)
+
+    def elapsed(self) -> float:
+        """Seconds since this stopwatch was made."""
+        return time.perf_counter() - self._start
 
     def stop(self) -> "Timings":
         """Set ``total`` to the time since this stopwatch was made."""
@@ -239,6 +244,8 @@ class Result:
     withheld: tuple = ()
     full_domain: dict | None = None
     bound_source: str | None = None
+    #: the large-neighbourhood search's log (:class:`~milp_anon.lns.LnsLog`), when it ran
+    lns: object | None = None
 
     def __post_init__(self):
         try:
@@ -285,6 +292,8 @@ class Result:
             out["bound_source"] = self.bound_source
         if self.full_domain is not None:
             out["full_domain"] = dict(self.full_domain)
+        if self.lns is not None:
+            out["lns"] = {k: _clean(v) for k, v in self.lns.as_dict().items()}
         if self.fallback:
             out["fallback"] = self.fallback
         if self.cost_by_column is not None:
@@ -383,6 +392,11 @@ class Result:
             lines.append("levels        " + "  ".join(f"{c} {v}" for c, v in fd.get("levels", {}).items())
                          + f"   (full-domain: {fd['evaluated']} of {fd['lattice_nodes']} lattice nodes evaluated, "
                            "the rest bounded by the optimum)")
+        if self.lns is not None:
+            ln = self.lns
+            lines.append(f"LNS           {ln.start:g} -> {ln.end:g} in {ln.seconds:.1f} s ({ln.passes} passes, "
+                         f"{ln.solved} sub-problems, {ln.improved} improved, {ln.proven} proven; "
+                         f"neighbourhoods up to {ln.max_rows} rows)")
         if s.n_variables is not None:
             lines.append(f"model         {s.n_variables} variables ({fmt(s.n_integer)} integer), "
                          f"{s.n_constraints} constraints, {fmt(s.n_nonzeros)} nonzeros"

@@ -33,7 +33,7 @@ from .partition import release_blocks
 from .recoding import Generalization, Patterns, Suppression
 from .release import Release
 
-__all__ = ["ALL_MASKS_MAX_M", "all_masks", "best_heuristic", "heuristic_tables", "warm_start",
+__all__ = ["ALL_MASKS_MAX_M", "all_masks", "best_heuristic", "heuristic_tables", "release_start", "warm_start",
            "whole_table_start"]
 
 #: the pattern greedy tries every one of the 2^m suppression masks up to this many QIs
@@ -121,7 +121,7 @@ def whole_table_start(am):
     return am.start(np.where(am.pair_cand == root, am.units.counts[am.pair_unit], 0))
 
 
-def _release_start(am, release: Release):
+def release_start(am, release: Release):
     """Map a verified release onto the model's columns as a start.
 
     Each released cell is read as the node of its column's lattice that
@@ -167,4 +167,4 @@ def warm_start(am, request):
     best = best_heuristic(am.table, request, whole_table=False)
     if best is None:
         return None
-    return _release_start(am, best), best.cost
+    return release_start(am, best), best.cost

@@ -81,7 +81,7 @@ def test_the_start_maps_a_hierarchy_release_onto_the_model():
     """The greedy's table, read back as a start, is complete: every row in a pair, at the table's cost."""
     from milp_anon.formulations import build
     from milp_anon.instance import Instance, collapse, generate_candidates
-    from milp_anon.starts import _release_start, best_heuristic
+    from milp_anon.starts import best_heuristic, release_start
 
     frame = pd.DataFrame({"v": list("aabbcdd"), "w": list("xxyyyzz")})
     hier = {"v": {"a": ["ab", "*"], "b": ["ab", "*"], "c": ["cd", "*"], "d": ["cd", "*"]}}
@@ -94,7 +94,7 @@ def test_the_start_maps_a_hierarchy_release_onto_the_model():
                request)
     rel = best_heuristic(table, request, whole_table=False)
     assert rel.table["v"].tolist() == ["a", "a", "*", "*", "*", "d", "d"]  # {b, c} meet only at the root
-    idx, vals = _release_start(am, rel)
+    idx, vals = release_start(am, rel)
     start = dict(zip(idx.tolist(), vals.tolist()))
     g = np.array([start[int(col)] for col in am.g])  # every g column is set: a complete start
     assert g.sum() == 7

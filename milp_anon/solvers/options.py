@@ -63,6 +63,11 @@ class SolverOptions:
         The incumbents and bounds it reports on the way are kept. ``"auto"``
         (default): with a time limit and at least ``ISOLATE_MIN_COLUMNS``
         columns; ``"always"``; ``"never"``.
+    lns
+        Under a time limit, the share of it kept for the large-neighbourhood
+        search (:mod:`milp_anon.lns`), which improves the released table when
+        the solve ends with a gap (default 0: off, so a proof keeps the
+        whole limit; requests it does not apply to keep it too).
     """
 
     solver: str = "HiGHS"
@@ -74,6 +79,7 @@ class SolverOptions:
     presolve: str = HIGHS_PRESOLVE_DEFAULT
     highs_options: tuple = ()
     isolate: str = "auto"
+    lns: float = 0.0
 
     def __post_init__(self):
         if self.isolate not in ("auto", "always", "never"):
@@ -90,6 +96,11 @@ class SolverOptions:
             raise InputError(f"threads must be a whole number >= 1, got {self.threads}")
         if not (0 <= self.gap < 1):
             raise InputError(f"relative gap must be in [0, 1), got {self.gap}")
+        if isinstance(self.lns, bool) or not (0 <= self.lns < 1):
+            raise InputError(f"the large-neighbourhood search's share of the time limit must be in [0, 1), "
+                             f"got {self.lns!r}")
+        if self.lns > 0 and self.time_limit is None:
+            raise InputError("the large-neighbourhood search takes a share of the time limit: give a time limit")
         if not self.is_highs:
             pulp_solver_keywords(self)  # refuses an unknown or absent solver, or an option it cannot take
         _check_highs_options(self.highs_options)

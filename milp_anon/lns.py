@@ -1,0 +1,191 @@
+"""Large-neighbourhood search: re-solve the rows of a few released classes exactly, keep what is cheaper.
+
+Problem. Given a verified release of a table for a request, find a cheaper
+verified release by changing only the rows of a *neighbourhood*: a union of
+whole released equivalence classes. The rows of the neighbourhood form a
+sub-table, which is solved for the same request by the same pipeline (whole
+model or Lagrangian reduction) under a short time limit; when its verified
+release costs less than those rows cost now, it replaces them.
+
+Why the splice is a release (issue 13, item 2). Every criterion without a
+table-wide reference (k-anonymity, p-sensitivity, every ℓ-diversity) is
+closed under union: the classes outside the neighbourhood are unchanged,
+each new class meets the criteria in the sub-table, and where a new class
+has the released vector of an outside class the merged class meets them too.
+The cell cost is a sum over cells, so the total changes by exactly the
+difference on the neighbourhood. The spliced table still goes through the
+verifier before it is handed on; nothing here is trusted.
+
+Where it does not apply (:func:`unavailable`): t-closeness (a class is
+compared with the *whole* table's distribution, which a sub-table does not
+have), full-domain generalization (one level per column for every row),
+record suppression (a table-wide count of withheld records), and the budget,
+``t_out`` and group-count objectives (they count over the whole table).
+
+Neighbourhoods. The classes are sorted by their released vectors, read in a
+column order that rotates from pass to pass, and cut into runs of
+consecutive classes of at most ``max_rows`` rows (a larger class alone), so
+each neighbourhood holds classes that agree on the leading columns — the
+ones whose rows can be regrouped more cheaply. ``max_rows`` doubles after a
+pass whose sub-problems were all proven optimal quickly and halves after one
+whose sub-problems mostly reached their limit.
+
+Complexity: one pass solves about ``n / max_rows`` sub-problems, each a
+full pipeline run on at most ``max_rows`` rows (or one class) with at most
+``SUB_LIMIT`` seconds; sorting and splicing are ``O(n log n)`` numpy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import interrupt, progress
+from .criteria import TCloseness
+from .errors import VerificationError
+from .release import Release
+from .table import Table
+
+__all__ = ["LNS_SOURCE", "LnsLog", "improve", "neighbourhoods", "unavailable"]
+
+#: the ``source`` of a release the search improved
+LNS_SOURCE = "large-neighbourhood search"
+
+#: rows of a neighbourhood at the start (it adapts: see the module docstring)
+START_ROWS = 300
+MIN_ROWS, MAX_ROWS = 100, 20_000
+
+#: seconds for one sub-problem at most
+SUB_LIMIT = 5.0
+
+#: a sub-problem proven within this share of its limit counts as "quick"
+QUICK = 0.25
+
+#: stop after this many passes in a row without an improvement
+IDLE_PASSES = 3
+
+
+@dataclass
+class LnsLog:
+    """What the search did: passes, sub-problems, improvements, the objective before and after."""
+
+    start: float
+    end: float
+    passes: int = 0
+    solved: int = 0
+    improved: int = 0
+    proven: int = 0
+    max_rows: int = START_ROWS
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def unavailable(request) -> str | None:
+    """Why the search cannot improve a release for ``request``, or ``None`` (module docstring)."""
+    m = request.model
+    if request.recoding.scheme == "full-domain":
+        return "full-domain generalization recodes a column for every row at once"
+    if any(isinstance(c, TCloseness) for c in request.criteria):
+        return "t-closeness compares each class with the whole table's distribution"
+    if m.withholds:
+        return "record suppression counts withheld records over the whole table"
+    if m.objective != "cost" or m.budget is not None or m.t_out_min is not None or m.t_out_max is not None:
+        return "a budget, t_out or the group-count objective counts over the whole table"
+    return None
+
+
+def neighbourhoods(released, groups: np.ndarray, order, max_rows: int, min_rows: int) -> list[np.ndarray]:
+    """Row indices of each neighbourhood: the classes sorted by their released vectors read in
+    ``order``, cut into runs of consecutive classes of at most ``max_rows`` rows (a larger class alone);
+    runs of fewer than ``min_rows`` rows are left out (a class of fewer than 2k rows cannot be split)."""
+    groups = np.asarray(groups)
+    ids, first, sizes = np.unique(groups, return_index=True, return_counts=True)
+    keys = [released[c].to_numpy().astype(str)[first] for c in order]
+    sorted_classes = np.lexsort(keys[::-1]) if keys else np.arange(ids.size)
+    runs, run, rows = [], [], 0
+    for c in sorted_classes:
+        if run and rows + sizes[c] > max_rows:
+            runs.append(run)
+            run, rows = [], 0
+        run.append(c)
+        rows += sizes[c]
+    if run:
+        runs.append(run)
+    members = np.argsort(groups, kind="stable")  # rows by class, classes in ids order
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    return [np.sort(np.concatenate([members[starts[c]:starts[c + 1]] for c in run_]))
+            for run_ in runs if sizes[run_].sum() >= min_rows]
+
+
+def _sub_table(table: Table, rows: np.ndarray) -> Table:
+    return Table.from_frame(table.frame.iloc[rows], list(table.qi), list(table.sensitive), sep=table.sep)
+
+
+def improve(table: Table, request, release: Release, seconds: float, solver) -> tuple[Release, LnsLog]:
+    """Improve ``release`` for ``seconds`` at most (module docstring); the result is verified, never worse."""
+    from .pipeline import solve  # the same pipeline solves each sub-problem
+    from .request import Request
+
+    t0 = time.perf_counter()
+    deadline = t0 + seconds
+    log = LnsLog(start=release.objective, end=release.objective)
+    released = release.table.copy()
+    groups = np.asarray(release.groups)
+    best = release
+    qi = list(table.qi)
+    idle = 0
+    max_rows = START_ROWS
+    # sub-problems are small: the whole model, started from the current rows, beats the reduction's rounds
+    sub_request = Request(*request.criteria, recoding=request.recoding,
+                          model=dataclasses.replace(request.model, reduction="none"))
+    while idle < IDLE_PASSES and time.perf_counter() < deadline - 1.0 and not interrupt.stop_requested():
+        order = qi[log.passes % len(qi):] + qi[:log.passes % len(qi)]
+        log.passes += 1
+        gained, quick, limited = 0, 0, 0
+        hoods = []
+        for rows in neighbourhoods(released, groups, order, max_rows, 2 * request.min_group_size()):
+            sub = _sub_table(table, rows)
+            now = Release.verified(sub, sub_request, released.iloc[rows].reset_index(drop=True))
+            if now.objective > 0:
+                hoods.append((rows, sub, now))
+        hoods.sort(key=lambda h: -h[2].objective)  # the costliest first: they have the most to give
+        for rows, sub, now in hoods:
+            left = deadline - time.perf_counter()
+            if left < 1.0 or interrupt.stop_requested():
+                break
+            limit = min(SUB_LIMIT, left)
+            with progress.muted():
+                res = solve(sub, sub_request, dataclasses.replace(solver, time_limit=limit, gap=0.0, lns=0.0),
+                            start=now)
+            log.solved += 1
+            if res.is_optimal:
+                log.proven += 1
+                quick += res.timings.total <= QUICK * limit
+            else:
+                limited += 1
+            if res.table is not None and res.objective < now.objective - 1e-9:
+                released.iloc[rows] = res.table[released.columns].to_numpy()
+                gained += 1
+        if gained:
+            best = Release.verified(table, request, released, source=LNS_SOURCE)
+            if best.objective > release.objective - 1e-9:  # pragma: no cover - the splice argument failed
+                raise VerificationError(f"the large-neighbourhood search spliced a table of objective "
+                                        f"{best.objective:g} onto one of {release.objective:g}")
+            groups = best.groups
+            log.improved += gained
+            progress.report(incumbent=best.objective)
+            idle = 0
+        else:
+            idle += 1
+        if limited > (quick + limited) // 2:
+            max_rows = max(MIN_ROWS, max_rows // 2)
+        elif quick and not limited:
+            max_rows = min(MAX_ROWS, max_rows * 2)
+    log.end, log.max_rows = best.objective, max_rows
+    log.seconds = round(time.perf_counter() - t0, 3)
+    return best, log

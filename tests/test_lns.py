@@ -1,0 +1,169 @@
+"""The large-neighbourhood search (milp_anon.lns): verified, never worse, exact on what it re-solves."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import milp_anon as ma
+from milp_anon import lns, pipeline
+from milp_anon.errors import InputError
+from milp_anon.exact import brute_force
+from milp_anon.heuristics import level_greedy
+from milp_anon.partition import release_blocks
+from milp_anon.release import Release
+from milp_anon.solvers import SolverOptions
+from milp_anon.status import Status
+from milp_anon.verify import verify_release
+
+from helpers import brute, criteria_for, sensitive_tables
+from test_bad_input import run_cli
+from test_generalization import generalization_cases
+
+OPTIONS = SolverOptions(time_limit=60)
+
+
+def whole_table(table, request) -> Release:
+    return Release.verified(table, request, release_blocks(table, [np.arange(table.n)], request.recoding))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_from_the_whole_table_it_reaches_the_optimum(data):
+    """A table below START_ROWS rows is one neighbourhood, re-solved exactly: the brute-force optimum."""
+    frame, qi, k = data.draw(sensitive_tables())
+    crits = [ma.KAnonymity(k), data.draw(criteria_for(frame, ["p", "frequency", "distinct", "recursive"]))]
+    expected = brute(frame, qi, crits)
+    if expected is None:
+        return
+    table = ma.Table.from_frame(frame, qi, "s")
+    request = ma.Request(*crits)
+    start = whole_table(table, request)
+    better, log = lns.improve(table, request, start, 60, OPTIONS)
+    v = verify_release(frame, better.table, qi, crits, sensitive=("s",))  # from the definitions
+    assert v.cost == pytest.approx(better.objective, abs=1e-9)
+    assert better.objective <= start.objective + 1e-9
+    assert better.objective == pytest.approx(float(expected), abs=1e-9)
+    assert log.start == start.objective and log.end == better.objective
+
+
+@settings(max_examples=60, deadline=None)
+@given(generalization_cases(), st.integers(2, 6))
+def test_splices_of_small_neighbourhoods_are_verified_and_never_worse(monkeypatch_rows, case, rows):
+    """Neighbourhoods of a few rows each (many splices onto classes left as they were): every table is
+    verified, never worse than the start, never below the brute-force optimum."""
+    frame, qi, k, rec = case
+    table = ma.Table.from_frame(frame, qi)
+    res = level_greedy(table, k, rec)
+    if res is None:
+        return
+    request = ma.Request(ma.KAnonymity(k), recoding=rec)
+    start = Release.verified(table, request, res[0])
+    with monkeypatch_rows(rows):
+        better, _ = lns.improve(table, request, start, 60, OPTIONS)
+    v = verify_release(frame, better.table, qi, [ma.KAnonymity(k)], recoding=rec)
+    assert v.cost == pytest.approx(better.objective, abs=1e-9)
+    assert better.objective <= start.objective + 1e-9
+    expected = brute_force(frame[qi].to_numpy(), [ma.KAnonymity(k)], recoding=rec, columns=qi)[0]
+    assert better.objective >= float(expected) - 1e-9
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_rows():
+    import contextlib
+
+    @contextlib.contextmanager
+    def rows(n):
+        old = lns.START_ROWS, lns.MIN_ROWS
+        lns.START_ROWS = lns.MIN_ROWS = n
+        try:
+            yield
+        finally:
+            lns.START_ROWS, lns.MIN_ROWS = old
+
+    return rows
+
+
+def test_a_small_neighbourhood_regroups_rows_across_classes():
+    """Hand case, k = 2, suppression: the start pairs a1 with b1 and a2 with b2 (every cell of both columns
+    suppressed: 8 cells); re-solving the four rows pairs a with a and b with b, suppressing only column w
+    (4 cells), which is the optimum."""
+    frame = pd.DataFrame({"v": ["a", "b", "a", "b"], "w": ["1", "2", "3", "4"]})
+    table = ma.Table.from_frame(frame, ["v", "w"])
+    request = ma.Request(ma.KAnonymity(2))
+    start = Release.verified(table, request, release_blocks(table, [np.array([0, 1]), np.array([2, 3])],
+                                                            request.recoding))
+    assert start.objective == 8
+    better, log = lns.improve(table, request, start, 60, OPTIONS)
+    assert better.objective == 4 and better.source == lns.LNS_SOURCE
+    assert better.table["v"].tolist() == ["a", "b", "a", "b"] and set(better.table["w"]) == {"*"}
+    assert log.improved == 1
+
+
+def test_neighbourhoods_are_runs_of_whole_classes():
+    rng = np.random.default_rng(3)
+    groups = rng.integers(0, 40, size=500)
+    released = pd.DataFrame({"a": (groups % 7).astype(str), "b": (groups // 7).astype(str)})
+    hoods = lns.neighbourhoods(released, groups, ["b", "a"], 60, 10)
+    seen = np.concatenate(hoods)
+    assert len(seen) == len(set(seen.tolist()))  # disjoint
+    for rows in hoods:
+        classes = np.unique(groups[rows])
+        assert np.isin(np.flatnonzero(np.isin(groups, classes)), rows).all()  # whole classes only
+        assert len(rows) <= 60 or classes.size == 1
+        assert len(rows) >= 10
+
+
+def test_where_it_does_not_apply():
+    hier = {"1": ["x", "*"], "2": ["x", "*"]}
+    assert "t-closeness" in lns.unavailable(ma.Request(ma.KAnonymity(2), ma.TCloseness(0.2)))
+    assert "whole table" in lns.unavailable(ma.Request(ma.KAnonymity(2), budget=3))
+    assert "withheld" in lns.unavailable(ma.Request(ma.KAnonymity(2), max_suppressed_records=1))
+    assert lns.unavailable(ma.Request(ma.KAnonymity(2), ma.LDiversity(2))) is None
+    assert lns.unavailable(ma.Request(ma.KAnonymity(2), ma.TCloseness(0.2, distance="hierarchical",
+                                                                      hierarchy=hier))) is not None
+
+
+def test_the_pipeline_hands_the_stage_s_release_to_the_search(monkeypatch):
+    """A stage that ends at its limit with the whole table (forced here) is improved in the time kept for
+    the search: the result is the brute-force optimum, labelled and logged."""
+    frame = pd.DataFrame({"v": list("aabbabab"), "w": list("xxyyxyxy")})
+    table = ma.Table.from_frame(frame, ["v", "w"])
+    request = ma.Request(ma.KAnonymity(2))
+    real = pipeline._solve_whole
+    seen = {}
+
+    def stopped_early(instance, request_, solver, *a, **kw):
+        out = real(instance, request_, solver, *a, **kw)
+        if "limit" in seen:  # the search's sub-problems come later: left alone
+            return out
+        seen["limit"] = solver.time_limit
+        return dataclasses.replace(out, release=whole_table(table, request_), status=Status.TIME_LIMIT, bound=0.0)
+
+    monkeypatch.setattr(pipeline, "_solve_whole", stopped_early)
+    res = ma.anonymize(table, ma.KAnonymity(2), reduction="none", time_limit=40, lns=0.5)
+    assert seen["limit"] == pytest.approx(20)  # the stage got the other half
+    expected = brute_force(frame.to_numpy(), [ma.KAnonymity(2)])[0]
+    assert res.verified and res.source == lns.LNS_SOURCE and res.objective == pytest.approx(float(expected))
+    assert res.lns.start == 16 and res.lns.end == res.objective
+    assert res.report()["lns"]["end"] == res.objective and "LNS" in res.summary()
+    seen.clear()
+    off = ma.anonymize(table, ma.KAnonymity(2), reduction="none", time_limit=40)
+    assert seen["limit"] == 40 and off.lns is None and off.objective == 16  # no search: the stage's table
+
+
+def test_options_are_checked_before_any_work(tmp_path):
+    with pytest.raises(InputError, match="give a time limit"):
+        SolverOptions(lns=0.5)
+    with pytest.raises(InputError, match=r"\[0, 1\)"):
+        SolverOptions(time_limit=10, lns=1)
+    (tmp_path / "t.csv").write_text("a,b\n1,2\n1,2\n")
+    for args in (["--lns", "0.5"], ["--lns", "1", "--time-limit", "5"]):
+        proc = run_cli(["solve", "t.csv", "--qi", "a,b", "--k", "2", "--out", "o.csv", *args], tmp_path)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+        assert not (tmp_path / "o.csv").exists()
