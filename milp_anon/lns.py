@@ -149,6 +149,8 @@ def improve(table: Table, request, release: Release, seconds: float, solver) -> 
         gained, quick, limited = 0, 0, 0
         hoods = []
         for rows in neighbourhoods(released, groups, order, max_rows, 2 * request.min_group_size()):
+            if time.perf_counter() > deadline - 1.0:
+                break
             sub = _sub_table(table, rows)
             now = Release.verified(sub, sub_request, released.iloc[rows].reset_index(drop=True))
             if now.objective > 0:
