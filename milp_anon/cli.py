@@ -419,7 +419,8 @@ def _options(args):
     if args.log:  # the log to the file; to the console (standard error) only with --verbose
         highs += [("output_flag", True), ("log_to_console", bool(args.verbose)), ("log_file", args.log)]
     return SolverOptions(solver=args.solver, time_limit=args.time_limit, threads=args.threads, gap=args.gap,
-                         msg=args.verbose, presolve=args.presolve, isolate=args.isolate, highs_options=tuple(highs), lns=args.lns)
+                         msg=args.verbose, presolve=args.presolve, isolate=args.isolate, highs_options=tuple(highs),
+                         lns=args.lns)
 
 
 def _finish(result, outputs: Outputs, out_path, report_path, sep) -> int:

@@ -172,7 +172,7 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
             # never empty-handed: the solver stopped without an incumbent; release the best
             # verified heuristic table instead, labelled as a limit result with the bound
             with timings.phase("fallback"):
-                release = start if start is not None else best_heuristic(instance.table, request)
+                release = _fallback(instance, request, start)
         status = Status.TIME_LIMIT if release is not None else out.status
         reason = "the solver proved the model infeasible" if out.status == Status.INFEASIBLE else None
         return Outcome(release, out.bound, status, reason=reason, **common)
@@ -184,10 +184,15 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
             and not interrupt.stop_requested():
         # stopped early: release the heuristic table instead when it is better than the incumbent
         with timings.phase("fallback"):
-            alt = start if start is not None else best_heuristic(instance.table, request)
+            alt = _fallback(instance, request, start)
         if alt is not None and _sense(request) * alt.objective < _sense(request) * release.objective - 1e-9:
             release = alt
     return Outcome(release, out.bound, out.status, **common)
+
+
+def _fallback(instance: Instance, request, start: Release | None) -> Release | None:
+    """The table released when the solver's is missing or poorer: the given start, else the best heuristic's."""
+    return start if start is not None else best_heuristic(instance.table, request)
 
 
 K_BOUND_SOURCE = ("the k-anonymity LP bound over the same candidates (column generation): every release "

@@ -109,7 +109,7 @@ class Timings:
 
     def stop(self) -> "Timings":
         """Set ``total`` to the time since this stopwatch was made."""
-        self.total = time.perf_counter() - self._start
+        self.total = self.elapsed()
         return self
 
     def as_dict(self) -> dict:

@@ -21,11 +21,16 @@ from test_bad_input import ENV, FILES, ROOT, SOLVE, run_cli, snapshot
 HELPERS = os.path.join(ROOT, "tests")
 
 
+def _state(stat_path: str) -> str:
+    """The one-letter state in a /proc ``stat`` file (after the parenthesized command name)."""
+    with open(stat_path) as fh:
+        return fh.read().rsplit(")", 1)[1].split()[0]
+
+
 def alive(pid: int) -> bool:
     """The process exists and is not a zombie."""
     try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+        return _state(f"/proc/{pid}/stat") != "Z"
     except FileNotFoundError:
         return False
 
@@ -53,9 +58,8 @@ def _states(pid: int) -> str:
         with open(f"/proc/{pid}/status") as fh:
             out += [line.strip() for line in fh if line.startswith(("State", "Sig", "Shd"))]
         for task in os.listdir(f"/proc/{pid}/task"):
-            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/stat") as fh, \
-                    open(f"/proc/{pid}/task/{task}/wchan") as wc:
-                out.append(f"task {task}: {fh.read().rsplit(')', 1)[1].split()[0]} in {wc.read()}")
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/wchan") as wc:
+                out.append(f"task {task}: {_state(f'/proc/{pid}/task/{task}/stat')} in {wc.read()}")
     return "; ".join(out)
 
 

@@ -9,7 +9,8 @@ waited forever. This module imports only the toolkit.
 Protocol. ``JOB_FD`` is an inherited descriptor of a nameless temporary
 file holding two pickles: the parent's ``sys.path`` (so that a test's
 stand-in solver is importable) and the job ``(lm, options, grid, hint,
-solve_fn, stop_bound)``; the file is gone once both processes close it. Messages go to the parent on the child's original stdout as
+solve_fn, stop_bound)``; the file is gone once both processes close it.
+Messages go to the parent on the child's original stdout as
 frames ``8-byte big-endian length + pickle``: ``("progress", x, objective,
 dual_bound)`` for every improving incumbent, then one ``("final",
 SolveOutcome)`` or ``("error", text)``. Everything else written to fd 1 (the
