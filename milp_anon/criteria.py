@@ -412,6 +412,17 @@ class TCloseness(_SensitiveCriterion):
         :class:`~milp_anon.hierarchy.Hierarchy`).
     column
         Restrict to one sensitive column (default: each sensitive column).
+    reference
+        The distribution each class is compared with, per sensitive column:
+        ``{column: {value: count}}`` (e.g. a population's counts; a
+        ``pandas.Series`` of counts per value also works as the inner
+        mapping). Default: the table's own distribution. Values the table
+        does not hold count 0 in every class; table values the reference
+        does not list count 0 in the reference. Classes meeting a fixed
+        reference are closed under union (EMD to a fixed distribution is
+        convex), so every exactness argument of the default holds. The
+        large-neighbourhood search uses it: a sub-table is solved against
+        the whole table's distribution.
 
     Notes
     -----
@@ -424,6 +435,7 @@ class TCloseness(_SensitiveCriterion):
     order: tuple | None = None
     hierarchy: object = None
     column: str | None = None
+    reference: object = None
 
     name = "t-closeness"
 
@@ -445,6 +457,17 @@ class TCloseness(_SensitiveCriterion):
             if len(set(order)) != len(order):
                 raise InputError("the order lists a value twice")
             object.__setattr__(self, "order", order)
+        if self.reference is not None:
+            object.__setattr__(self, "reference", _reference(self.reference))
+
+    def reference_for(self, name: str) -> dict | None:
+        """The reference counts ``{value: count}`` for sensitive column ``name``, or ``None`` (the table's own)."""
+        if self.reference is None:
+            return None
+        for col, counts in self.reference:
+            if col == name:
+                return dict(counts)
+        return None
 
     @property
     def distance_kind(self) -> str:
@@ -453,8 +476,11 @@ class TCloseness(_SensitiveCriterion):
 
     # -- the metric on a column's values --------------------------------------------
     def domain_of(self, values, name: str) -> list[str]:
-        """The values of column ``name`` in the order the metric uses."""
+        """The values of column ``name`` (with the reference's, if one is given) in the order the metric uses."""
         values = [str(v) for v in values]
+        ref = self.reference_for(name)
+        if ref is not None:
+            values = sorted(set(values) | set(ref))
         if self.distance_kind == "ordered":
             if self.order is not None:
                 missing = sorted(set(values) - set(self.order))
@@ -497,6 +523,11 @@ class TCloseness(_SensitiveCriterion):
 
     def validate(self, table) -> None:
         super().validate(table)
+        if self.reference is not None:
+            extra = [c for c, _ in self.reference if c not in table.sensitive]
+            if extra:
+                raise InputError(f"the t-closeness reference names column(s) that are not sensitive: "
+                                 f"{', '.join(map(repr, extra))}")
         for col in self.columns(table):
             self.domain(table, col)
             if self.distance_kind == "hierarchical":
@@ -510,14 +541,22 @@ class TCloseness(_SensitiveCriterion):
         for col in self.applies_to(groups.columns):
             name, values = groups.columns[col], groups.values[col]
             dom = self.domain_of(values, name)
-            code = {str(v): i for i, v in enumerate(values)}
-            order = np.array([code[v] for v in dom], dtype=np.int64)
-            whole, s = groups.whole[col][order], groups.size
+            at = {v: i for i, v in enumerate(dom)}
+            where = np.array([at[str(v)] for v in values], dtype=np.int64)  # each code's place in dom
+            counts = np.zeros((groups.size.shape[0], len(dom)), dtype=np.int64)
+            counts[:, where] = groups.counts[col]
+            ref = self.reference_for(name)
+            if ref is None:
+                whole = np.zeros(len(dom), dtype=np.int64)
+                whole[where] = groups.whole[col]
+            else:
+                whole = np.array([ref.get(v, 0) for v in dom], dtype=np.int64)
+            s = groups.size
             n = int(whole.sum())
-            D = emd.scaled_differences(groups.counts[col][:, order], whole, s)
+            D = emd.scaled_differences(counts, whole, s)
             if self.distance_kind == "matrix":
                 d = self.metric_of(values, name)
-                dist = np.array([emd.transport_emd(whole * int(s[i]), n * groups.counts[col][i, order], d)
+                dist = np.array([emd.transport_emd(whole * int(s[i]), n * counts[i], d)
                                  / (n * int(s[i])) for i in range(s.shape[0])])
                 ok = dist <= float(t) + 1e-9  # the LP is solved in floating point
             else:
@@ -538,7 +577,34 @@ class TCloseness(_SensitiveCriterion):
 
     def describe(self) -> str:
         dist = self.distance if isinstance(self.distance, str) else "matrix"
-        return f"{self.t:g}-closeness ({dist}){_column_label(self.column)}"
+        ref = ", against a given distribution" if self.reference is not None else ""
+        return f"{self.t:g}-closeness ({dist}{ref}){_column_label(self.column)}"
+
+
+def _reference(reference) -> tuple:
+    """``{column: {value: count}}`` as a sorted tuple of ``(column, ((value, count), ...))``, validated."""
+    if isinstance(reference, tuple):  # already normalized (dataclasses.replace)
+        reference = {c: dict(v) for c, v in reference}
+    if not isinstance(reference, dict) or not reference:
+        raise InputError("the t-closeness reference must be a non-empty mapping {column: {value: count}}")
+    out = []
+    for col, counts in reference.items():
+        if isinstance(counts, pd.Series):
+            counts = counts.to_dict()
+        if not isinstance(counts, dict) or not counts:
+            raise InputError(f"the t-closeness reference for {col!r} must be a non-empty mapping {{value: count}}")
+        pairs = []
+        for v, c in counts.items():
+            if isinstance(c, bool) or not isinstance(c, numbers.Integral) or c < 0:
+                raise InputError(f"the t-closeness reference count of {v!r} in {col!r} must be a whole number "
+                                 f">= 0, got {c!r}")
+            pairs.append((str(v), int(c)))
+        if len({v for v, _ in pairs}) != len(pairs):
+            raise InputError(f"the t-closeness reference for {col!r} lists a value twice")
+        if sum(c for _, c in pairs) == 0:
+            raise InputError(f"the t-closeness reference for {col!r} has no counts")
+        out.append((str(col), tuple(sorted(pairs))))
+    return tuple(sorted(out))
 
 
 def _matrix_metric(matrix, vals, name) -> np.ndarray:

@@ -7,20 +7,23 @@ sub-table, which is solved for the same request by the same pipeline (whole
 model or Lagrangian reduction) under a short time limit; when its verified
 release costs less than those rows cost now, it replaces them.
 
-Why the splice is a release (issue 13, item 2). Every criterion without a
-table-wide reference (k-anonymity, p-sensitivity, every ℓ-diversity) is
-closed under union: the classes outside the neighbourhood are unchanged,
-each new class meets the criteria in the sub-table, and where a new class
-has the released vector of an outside class the merged class meets them too.
-The cell cost is a sum over cells, so the total changes by exactly the
+Why the splice is a release (issue 13, item 2). Every criterion is closed
+under union (k-anonymity, p-sensitivity, every ℓ-diversity; t-closeness
+against a *fixed* distribution, as EMD to it is convex): the classes outside
+the neighbourhood are unchanged, each new class meets the criteria in the
+sub-table, and where a new class has the released vector of an outside class
+the merged class meets them too. t-closeness compares a class with the whole
+table's distribution, which a sub-table does not have: its sub-problems are
+solved with that distribution given as the criterion's ``reference``
+(:func:`sub_criteria`), so a class that meets it there meets it in the whole
+table. The cell cost is a sum over cells, so the total changes by exactly the
 difference on the neighbourhood. The spliced table still goes through the
 verifier before it is handed on; nothing here is trusted.
 
-Where it does not apply (:func:`unavailable`): t-closeness (a class is
-compared with the *whole* table's distribution, which a sub-table does not
-have), full-domain generalization (one level per column for every row),
-record suppression (a table-wide count of withheld records), and the budget,
-``t_out`` and group-count objectives (they count over the whole table).
+Where it does not apply (:func:`unavailable`): full-domain generalization
+(one level per column for every row), record suppression (a table-wide count
+of withheld records), and the budget, ``t_out`` and group-count objectives
+(they count over the whole table).
 
 Neighbourhoods. The classes are sorted by their released vectors, read in a
 column order that rotates from pass to pass, and cut into runs of
@@ -49,7 +52,7 @@ from .errors import VerificationError
 from .release import Release
 from .table import Table
 
-__all__ = ["LNS_SOURCE", "LnsLog", "improve", "neighbourhoods", "unavailable"]
+__all__ = ["LNS_SOURCE", "LnsLog", "improve", "neighbourhoods", "sub_criteria", "unavailable"]
 
 #: the ``source`` of a release the search improved
 LNS_SOURCE = "large-neighbourhood search"
@@ -90,8 +93,6 @@ def unavailable(request) -> str | None:
     m = request.model
     if request.recoding.scheme == "full-domain":
         return "full-domain generalization recodes a column for every row at once"
-    if any(isinstance(c, TCloseness) for c in request.criteria):
-        return "t-closeness compares each class with the whole table's distribution"
     if m.withholds:
         return "record suppression counts withheld records over the whole table"
     if m.objective != "cost" or m.budget is not None or m.t_out_min is not None or m.t_out_max is not None:
@@ -122,6 +123,21 @@ def neighbourhoods(released, groups: np.ndarray, order, max_rows: int, min_rows:
             for run_ in runs if sizes[run_].sum() >= min_rows]
 
 
+def sub_criteria(table: Table, criteria) -> tuple:
+    """``criteria`` for a sub-table of ``table``: t-closeness without a ``reference`` is given ``table``'s
+    distribution of every sensitive column it reads (module docstring); the others are unchanged."""
+    out = []
+    for crit in criteria:
+        if isinstance(crit, TCloseness) and crit.reference is None:
+            ref = {table.sensitive[c]: dict(zip(map(str, table.sensitive_values[c]),
+                                                np.bincount(table.sensitive_codes[:, c],
+                                                            minlength=len(table.sensitive_values[c])).tolist()))
+                   for c in crit.columns(table)}
+            crit = dataclasses.replace(crit, reference=ref)
+        out.append(crit)
+    return tuple(out)
+
+
 def _sub_table(table: Table, rows: np.ndarray) -> Table:
     return Table.from_frame(table.frame.iloc[rows], list(table.qi), list(table.sensitive), sep=table.sep)
 
@@ -141,7 +157,7 @@ def improve(table: Table, request, release: Release, seconds: float, solver) -> 
     idle = 0
     max_rows = START_ROWS
     # sub-problems are small: the whole model, started from the current rows, beats the reduction's rounds
-    sub_request = Request(*request.criteria, recoding=request.recoding,
+    sub_request = Request(*sub_criteria(table, request.criteria), recoding=request.recoding,
                           model=dataclasses.replace(request.model, reduction="none"))
     while idle < IDLE_PASSES and time.perf_counter() < deadline - 1.0 and not interrupt.stop_requested():
         order = qi[log.passes % len(qi):] + qi[:log.passes % len(qi)]

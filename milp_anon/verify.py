@@ -426,9 +426,10 @@ def _check_t_closeness(crit, values, classes, col, table_values=None):
     """Each class's distribution within ``t`` of the table's (``table_values``: the whole original column,
     withheld records included; default ``values``)."""
     table_values = values if table_values is None else table_values
-    n = len(table_values)
-    dom = _t_domain(crit, table_values)
-    whole = Counter(table_values)
+    ref = crit.reference_for(col)  # a given distribution replaces the table's
+    whole = Counter(table_values) if ref is None else Counter(ref)
+    n = sum(whole.values())
+    dom = _t_domain(crit, list(table_values) + list(whole))
     P = [Fraction(whole.get(v, 0), n) for v in dom]
     t_exact = exact(crit.t)
     d = None

@@ -60,7 +60,8 @@ def line_metric(draw, values):
 @st.composite
 def criteria_for(draw, frame, kinds=None):
     """One sensitive criterion on column 's' of ``frame`` (kind drawn from ``kinds``)."""
-    kinds = kinds or ["p", "frequency", "distinct", "recursive", "t-equal", "t-ordered", "t-hier", "t-matrix"]
+    kinds = kinds or ["p", "frequency", "distinct", "recursive", "t-equal", "t-ordered", "t-hier", "t-matrix",
+                      "t-reference"]
     kind = draw(st.sampled_from(kinds))
     present = sorted(set(frame["s"]))
     if kind == "t-matrix" and len(present) < 2:
@@ -80,6 +81,13 @@ def criteria_for(draw, frame, kinds=None):
         return ma.TCloseness(t, distance="ordered")
     if kind == "t-hier":
         return ma.TCloseness(t, distance="hierarchical", hierarchy=SENS_HIERARCHY)
+    if kind == "t-reference":
+        # a given distribution over '1'..'4': values the table lacks, table values it lacks (count 0)
+        counts = draw(st.lists(st.integers(0, 4), min_size=4, max_size=4).filter(any))
+        ref = {"s": {str(v + 1): c for v, c in enumerate(counts) if c or draw(st.booleans())}}
+        distance = draw(st.sampled_from(["equal", "ordered", "hierarchical"]))
+        return ma.TCloseness(t, distance=distance, hierarchy=SENS_HIERARCHY if distance == "hierarchical" else None,
+                             reference=ref)
     return ma.TCloseness(t, distance=draw(line_metric(present)))
 
 

@@ -36,7 +36,7 @@ def result_criteria(criteria):
     return [ma.KAnonymity(1)] + list(criteria)
 
 
-KINDS = ["p", "frequency", "distinct", "recursive", "t-equal", "t-ordered", "t-hier", "t-matrix"]
+KINDS = ["p", "frequency", "distinct", "recursive", "t-equal", "t-ordered", "t-hier", "t-matrix", "t-reference"]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -190,11 +190,38 @@ def test_infeasible_requests_name_the_reason(crit, reason):
         (lambda: ma.LDiversity(2, kind="entropy"), "kind must be"),
         (lambda: ma.TCloseness(0.2, distance="manhattan"), "distance must be"),
         (lambda: ma.TCloseness(0.2, distance="hierarchical"), "needs a hierarchy"),
+        (lambda: ma.TCloseness(0.2, reference={}), "non-empty mapping"),
+        (lambda: ma.TCloseness(0.2, reference={"s": {"1": -1}}), "whole number >= 0"),
+        (lambda: ma.TCloseness(0.2, reference={"s": {"1": 0.5}}), "whole number >= 0"),
+        (lambda: ma.TCloseness(0.2, reference={"s": {"1": 0}}), "has no counts"),
+        (lambda: ma.TCloseness(0.2, reference={"s": ["1"]}), "non-empty mapping"),
     ],
 )
 def test_bad_parameters(make, match):
     with pytest.raises(ma.InputError, match=match):
         make()
+
+
+def test_reference_distribution_is_what_classes_are_compared_with():
+    """Hand case, equal distance, t = 0.25. Own distribution (1: 2, 2: 2): {1, 2} pairs are at EMD 0.
+    Against the reference 1: 3, 2: 1 (P = 3/4, 1/4) a pair {1, 2} is at EMD 1/4 (allowed), {1, 1} at 1/4,
+    {2, 2} at 3/4 (not). The whole table (1/2, 1/2) is at 1/4, so it is feasible; with reference
+    1: 1, 3: 3 (a value the table lacks) every class is at EMD >= 3/4: infeasible, named."""
+    frame = pd.DataFrame({"a": list("xxyy"), "s": list("1212")})
+    table = ma.Table.from_frame(frame, ["a"], "s")
+    own = ma.anonymize(table, ma.KAnonymity(2), ma.TCloseness(0.25))
+    ref = ma.TCloseness(0.25, reference={"s": {"1": 3, "2": 1}})
+    given = ma.anonymize(table, ma.KAnonymity(2), ref)
+    assert own.objective == given.objective == 0 and given.status == "optimal"  # classes x and y: {1, 2}
+    frame2 = pd.DataFrame({"a": list("xxyy"), "s": list("1122")})
+    t2 = ma.Table.from_frame(frame2, ["a"], "s")
+    assert ma.anonymize(t2, ma.KAnonymity(2), ma.TCloseness(0.25)).objective == 4  # own: {1,1} at 1/2
+    # against 3:1, {1, 1} is at 1/4 but {2, 2} at 3/4: the whole table (EMD 1/4) is the optimum
+    assert ma.anonymize(t2, ma.KAnonymity(2), ref).objective == 4
+    far = ma.anonymize(t2, ma.KAnonymity(2), ma.TCloseness(0.25, reference={"s": {"1": 1, "3": 3}}))
+    assert far.status == "infeasible" and "EMD" in far.reason
+    with pytest.raises(ma.InputError, match="not sensitive"):
+        ma.anonymize(t2, ma.KAnonymity(2), ma.TCloseness(0.25, reference={"a": {"x": 1}}))
 
 
 def test_sensitive_criterion_needs_sensitive_column():

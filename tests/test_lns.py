@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon import lns, pipeline
+from milp_anon.criteria import group_test
 from milp_anon.errors import InputError
 from milp_anon.exact import brute_force
 from milp_anon.heuristics import level_greedy
@@ -37,7 +38,8 @@ def whole_table(table, request) -> Release:
 def test_from_the_whole_table_it_reaches_the_optimum(data):
     """A table below START_ROWS rows is one neighbourhood, re-solved exactly: the brute-force optimum."""
     frame, qi, k = data.draw(sensitive_tables())
-    crits = [ma.KAnonymity(k), data.draw(criteria_for(frame, ["p", "frequency", "distinct", "recursive"]))]
+    crits = [ma.KAnonymity(k), data.draw(criteria_for(frame, ["p", "frequency", "distinct", "recursive", "t-equal",
+                                                             "t-ordered", "t-hier", "t-matrix"]))]
     expected = brute(frame, qi, crits)
     if expected is None:
         return
@@ -71,6 +73,61 @@ def test_splices_of_small_neighbourhoods_are_verified_and_never_worse(monkeypatc
     assert better.objective <= start.objective + 1e-9
     expected = brute_force(frame[qi].to_numpy(), [ma.KAnonymity(k)], recoding=rec, columns=qi)[0]
     assert better.objective >= float(expected) - 1e-9
+
+
+def valid_blocks(table, crits, labels):
+    """The classes of ``labels``, each failing class merged into the next until all meet ``crits``
+    (closure under union); ``None`` when even the whole table fails."""
+    ok = group_test(table, crits)
+    k = max(c.min_group_size() for c in crits)
+    blocks = [np.flatnonzero(labels == g) for g in np.unique(labels)]
+    i = 0
+    while i < len(blocks):
+        if len(blocks[i]) >= k and ok(blocks[i]):
+            i += 1
+        elif len(blocks) == 1:
+            return None
+        else:
+            j = i + 1 if i + 1 < len(blocks) else i - 1
+            blocks[j] = np.sort(np.concatenate([blocks[i], blocks[j]]))
+            del blocks[i]
+            i = 0
+    return blocks
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), st.integers(2, 6))
+def test_t_closeness_sub_problems_compare_with_the_whole_table(monkeypatch_rows, data, rows):
+    """t-closeness: neighbourhoods of a few classes each, re-solved against the whole table's distribution
+    (``lns.sub_criteria``). Every spliced table passes the verifier on the *whole* table (a sub-problem
+    solved against its own distribution would splice in classes that fail there), is never worse than the
+    start and never below the brute-force optimum."""
+    frame, qi, k = data.draw(sensitive_tables(n=(6, 9)))
+    crits = [ma.KAnonymity(k), data.draw(criteria_for(frame, ["t-equal", "t-ordered", "t-hier", "t-matrix"]))]
+    table = ma.Table.from_frame(frame, qi, "s")
+    labels = np.array(data.draw(st.lists(st.integers(0, 4), min_size=table.n, max_size=table.n)))
+    blocks = valid_blocks(table, crits, labels)
+    if blocks is None:
+        return
+    request = ma.Request(*crits)
+    start = Release.verified(table, request, release_blocks(table, blocks, request.recoding))
+    with monkeypatch_rows(rows):
+        better, _ = lns.improve(table, request, start, 60, OPTIONS)
+    v = verify_release(frame, better.table, qi, crits, sensitive=("s",))
+    assert v.cost == pytest.approx(better.objective, abs=1e-9)
+    assert better.objective <= start.objective + 1e-9
+    assert better.objective >= float(brute(frame, qi, crits)) - 1e-9
+
+
+def test_sub_criteria_carry_the_whole_table_s_distribution():
+    frame = pd.DataFrame({"a": list("xxyyz"), "s": list("11223")})
+    table = ma.Table.from_frame(frame, ["a"], "s")
+    given_ref = ma.TCloseness(0.3, reference={"s": {"1": 5, "9": 1}})
+    k, t, kept = lns.sub_criteria(table, [ma.KAnonymity(2), ma.TCloseness(0.3), given_ref])
+    assert k == ma.KAnonymity(2) and kept == given_ref  # a user's reference is kept as given
+    assert t.reference_for("s") == {"1": 2, "2": 2, "3": 1} and t.t == 0.3
+    sub = ma.Table.from_frame(frame.iloc[[0, 1]], ["a"], "s")  # holds '1' only: far from the whole table
+    assert t.infeasibility(sub) is not None and ma.TCloseness(0.3).infeasibility(sub) is None
 
 
 @pytest.fixture(scope="module")
@@ -121,12 +178,14 @@ def test_neighbourhoods_are_runs_of_whole_classes():
 
 def test_where_it_does_not_apply():
     hier = {"1": ["x", "*"], "2": ["x", "*"]}
-    assert "t-closeness" in lns.unavailable(ma.Request(ma.KAnonymity(2), ma.TCloseness(0.2)))
+    assert lns.unavailable(ma.Request(ma.KAnonymity(2), ma.TCloseness(0.2))) is None
     assert "whole table" in lns.unavailable(ma.Request(ma.KAnonymity(2), budget=3))
     assert "withheld" in lns.unavailable(ma.Request(ma.KAnonymity(2), max_suppressed_records=1))
     assert lns.unavailable(ma.Request(ma.KAnonymity(2), ma.LDiversity(2))) is None
     assert lns.unavailable(ma.Request(ma.KAnonymity(2), ma.TCloseness(0.2, distance="hierarchical",
-                                                                      hierarchy=hier))) is not None
+                                                                      hierarchy=hier))) is None
+    assert "full-domain" in lns.unavailable(ma.Request(ma.KAnonymity(2),
+                                                       recoding=ma.Suppression(scheme="full-domain")))
 
 
 def test_the_pipeline_hands_the_stage_s_release_to_the_search(monkeypatch):

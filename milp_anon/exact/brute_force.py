@@ -96,9 +96,10 @@ def group_condition(criteria, sensitive: dict):
 
                 checks.append(rec)
             elif isinstance(crit, TCloseness):
-                dom = _domain(crit, vals)
+                ref = crit.reference_for(col)  # a given distribution replaces the table's
+                whole = Counter(vals) if ref is None else Counter(ref)
+                dom = _domain(crit, list(vals) + list(whole))
                 d = _metric(crit, dom)
-                whole = Counter(vals)
                 P = [whole.get(x, 0) for x in dom]
                 tf = exact(crit.t)
 

@@ -196,8 +196,13 @@ class TClosenessRows(CriterionRows):
             pos = {v: i for i, v in enumerate(dom)}
             # position of each cell's value in the metric's order; table counts N_σ in that order
             cell_pos = np.array([pos[values[v]] for v in cell_val], dtype=np.int64)
-            N = np.bincount(np.array([pos[values[v]] for v in table.sensitive_codes[:, col]]),
-                            minlength=len(dom)).astype(float)
+            ref = crit.reference_for(table.sensitive[col])
+            if ref is None:  # the table's own distribution
+                N = np.bincount(np.array([pos[values[v]] for v in table.sensitive_codes[:, col]]),
+                                minlength=len(dom)).astype(float)
+            else:
+                N = np.array([ref.get(v, 0) for v in dom], dtype=float)
+            # every row below is scaled by n = Σ N (the reference's total; the table's rows by default)
             cells = (cell_cand, cell_pos, cvar)
             tag = f"tclose{col}"
             if crit.distance_kind == "matrix":
@@ -220,13 +225,13 @@ class TClosenessRows(CriterionRows):
             am.lm.add_rows(tag, C, rows=np.concatenate([np.repeat(np.arange(C), E), np.arange(C)]),
                            cols=np.concatenate([u, size]),
                            vals=np.concatenate([np.full(C * E, float(tr.denominator)),
-                                                np.full(C, -float(tr.numerator) * scale * table.n)]), upper=0.0)
+                                                np.full(C, -float(tr.numerator) * scale * N.sum())]), upper=0.0)
 
     @staticmethod
     def _excess_rows(am, tag, cells, size, N):
         """Equal distance, EMD = Σ_σ max(0, P_σ − Q_σ): ``v_jσ >= N_σ s_j − n c_jσ`` (the ``v`` columns)."""
         cell_cand, cell_pos, cvar = cells
-        C, V, n = am.cands.n_candidates, N.shape[0], float(am.table.n)
+        C, V, n = am.cands.n_candidates, N.shape[0], float(N.sum())
         v = am.lm.add_vars(f"{tag}_v", C * V, lower=0)
         rows_c = cell_cand * V + cell_pos
         rows_all = np.arange(C * V)
@@ -240,7 +245,7 @@ class TClosenessRows(CriterionRows):
         """Rows ``u_{j,e} >= ±Σ_{σ∈group e}(n c_jσ − N_σ s_j)`` for the value groups ``groups``
         (lists of positions); returns the ``u`` columns (C × E)."""
         cell_cand, cell_pos, cvar = cells
-        lm, C, V, n = am.lm, am.cands.n_candidates, N.shape[0], float(am.table.n)
+        lm, C, V, n = am.lm, am.cands.n_candidates, N.shape[0], float(N.sum())
         E = len(groups)
         u = lm.add_vars(name, C * E, lower=0)
         member = np.zeros((E, V), dtype=bool)
@@ -265,7 +270,7 @@ class TClosenessRows(CriterionRows):
     def _add_transport(crit, am, col, tag, cells, size, N):
         """General metric: transport ``F_jστ`` (Liang-Yuan Thm. 9), net flow = n c_jσ − N_σ s_j."""
         cell_cand, cell_pos, cvar = cells
-        lm, C, n = am.lm, am.cands.n_candidates, float(am.table.n)
+        lm, C, n = am.lm, am.cands.n_candidates, float(N.sum())
         d = crit.metric(am.table, col)
         V = N.shape[0]
         src, dst = np.nonzero(~np.eye(V, dtype=bool))
