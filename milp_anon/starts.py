@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pandas as pd
 
 from .errors import MilpAnonError, OptionViolation, VerificationError
 from .heuristics import level_greedy, mondrian, pattern_greedy, suppression_greedy
@@ -131,7 +132,6 @@ def release_start(am, release: Release):
     others are fixed (HiGHS completes a partial start).
     """
     table, c = am.table, am.cands
-    index = {(tuple(c.levels[j]), tuple(c.nodes[j])): j for j in range(c.n_candidates)}
     lat = am.instance.lattices
     levels = np.full((table.n, table.m), -1, dtype=np.int64)
     nodes = np.full((table.n, table.m), -1, dtype=np.int64)
@@ -142,20 +142,34 @@ def release_start(am, release: Release):
             anc = lattice.anc[table.codes[:, col], lv]
             hit = names[anc] == text
             levels[hit, col], nodes[hit, col] = lv, anc[hit]
-        if lattice.cells is not None:  # proper cells are nobody's ancestor
-            by_name = {str(name): i for i, name in enumerate(lattice.names)}
-            for r in np.flatnonzero(levels[:, col] < 0):
-                node = by_name.get(text[r], -1)
-                if node >= 0:
-                    levels[r, col], nodes[r, col] = int(lattice.level[node]), node
+        if lattice.cells is not None:  # proper cells are nobody's ancestor: found by their text
+            miss = np.flatnonzero(levels[:, col] < 0)
+            by_name = pd.Series(np.arange(len(names)), index=names)
+            by_name = by_name[~by_name.index.duplicated()]
+            node = pd.Series(text[miss]).map(by_name).fillna(-1).to_numpy(dtype=np.int64)
+            found = node >= 0
+            levels[miss[found], col] = np.asarray(lattice.level)[node[found]]
+            nodes[miss[found], col] = node[found]
+    # each row's (levels, nodes) against the candidates' keys, in one np.unique over both
+    described = np.flatnonzero(np.all(levels >= 0, axis=1))
+    keys = np.vstack([np.hstack([c.levels, c.nodes]).astype(np.int64),
+                      np.hstack([levels[described], nodes[described]])])
+    _, inv = np.unique(keys, axis=0, return_inverse=True)
+    inv = inv.ravel()
+    cand_of_key = np.full(inv.max() + 1 if inv.size else 0, -1, dtype=np.int64)
+    cand_of_key[inv[:c.n_candidates][::-1]] = np.arange(c.n_candidates)[::-1]  # the first candidate of a key
     cand_of_row = np.full(table.n, -1, dtype=np.int64)
-    for r in np.flatnonzero(np.all(levels >= 0, axis=1)):
-        cand_of_row[r] = index.get((tuple(levels[r].tolist()), tuple(nodes[r].tolist())), -1)
+    cand_of_row[described] = cand_of_key[inv[c.n_candidates:]]
     ok = cand_of_row >= 0
-    pair_index = {(int(u), int(j)): p for p, (u, j) in enumerate(zip(am.pair_unit, am.pair_cand))}
-    g = np.zeros(am.g.shape[0])
-    for u, j in zip(am.units.row_unit[ok], cand_of_row[ok]):
-        g[pair_index[(int(u), int(j))]] += 1
+    # rows per (unit, candidate) pair: pairs looked up by a sorted key
+    C = max(c.n_candidates, 1)
+    pair_key = am.pair_unit.astype(np.int64) * C + am.pair_cand
+    order = np.argsort(pair_key, kind="stable")
+    row_key = am.units.row_unit[ok].astype(np.int64) * C + cand_of_row[ok]
+    at = order[np.minimum(np.searchsorted(pair_key, row_key, sorter=order), max(order.shape[0] - 1, 0))]
+    if row_key.size and not np.array_equal(pair_key[at], row_key):  # pragma: no cover - a row's candidate holds it
+        raise VerificationError("a released row maps to a candidate that is not compatible with it")
+    g = np.bincount(at, minlength=am.g.shape[0]).astype(float)
     if ok.all():
         return am.start(g)
     have = np.unique(cand_of_row[ok])  # fix only the candidates that are fully described
