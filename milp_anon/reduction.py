@@ -133,7 +133,7 @@ class LagrangianReduction:
         self.stopped_by_limit = False
         self.solver_status = ""
         self.counts = dict(instance.candidates.counts)
-        self.warm_start_cost = None
+        self.warm_start_cost = None if start is None else start.cost  # reported like a heuristic start
 
     # -- bookkeeping ----------------------------------------------------------------------
     @property
@@ -157,7 +157,7 @@ class LagrangianReduction:
         with self.timings.phase("warm_start"):
             rel = best_heuristic(self.instance.table, self.request)
         if rel is not None:
-            self.warm_start_cost = rel.cost
+            self.warm_start_cost = rel.cost if self.warm_start_cost is None else min(self.warm_start_cost, rel.cost)
             if rel.objective < self.ub - 1e-9:
                 self.best = rel
 

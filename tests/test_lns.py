@@ -162,6 +162,18 @@ def test_a_small_neighbourhood_regroups_rows_across_classes():
     assert log.improved == 1
 
 
+def test_a_given_start_is_reported_as_the_warm_start_by_both_stages():
+    frame = pd.DataFrame({"v": list("aabbabab"), "w": list("xxyyxyxy")})
+    table = ma.Table.from_frame(frame, ["v", "w"])
+    request = ma.Request(ma.KAnonymity(2))
+    start = whole_table(table, request)
+    for reduction in ("lagrangian", "none"):
+        req = ma.Request(ma.KAnonymity(2), reduction=reduction)
+        res = pipeline.solve(table, req, SolverOptions(time_limit=30), start=start)
+        assert res.is_optimal and res.objective < start.objective
+        assert res.warm_start_cost == start.cost, reduction
+
+
 def test_neighbourhoods_are_runs_of_whole_classes():
     rng = np.random.default_rng(3)
     groups = rng.integers(0, 40, size=500)
