@@ -313,7 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--no-closure", action="store_true", help="disable closure pruning of candidates")
     i.add_argument("--lp", action="store_true",
                    help="also solve the LP bound by column generation and report the pairs the Lagrangian "
-                        "reduction keeps (k-anonymity alone)")
+                        "reduction keeps (with sensitive criteria: those of the k-anonymity relaxation)")
     i.add_argument("--time-limit", type=_SECONDS, default=None, metavar="SEC", help="time limit of --lp")
     _add_criteria_args(i)
     _add_recoding_args(i)
@@ -504,6 +504,8 @@ def cmd_inspect(args) -> int:
         kept = "  ".join(f"G={g}: {v['pairs']} pairs/{v['candidates']} candidates"
                          for g, v in lag["kept_below"].items())
         _say(f"fixing        pairs a solution cheaper than G may use: {kept}")
+        if lag["relaxation"] != "k-anonymity":
+            _say(f"relaxation    {lag['relaxation']}; reduction rounds {lag['rounds']}")
     return EXIT_OK
 
 

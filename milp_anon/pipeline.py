@@ -298,10 +298,11 @@ def write_model(table: Table, request, path: str, format: str | None = None) -> 
 def inspect(table: Table, request, *, lp: bool = False, time_limit: float | None = None) -> dict:
     """Sizes of every stage (types, units, candidates per pruning, model estimate) without solving.
 
-    With ``lp=True`` (k-anonymity alone) also the LP bound by column
-    generation and, for thresholds ``G = ⌈LP⌉ + 1, 4, 16, 64`` grid steps,
-    the pairs and candidates of the model the Lagrangian reduction would
-    build (:func:`milp_anon.reduction.threshold_table`).
+    With ``lp=True`` also the LP bound by column generation and, for
+    thresholds ``G = ⌈LP⌉ + 1, 4, 16, 64`` grid steps, the pairs and
+    candidates of the model the Lagrangian reduction would build
+    (:func:`milp_anon.reduction.threshold_table`); with sensitive criteria,
+    those of the k-anonymity relaxation over the request's candidates.
     """
     if time_limit is not None:
         SolverOptions(time_limit=time_limit)  # the same checks as a solve's limit, before any work

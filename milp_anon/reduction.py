@@ -304,8 +304,13 @@ class LagrangianReduction:
 
 def threshold_table(instance: Instance, request, time_limit: float | None) -> dict:
     """``inspect --lp``: the LP bound and, for ``G = ⌈LP⌉ + 1, 4, 16, 64`` grid steps, the pairs and
-    candidates of the model the reduction would build."""
-    why = unavailable(request, SolverOptions(), instance.candidates, instance.table.n)
+    candidates of the model the reduction would build.
+
+    With sensitive criteria the bound and the pair counts are those of the k-anonymity relaxation over
+    the request's candidates (valid for the request: every release meeting its criteria is k-anonymous
+    over them; the bound a solve reports, ``formulations/reduction.md``); the reduction's rounds do not
+    run there (``rounds`` says so)."""
+    why = k_relaxation_unavailable(request, SolverOptions(), instance.candidates, instance.table.n)
     if why:
         raise InputError(f"--lp: the Lagrangian reduction does not apply here: {why}")
     grid = ObjectiveGrid.of_costs(instance.candidates.cost)
@@ -318,6 +323,10 @@ def threshold_table(instance: Instance, request, time_limit: float | None) -> di
                                                  request.min_group_size(), "G")
         kept[f"{G:g}"] = {"pairs": sub.n_pairs, "candidates": sub.n_candidates}
     log = pb.log
+    rounds = unavailable(request, SolverOptions(), instance.candidates, instance.table.n)
     return {"lp_bound": log.lp_bound, "converged": log.lp_converged, "iterations": log.cg_iterations,
             "seconds": round(pb.seconds, 3), "master_candidates": log.master_candidates,
-            "master_pairs": log.master_pairs, "kept_below": kept}
+            "master_pairs": log.master_pairs, "kept_below": kept,
+            "relaxation": "k-anonymity" if request.k_alone else
+            "k-anonymity over the request's candidates (its other criteria relaxed)",
+            "rounds": "run by a solve" if rounds is None else f"not run: {rounds}"}

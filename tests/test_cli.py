@@ -142,8 +142,18 @@ def test_reduce_option_and_report(table, tmp_path, capsys):
     info = json.loads(capsys.readouterr().out)
     assert code == 0 and info["lagrangian"]["lp_bound"] <= expected
     assert all(v["pairs"] <= info["n_pairs"] for v in info["lagrangian"]["kept_below"].values())
-    code = main(["inspect", str(table), "--qi", "a,b,c", "--k", "3", "--sep", ";", "--l", "2", "--sensitive",
-                 "note", "--lp"])
+    # with a sensitive criterion: the k relaxation over the request's candidates, below the request's optimum
+    ldiv = ["--qi", "a,b,c", "--k", "3", "--sep", ";", "--l", "2", "--sensitive", "note"]
+    out = tmp_path / "l.csv"
+    assert main(["solve", str(table), *ldiv, "--out", str(out), "--report", str(tmp_path / "l.json")]) == 0
+    optimum = json.loads((tmp_path / "l.json").read_text())["objective"]
+    capsys.readouterr()
+    assert main(["inspect", str(table), *ldiv, "--json", "--lp"]) == 0
+    lag = json.loads(capsys.readouterr().out)["lagrangian"]
+    assert lag["lp_bound"] <= optimum + 1e-9 and lag["relaxation"].startswith("k-anonymity over")
+    assert lag["rounds"].startswith("not run")
+    assert main(["inspect", str(table), *ldiv, "--lp"]) == 0 and "relaxation" in capsys.readouterr().out
+    code = main(["inspect", str(table), *ldiv, "--lp", "--max-suppressed-records", "1"])
     assert code == 2 and "does not apply" in capsys.readouterr().err
 
 
