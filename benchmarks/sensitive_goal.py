@@ -25,7 +25,7 @@ import time
 from benchmarks.common import fmt, run_serial, write_csv, write_md_table
 
 QI_ORDER = ["sex", "age", "race", "marital-status", "education"]
-CASES = ["frequency l=3", "distinct l=3", "recursive (3,2)", "p=3", "t=0.2 equal", "t=0.2 ordered",
+CASES = ["frequency l=3", "distinct l=3", "recursive c=3 l=2", "p=3", "t=0.2 equal", "t=0.2 ordered",
          "t=0.2 hierarchical", "t=0.3 equal", "t=0.3 ordered", "t=0.3 hierarchical"]
 
 
@@ -38,7 +38,7 @@ def criterion(case):
         return ma.LDiversity(3)
     if case == "distinct l=3":
         return ma.LDiversity(3, kind="distinct")
-    if case == "recursive (3,2)":
+    if case == "recursive c=3 l=2":
         return ma.LDiversity(2, kind="recursive", c=3)
     if case == "p=3":
         return ma.PSensitivity(3)
