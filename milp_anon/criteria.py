@@ -245,10 +245,21 @@ class _SensitiveCriterion(Criterion):
                 f"(sensitive: {', '.join(table.sensitive)})"
             )
 
+    def _distinct_counts(self, groups: GroupCounts):
+        """Per column the criterion reads: ``(column index, (G,) distinct values per group)``."""
+        for col in self.applies_to(groups.columns):
+            yield col, (groups.counts[col] > 0).sum(axis=1)
+
+    def distinct_failing(self, groups: GroupCounts, need: int) -> np.ndarray:
+        """``(G,)`` groups with fewer than ``need`` distinct values in some column the criterion reads."""
+        bad = np.zeros(groups.size.shape[0], dtype=bool)
+        for _, distinct in self._distinct_counts(groups):
+            bad |= distinct < need
+        return bad
+
     def _distinct_violation(self, groups: GroupCounts, need: int, what: str) -> str | None:
         """At least ``need`` distinct values in every group (``what`` names the parameter)."""
-        for col in self.applies_to(groups.columns):
-            distinct = (groups.counts[col] > 0).sum(axis=1)
+        for col, distinct in self._distinct_counts(groups):
             bad = np.flatnonzero(distinct < need)
             if bad.size:
                 i = bad[0]

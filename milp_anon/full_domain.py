@@ -70,11 +70,7 @@ def _failing(crit, groups: GroupCounts) -> np.ndarray:
     """Classes that fail ``crit`` (k-anonymity, p-sensitivity, distinct ℓ-diversity)."""
     if isinstance(crit, KAnonymity):
         return groups.size < crit.k
-    need = crit.p if isinstance(crit, PSensitivity) else crit.l
-    bad = np.zeros(groups.size.shape[0], dtype=bool)
-    for col in crit.applies_to(groups.columns):
-        bad |= (groups.counts[col] > 0).sum(axis=1) < need
-    return bad
+    return crit.distinct_failing(groups, crit.p if isinstance(crit, PSensitivity) else crit.l)
 
 
 class _Lattice:
