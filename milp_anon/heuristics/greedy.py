@@ -23,6 +23,38 @@ import pandas as pd
 from ..table import SUPPRESSED, Table
 
 
+def instance_passes(n: int, k: int, patterns, keys):
+    """The passes of Algorithm 1: for each pattern ``p`` of ``patterns`` in turn, the remaining rows'
+    instances of it (equal rows of ``keys(p, idx)``, an ``(len(idx), q)`` array; ``q = 0``: one instance)
+    with at least ``k`` rows become classes and leave. Stops once fewer than ``k`` rows remain.
+
+    Returns ``(group, pattern, left)``: per row its class (numbered from 0, ``-1`` if left over) and the
+    pattern that formed it (``-1``), and the rows left over."""
+    group = np.full(n, -1, dtype=np.int64)
+    pattern = np.full(n, -1, dtype=np.int64)
+    remaining = np.arange(n)
+    n_groups = 0
+    for p in patterns:
+        if remaining.size < k:
+            break
+        key = keys(p, remaining)
+        if key.shape[1]:
+            _, inv, cnt = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+            inv = inv.ravel()
+        else:
+            inv, cnt = np.zeros(remaining.size, dtype=np.int64), np.array([remaining.size])
+        big = cnt >= k
+        if not big.any():
+            continue
+        sel = big[inv]
+        ids = np.cumsum(big) - 1 + n_groups  # the instances kept, numbered on
+        group[remaining[sel]] = ids[inv[sel]]
+        pattern[remaining[sel]] = p
+        n_groups += int(big.sum())
+        remaining = remaining[~sel]
+    return group, pattern, remaining
+
+
 def pattern_greedy(table: Table, k: int, masks) -> tuple[pd.DataFrame, int] | None:
     """Run Algorithm 1.
 
@@ -42,33 +74,10 @@ def pattern_greedy(table: Table, k: int, masks) -> tuple[pd.DataFrame, int] | No
         ``None`` if the leftovers cannot be made k-anonymous.
     """
     codes = table.codes
-    n, m = codes.shape
     masks = np.asarray(masks, dtype=bool)
     order = np.argsort((~masks).sum(axis=1), kind="stable")
-    mask_of_row = np.full(n, -1, dtype=np.int64)
-    group_of_row = np.full(n, -1, dtype=np.int64)
-    remaining = np.ones(n, dtype=bool)
-    next_group = 0
-    for p in order:
-        keep = masks[p]
-        idx = np.flatnonzero(remaining)
-        if idx.size < k:
-            break
-        if keep.any():
-            _, inv, cnt = np.unique(codes[idx][:, keep], axis=0, return_inverse=True, return_counts=True)
-            inv = inv.ravel()
-        else:
-            inv, cnt = np.zeros(idx.size, dtype=np.int64), np.array([idx.size])
-        big = cnt >= k
-        sel = big[inv]
-        if not sel.any():
-            continue
-        rows = idx[sel]
-        mask_of_row[rows] = p
-        group_of_row[rows] = next_group + inv[sel]
-        next_group += int(cnt.size)
-        remaining[rows] = False
-    left = np.flatnonzero(remaining)
+    group_of_row, mask_of_row, left = instance_passes(codes.shape[0], k, order,
+                                                      lambda p, idx: codes[idx][:, masks[p]])
     if left.size:
         all_star = np.flatnonzero(~masks.any(axis=1))
         if all_star.size == 0:

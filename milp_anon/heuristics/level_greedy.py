@@ -30,6 +30,7 @@ import numpy as np
 
 from ..criteria import KAnonymity
 from ..partition import verified_release
+from .greedy import instance_passes
 from ..table import Table
 
 __all__ = ["MAX_LEVEL_VECTORS", "level_greedy"]
@@ -63,24 +64,12 @@ def level_greedy(table: Table, k: int, recoding):
     key = np.zeros(vectors.shape[0])
     for c in range(m):
         key += mean[c][vectors[:, c]]
-    group = np.full(n, -1, dtype=np.int64)
-    n_groups = 0
-    remaining = np.arange(n)
-    for v in vectors[np.argsort(key, kind="stable")]:
-        if remaining.size < k:
-            break
-        nodes = np.column_stack([lattices[c].anc[codes[remaining, c], v[c]] for c in range(m)]) if m else \
-            np.zeros((remaining.size, 0), dtype=np.int64)
-        _, inv, cnt = np.unique(nodes, axis=0, return_inverse=True, return_counts=True)
-        inv = inv.ravel()
-        big = cnt >= k
-        if not big.any():
-            continue
-        sel = big[inv]
-        ids = np.cumsum(big) - 1 + n_groups  # the instances kept, numbered on
-        group[remaining[sel]] = ids[inv[sel]]
-        n_groups += int(big.sum())
-        remaining = remaining[~sel]
+
+    def nodes(i, idx):  # the rows' ancestors at level vector i: its instances
+        return np.column_stack([lattices[c].anc[codes[idx, c], vectors[i, c]] for c in range(m)]) if m else \
+            np.zeros((idx.size, 0), dtype=np.int64)
+
+    group, _, remaining = instance_passes(n, k, np.argsort(key, kind="stable"), nodes)
     for r in remaining:  # fewer than k: each joins the class it widens least
         group[r] = _cheapest_class(r, group, lattices, codes, row_cost)
     order = np.argsort(group, kind="stable")
