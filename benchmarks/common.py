@@ -109,3 +109,25 @@ def write_results(stem, rows, title, columns, intro):
     write_csv(stem + ".csv", rows)
     write_md_table(stem + ".md", title, columns, rows, result_cell, intro)
     print(f"wrote {stem}.md and {stem}.csv")
+
+
+def pct(x):
+    """A share as a percentage cell (``–`` when missing)."""
+    return "–" if x is None else f"{100 * x:,.1f} %"
+
+
+def optimum_cells(r, nd=2, status=False):
+    """The ``optimum (or best known / bound)`` and ``gap`` cells of a row of ``milp-anon gap`` results
+    (keys ``optimum``, ``gap``, ``best known``, ``bound``, ``gap to bound``; ``status`` appends the
+    optimum solve's status to a best-known cell)."""
+    if r["optimum"] is not None:
+        return fmt(r["optimum"], nd), pct(r["gap"])
+    if r["best known"] is not None:
+        tail = f" ({r['status']})" if status else ""
+        return f"{fmt(r['best known'], nd)} / bound {fmt(r['bound'], nd)}{tail}", f"≤ {pct(r['gap to bound'])}"
+    return "–", "–"
+
+
+def validity_cell(r):
+    """``yes``, or ``no:`` and the violation."""
+    return "yes" if r["valid"] else "no: " + str(r["violation"])

@@ -37,7 +37,7 @@ from milp_anon.cli import main as cli
 from milp_anon.datasets import adult_hierarchy_path, load_adult
 from milp_anon.partition import blocks_of, release_blocks
 
-from .common import fmt, write_csv
+from .common import fmt, optimum_cells, validity_cell, write_csv
 
 QI = ["sex", "age", "race"]
 SENSITIVE = "salary-class"
@@ -119,10 +119,6 @@ def run(peer_python: str, limit: float, out_dir: str) -> list[dict]:
     return rows
 
 
-def _pct(x):
-    return "–" if x is None else f"{100 * x:,.1f} %"
-
-
 def _markdown(rows, limit, path):
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     lines = [f"# Intervals and value sets vs ARX hierarchies vs Mondrian (Adult, QIs {', '.join(QI)}, k = {K})", "",
@@ -133,13 +129,8 @@ def _markdown(rows, limit, path):
              "| rows | release | valid | cost (interval metric) | optimum (or best known / bound) | gap | "
              "seconds | status of its own solve |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        if r["optimum"] is not None:
-            opt, gap = fmt(r["optimum"], 3), _pct(r["gap"])
-        elif r["best known"] is not None:
-            opt, gap = f"{fmt(r['best known'], 3)} / bound {fmt(r['bound'], 3)}", f"≤ {_pct(r['gap to bound'])}"
-        else:
-            opt, gap = "–", "–"
-        lines.append(f"| {r['rows']:,} | {r['release']} | {'yes' if r['valid'] else 'no: ' + str(r['violation'])} "
+        opt, gap = optimum_cells(r, 3)
+        lines.append(f"| {r['rows']:,} | {r['release']} | {validity_cell(r)} "
                      f"| {fmt(r['cost'], 3)} | {opt} | {gap} | {r['seconds']} | {r['own status'] or '–'} |")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")

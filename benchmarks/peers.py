@@ -33,7 +33,7 @@ import time
 from milp_anon.cli import main as cli
 from milp_anon.datasets import adult_hierarchy_path, load_adult
 
-from .common import fmt, write_csv
+from .common import fmt, optimum_cells, validity_cell, write_csv
 
 QI = ["sex", "age", "race", "marital-status"]
 K = 5
@@ -120,10 +120,6 @@ def run(peer_python: str, limit: float, out_dir: str) -> list[dict]:
     return rows
 
 
-def _pct(x):
-    return "–" if x is None else f"{100 * x:,.1f} %"
-
-
 def _markdown(rows, limit, path):
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     lines = [f"# Peers' releases scored by `milp-anon gap` (Adult, QIs {', '.join(QI)}, k = {K})", "",
@@ -134,15 +130,9 @@ def _markdown(rows, limit, path):
              "| rows | peer | supp_level | optimum of | valid | withheld | peer cost | optimum (or best known / bound) "
              "| gap | peer s | solve s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        if r["optimum"] is not None:
-            opt, gap = fmt(r["optimum"]), _pct(r["gap"])
-        elif r["best known"] is not None:
-            opt, gap = f"{fmt(r['best known'])} / bound {fmt(r['bound'])} ({r['status']})", \
-                f"≤ {_pct(r['gap to bound'])}"
-        else:
-            opt, gap = "–", "–"
+        opt, gap = optimum_cells(r, 2, status=True)
         lines.append(f"| {r['rows']:,} | {r['peer']} | {r['supp_level %']:g} % | {r['optimum of']} | "
-                     f"{'yes' if r['valid'] else 'no: ' + str(r['violation'])} | {r['withheld']} | "
+                     f"{validity_cell(r)} | {r['withheld']} | "
                      f"{fmt(r['peer cost'])} | {opt} | {gap} | {r['peer s']} | {fmt(r['solve s'])} |")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")
