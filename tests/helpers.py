@@ -128,3 +128,21 @@ def hanging_solve(lm, options, grid, hint, on_improving=None, stop_bound=None):
     on_improving(SimpleNamespace(data_out=SimpleNamespace(mip_solution=out.x, objective_function_value=out.objective,
                                                           mip_dual_bound=out.objective - 1)))
     time.sleep(3600)
+
+
+def solve_with_oracle(frame, qi, criteria, recoding, N, oracle=None):
+    """Solve ``frame`` (sensitive column 's') for ``criteria`` under ``recoding`` withholding at most ``N``
+    records, and ask ``oracle`` (default: brute force) the same question from the definitions.
+
+    Returns ``(result, expected, witness)``; when the oracle finds no release the result must be
+    ``infeasible`` (asserted here) and ``expected`` is ``None``."""
+    import milp_anon as ma
+    from milp_anon.exact import brute_force
+
+    table = ma.Table.from_frame(frame, qi, "s")
+    r = ma.anonymize(table, *criteria, recoding=recoding, max_suppressed_records=N)
+    expected, witness = (oracle or brute_force)(frame[qi].to_numpy(), criteria, {"s": frame["s"].tolist()},
+                                                recoding=recoding, columns=qi, max_withheld=N)
+    if expected is None:
+        assert r.status == "infeasible", r
+    return r, expected, witness
