@@ -30,8 +30,8 @@ import numpy as np
 
 from ..criteria import KAnonymity
 from ..partition import verified_release
-from .greedy import instance_passes
 from ..table import Table
+from .greedy import instance_passes
 
 __all__ = ["MAX_LEVEL_VECTORS", "level_greedy"]
 
