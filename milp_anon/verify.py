@@ -357,7 +357,7 @@ def verify_release(original, released, qi, criteria, sensitive=(), claimed_cost=
     Each must be written with every QI cell at its root (so the recount
     charges it every cell); they are exempt from every criterion (ARX's
     definition), and t-closeness compares classes with the whole original
-    table's distribution.
+    table's distribution (or with the criterion's ``reference``, when given).
     """
     if isinstance(recoding, Generalization):
         by_column = generalization_by_column(original, released, qi, recoding)
