@@ -145,7 +145,7 @@ def release_start(am, release: Release):
         if lattice.cells is not None:  # proper cells are nobody's ancestor: found by their text
             miss = np.flatnonzero(levels[:, col] < 0)
             by_name = pd.Series(np.arange(len(names)), index=names)
-            by_name = by_name[~by_name.index.duplicated()]
+            by_name = by_name[~by_name.index.duplicated(keep="last")]  # as the dict it replaced: the last
             node = pd.Series(text[miss]).map(by_name).fillna(-1).to_numpy(dtype=np.int64)
             found = node >= 0
             levels[miss[found], col] = np.asarray(lattice.level)[node[found]]
