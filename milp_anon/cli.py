@@ -313,7 +313,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--no-closure", action="store_true", help="disable closure pruning of candidates")
     i.add_argument("--lp", action="store_true",
                    help="also solve the LP bound by column generation and report the pairs the Lagrangian "
-                        "reduction keeps (with sensitive criteria: those of the k-anonymity relaxation)")
+                        "reduction keeps (with p-sensitivity or l-diversity also the Lagrangian bound of the "
+                        "exact group blocks; with t-closeness the k-anonymity relaxation's)")
     i.add_argument("--time-limit", type=_SECONDS, default=None, metavar="SEC", help="time limit of --lp")
     _add_criteria_args(i)
     _add_recoding_args(i)
@@ -501,6 +502,9 @@ def cmd_inspect(args) -> int:
         _say(f"LP bound      {lag['lp_bound']:.4f} by column generation ({lag['iterations']} rounds, "
               f"{lag['seconds']:.1f} s, {'converged' if lag['converged'] else 'stopped at the limit'}); "
               f"master {lag['master_candidates']} candidates, {lag['master_pairs']} pairs")
+        if "block_bound" in lag:
+            _say(f"block bound   {lag['block_bound']:.4f} by subgradient ascent from {lag['block_start']:.4f} "
+                  f"({lag['ascent_steps']} steps, {lag['ascent_seconds']:.1f} s)")
         kept = "  ".join(f"G={g}: {v['pairs']} pairs/{v['candidates']} candidates"
                          for g, v in lag["kept_below"].items())
         _say(f"fixing        pairs a solution cheaper than G may use: {kept}")

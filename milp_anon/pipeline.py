@@ -156,16 +156,16 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
                 hint, ws_cost = start
     grid = ObjectiveGrid.for_objective(request.model.objective, instance.candidates.cost if not request.model.withholds
                                        else np.append(instance.candidates.cost, instance.record_cost))
-    k_bound, hs = _k_relaxation_bound(instance, request, solver, grid, timings)
+    relaxed, relaxed_source, hs = _relaxation_bound(instance, request, solver, grid, timings)
     progress.report(solver_bound_is_global=True)  # the whole model: HiGHS's bound is the problem's
     with timings.phase("solve"):
         out = solve_model(am.lm, hs, grid, hint=hint)
     common = dict(solver_status=out.solver_status, size=size, candidate_counts=dict(instance.candidates.counts),
                   warm_start_cost=ws_cost, grid=grid)
-    if k_bound is not None and out.status != Status.INFEASIBLE and (out.bound is None or k_bound > out.bound):
-        out = dataclasses.replace(out, bound=k_bound)
+    if relaxed is not None and out.status != Status.INFEASIBLE and (out.bound is None or relaxed > out.bound):
+        out = dataclasses.replace(out, bound=relaxed)
         # a proven bound: reaching the verified cost proves optimality
-        common.update(bound_source=K_BOUND_SOURCE, bound_certifies=True)
+        common.update(bound_source=relaxed_source, bound_certifies=True)
     if out.x is None:
         release = None
         if out.status in (Status.TIME_LIMIT, Status.NO_SOLUTION):
@@ -197,24 +197,30 @@ def _fallback(instance: Instance, request, start: Release | None) -> Release | N
 
 K_BOUND_SOURCE = ("the k-anonymity LP bound over the same candidates (column generation): every release "
                   "meeting the criteria is k-anonymous")
+BLOCK_BOUND_SOURCE = ("the Lagrangian bound of the groups under the criteria (exact blocks per candidate, "
+                      "multipliers by subgradient ascent from the k-anonymity LP's)")
 
-#: share of a time limit given to the k-anonymity LP bound before a whole model with sensitive criteria
+#: share of a time limit given to the relaxation bound before a whole model with sensitive criteria
 K_BOUND_SHARE = 0.2
 
 
-def _k_relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: ObjectiveGrid, timings: Timings):
-    """``(bound or None, solver options for the model)``: under a time limit, sensitive criteria get the
-    k-anonymity LP bound over the same candidates first (``K_BOUND_SHARE`` of the limit), so a model
-    whose root LP does not finish still ends with a bound above 0 (issue 13, item 3)."""
+def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: ObjectiveGrid, timings: Timings):
+    """``(bound or None, its source, solver options for the model)``: under a time limit, sensitive
+    criteria get a Lagrangian bound over the same candidates first (``K_BOUND_SHARE`` of the limit), so a
+    model whose root LP does not finish still ends with a bound above 0 (issue 13, item 3): the exact
+    group blocks' where the criteria have them (:func:`~milp_anon.reduction.block_bounds`), else the
+    k-anonymity LP bound."""
     limit = solver.time_limit
     if limit is None or request.k_alone or _reduction.k_relaxation_unavailable(
             request, solver, instance.candidates, instance.table.n):
-        return None, solver
+        return None, None, solver
     t0 = time.perf_counter()
     with timings.phase("lp"):
-        pb = _reduction.k_anonymity_bounds(instance, request, grid, solver, K_BOUND_SHARE * limit)
+        pb = _reduction.block_bounds(instance, request, grid, solver, K_BOUND_SHARE * limit)
     left = max(limit - (time.perf_counter() - t0), 0.05 * limit)
-    return grid.ceil(pb.bound), dataclasses.replace(solver, time_limit=left)
+    block = pb.log.block_bound is not None and pb.log.block_bound > pb.log.lp_bound
+    return grid.ceil(pb.bound), BLOCK_BOUND_SOURCE if block else K_BOUND_SOURCE, \
+        dataclasses.replace(solver, time_limit=left)
 
 
 def _sense(request) -> float:

@@ -33,6 +33,7 @@ from .errors import InputError, ModelTooLargeError
 from .formulations import build, read_assignment
 from .grid import ObjectiveGrid
 from .instance import Instance
+from .blocks import request_blocks
 from .lagrangian import column_generation
 from .release import Outcome, Release
 from .result import ModelSize, ReductionLog, Round, Timings
@@ -40,8 +41,10 @@ from .sizing import check_memory
 from .solvers import SolverOptions, StopAtBound, highs_option_values, solve_model
 from .starts import best_heuristic, whole_table_start
 from .status import Status
+from .subgradient import subgradient_ascent
 
-__all__ = ["LagrangianReduction", "PairBounds", "k_anonymity_bounds", "threshold_table", "unavailable"]
+__all__ = ["LagrangianReduction", "PairBounds", "block_bounds", "k_anonymity_bounds", "threshold_table",
+           "unavailable"]
 
 _log = logging.getLogger("milp_anon.reduction")
 
@@ -110,6 +113,36 @@ def k_anonymity_bounds(instance: Instance, request, grid: ObjectiveGrid, solver:
                        master_pairs=cg.master_pairs, full_candidates=cands.n_candidates, full_pairs=cands.n_pairs,
                        multipliers=np.asarray(cg.pi, dtype=float).tolist())
     return PairBounds(cg.bound, grid.ceil_array(cg.prices.pair_bounds(cands.pair_cand)), log, cg.seconds)
+
+
+#: share of :func:`block_bounds`'s time limit for the column generation that gives its first multipliers
+BLOCK_CG_SHARE = 0.5
+
+
+def block_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: SolverOptions,
+                 time_limit: float | None) -> PairBounds:
+    """The Lagrangian bound of the request's exact group blocks (:mod:`milp_anon.blocks`), and its pair
+    bounds; the k-anonymity LP bound (:func:`k_anonymity_bounds`) where no criterion adds a block.
+
+    The multipliers start at the k-anonymity LP's (each unit takes its row type's), where the bound is at
+    least the LP bound, and rise by subgradient ascent (:mod:`milp_anon.subgradient`) in the time left.
+    Both relaxations bound every solution, so the larger bound and, per pair, the larger pair bound hold
+    (``formulations/reduction.md``, "Sensitive criteria")."""
+    t0 = time.perf_counter()
+    kb = k_anonymity_bounds(instance, request, grid, solver,
+                            None if time_limit is None else BLOCK_CG_SHARE * time_limit)
+    blocks = request_blocks(instance, request)
+    if blocks is None:
+        return kb
+    pi0 = np.asarray(kb.log.multipliers, dtype=float)[instance.units.unit_type]
+    left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
+    asc = subgradient_ascent(blocks.prices, pi0, blocks.n, blocks.pair_unit, blocks.pair_cand, time_limit=left)
+    log = dataclasses.replace(kb.log, block_bound=asc.bound, block_start=asc.start_bound,
+                              ascent_steps=asc.iterations, ascent_seconds=round(asc.seconds, 3),
+                              multipliers=None)  # per unit, not the row types' (certify reads k alone)
+    pair = blocks.per_type_pair(grid.ceil_array(asc.prices.pair_bounds(blocks.pair_cand)))
+    return PairBounds(max(kb.bound, asc.bound), np.maximum(kb.thresholds, pair), log,
+                      time.perf_counter() - t0)
 
 
 class LagrangianReduction:
@@ -303,18 +336,19 @@ class LagrangianReduction:
 
 
 def threshold_table(instance: Instance, request, time_limit: float | None) -> dict:
-    """``inspect --lp``: the LP bound and, for ``G = ⌈LP⌉ + 1, 4, 16, 64`` grid steps, the pairs and
+    """``inspect --lp``: the LP bound and, for ``G = ⌈bound⌉ + 1, 4, 16, 64`` grid steps, the pairs and
     candidates of the model the reduction would build.
 
-    With sensitive criteria the bound and the pair counts are those of the k-anonymity relaxation over
-    the request's candidates (valid for the request: every release meeting its criteria is k-anonymous
-    over them; the bound a solve reports, ``formulations/reduction.md``); the reduction's rounds do not
-    run there (``rounds`` says so)."""
+    With sensitive criteria the bound is :func:`block_bounds`' (the exact group blocks' where the
+    criteria have them, ``block_bound``, beside the k-anonymity LP bound over the request's candidates,
+    ``lp_bound``); the pair counts are those of its pair bounds; the reduction's rounds do not run there
+    (``rounds`` says so)."""
     why = k_relaxation_unavailable(request, SolverOptions(), instance.candidates, instance.table.n)
     if why:
         raise InputError(f"--lp: the Lagrangian reduction does not apply here: {why}")
     grid = ObjectiveGrid.of_costs(instance.candidates.cost)
-    pb = k_anonymity_bounds(instance, request, grid, SolverOptions(), time_limit)
+    pb = (k_anonymity_bounds if request.k_alone else block_bounds)(instance, request, grid, SolverOptions(),
+                                                                   time_limit)
     lb = max(grid.ceil(pb.bound), float(min(0, instance.candidates.cost.min())))
     kept = {}
     for mult in (1, 4, 16, 64):
@@ -324,9 +358,14 @@ def threshold_table(instance: Instance, request, time_limit: float | None) -> di
         kept[f"{G:g}"] = {"pairs": sub.n_pairs, "candidates": sub.n_candidates}
     log = pb.log
     rounds = unavailable(request, SolverOptions(), instance.candidates, instance.table.n)
-    return {"lp_bound": log.lp_bound, "converged": log.lp_converged, "iterations": log.cg_iterations,
-            "seconds": round(pb.seconds, 3), "master_candidates": log.master_candidates,
-            "master_pairs": log.master_pairs, "kept_below": kept,
-            "relaxation": "k-anonymity" if request.k_alone else
-            "k-anonymity over the request's candidates (its other criteria relaxed)",
-            "rounds": "run by a solve" if rounds is None else f"not run: {rounds}"}
+    out = {"lp_bound": log.lp_bound, "converged": log.lp_converged, "iterations": log.cg_iterations,
+           "seconds": round(pb.seconds, 3), "master_candidates": log.master_candidates,
+           "master_pairs": log.master_pairs, "kept_below": kept,
+           "relaxation": "k-anonymity" if request.k_alone else
+           "k-anonymity over the request's candidates (its other criteria relaxed)",
+           "rounds": "run by a solve" if rounds is None else f"not run: {rounds}"}
+    if log.block_bound is not None:
+        out.update(relaxation="the groups under the criteria (exact blocks per candidate)",
+                   block_bound=log.block_bound, block_start=log.block_start, ascent_steps=log.ascent_steps,
+                   ascent_seconds=log.ascent_seconds, bound=pb.bound)
+    return out

@@ -155,6 +155,12 @@ class ReductionLog:
     #: the multipliers ``π`` of the row types (in :class:`~milp_anon.rowtypes.RowTypes` order) whose
     #: ``L(π)`` and pair bounds the rounds used: what ``milp-anon certify`` recomputes
     multipliers: list | None = field(default=None, repr=False)
+    #: sensitive criteria (:func:`milp_anon.reduction.block_bounds`): the Lagrangian bound of the exact
+    #: group blocks, its value at the k-anonymity LP's multipliers, the ascent's steps and seconds
+    block_bound: float | None = None
+    block_start: float | None = None
+    ascent_steps: int | None = None
+    ascent_seconds: float | None = None
 
     def as_dict(self) -> dict:
         out = {k: _clean(v) for k, v in dataclasses.asdict(self).items() if k not in ("rounds", "multipliers")}

@@ -142,7 +142,8 @@ def test_reduce_option_and_report(table, tmp_path, capsys):
     info = json.loads(capsys.readouterr().out)
     assert code == 0 and info["lagrangian"]["lp_bound"] <= expected
     assert all(v["pairs"] <= info["n_pairs"] for v in info["lagrangian"]["kept_below"].values())
-    # with a sensitive criterion: the k relaxation over the request's candidates, below the request's optimum
+    # with a sensitive criterion: the k relaxation over the request's candidates and the exact blocks' bound,
+    # both below the request's optimum
     ldiv = ["--qi", "a,b,c", "--k", "3", "--sep", ";", "--l", "2", "--sensitive", "note"]
     out = tmp_path / "l.csv"
     assert main(["solve", str(table), *ldiv, "--out", str(out), "--report", str(tmp_path / "l.json")]) == 0
@@ -150,9 +151,15 @@ def test_reduce_option_and_report(table, tmp_path, capsys):
     capsys.readouterr()
     assert main(["inspect", str(table), *ldiv, "--json", "--lp"]) == 0
     lag = json.loads(capsys.readouterr().out)["lagrangian"]
-    assert lag["lp_bound"] <= optimum + 1e-9 and lag["relaxation"].startswith("k-anonymity over")
-    assert lag["rounds"].startswith("not run")
-    assert main(["inspect", str(table), *ldiv, "--lp"]) == 0 and "relaxation" in capsys.readouterr().out
+    assert lag["lp_bound"] <= lag["block_start"] + 1e-9 and lag["block_bound"] <= optimum + 1e-9
+    assert lag["relaxation"].startswith("the groups under the criteria") and lag["rounds"].startswith("not run")
+    assert main(["inspect", str(table), *ldiv, "--lp"]) == 0
+    text = capsys.readouterr().out
+    assert "relaxation" in text and "block bound" in text
+    tclose = ["--qi", "a,b,c", "--k", "3", "--sep", ";", "--t", "0.5", "--sensitive", "note"]
+    assert main(["inspect", str(table), *tclose, "--json", "--lp"]) == 0
+    lag = json.loads(capsys.readouterr().out)["lagrangian"]
+    assert lag["relaxation"].startswith("k-anonymity over") and "block_bound" not in lag
     code = main(["inspect", str(table), *ldiv, "--lp", "--max-suppressed-records", "1"])
     assert code == 2 and "does not apply" in capsys.readouterr().err
 

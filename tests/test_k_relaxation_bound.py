@@ -1,4 +1,5 @@
-"""The k-anonymity LP bound reported for time-limited models with sensitive criteria (milp_anon.pipeline)."""
+"""The relaxation bound reported for time-limited models with sensitive criteria (milp_anon.pipeline):
+the k-anonymity LP bound, and the Lagrangian bound of the exact group blocks (milp_anon.reduction.block_bounds)."""
 
 import dataclasses
 
@@ -9,10 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon import pipeline
+from milp_anon import pipeline, reduction
+from milp_anon.formulations import build, read_assignment
 from milp_anon.grid import ObjectiveGrid
 from milp_anon.result import Timings
-from milp_anon.solvers import SolverOptions
+from milp_anon.solvers import SolverOptions, solve_model
 from milp_anon.status import Status
 
 from helpers import brute, criteria_for, sensitive_tables
@@ -25,9 +27,16 @@ def _instance_and_grid(table, request):
 
 
 def _k_bound(table, request, time_limit=5.0):
+    """The k-anonymity LP bound alone (what the relaxation bound was before the blocks)."""
     instance, grid = _instance_and_grid(table, request)
-    bound, _ = pipeline._k_relaxation_bound(instance, request, SolverOptions(time_limit=time_limit), grid, Timings())
-    return bound
+    return grid.ceil(reduction.k_anonymity_bounds(instance, request, grid, SolverOptions(), time_limit).bound)
+
+
+def _relaxation_bound(table, request, time_limit=5.0):
+    instance, grid = _instance_and_grid(table, request)
+    bound, source, _ = pipeline._relaxation_bound(instance, request, SolverOptions(time_limit=time_limit), grid,
+                                                  Timings())
+    return bound, source
 
 
 @settings(max_examples=80, deadline=None)
@@ -47,6 +56,50 @@ def test_k_bound_lies_below_the_optimum_with_criteria(data):
     bound = _k_bound(table, ma.Request(*criteria))
     assert bound is not None
     assert bound <= expected + 1e-9
+    relaxed, source = _relaxation_bound(table, ma.Request(*criteria))
+    assert bound - 1e-9 <= relaxed <= expected + 1e-9
+    assert source == (pipeline.K_BOUND_SOURCE if relaxed == bound else pipeline.BLOCK_BOUND_SOURCE)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_block_pair_bounds_keep_an_optimal_solution(data):
+    """Every (type, candidate) pair an optimal solution uses has a block pair bound at or below the optimum
+    (so fixing at G = OPT + 1 never removes it), and the block bound lies below the brute-force optimum."""
+    frame, qi, k = data.draw(sensitive_tables(n=(4, 9), k=(2, 3)))
+    crit = data.draw(criteria_for(frame, kinds=["frequency", "distinct", "recursive", "p"]))
+    request = ma.Request(ma.KAnonymity(k), crit)
+    expected = brute(frame, qi, request.criteria)
+    if expected is None:
+        return
+    table = ma.Table.from_frame(frame, qi, "s")
+    instance, grid = _instance_and_grid(table, request)
+    pb = reduction.block_bounds(instance, request, grid, SolverOptions(), 5.0)
+    if pb.log.block_bound is not None:  # None: ℓ or p of 1, no block beyond k-anonymity's
+        assert pb.log.block_bound >= pb.log.block_start - 1e-9
+    assert pb.log.lp_bound - 1e-9 <= pb.bound <= expected + 1e-9
+    am = build(instance, request)
+    out = solve_model(am.lm, SolverOptions(), grid)
+    g, _ = read_assignment(am, out.x, request.criteria, SolverOptions())
+    assert out.objective == pytest.approx(expected)
+    cands, units = instance.candidates, instance.units
+    reps = np.diff(np.searchsorted(units.unit_type, np.arange(instance.types.t_in + 1)))[cands.pair_type]
+    type_pair = np.repeat(np.arange(cands.n_pairs), reps)  # the type pair of every unit pair
+    used = type_pair[np.flatnonzero(g[:am.pair_unit.shape[0]] > 0.5)]
+    assert np.all(pb.thresholds[used] <= expected + 1e-9)
+
+
+def test_the_block_bound_lies_above_the_k_bound_where_the_criteria_bind():
+    """Frequency 2-diversity and 3-sensitivity on a 60-row table: the exact blocks lift the bound well above
+    the k-anonymity LP's (50 and 71; derived by running both), and never above the optimum."""
+    frame, qi = _adult_like()
+    table = ma.Table.from_frame(frame, qi, "s")
+    for crit in (ma.LDiversity(2), ma.PSensitivity(3)):
+        request = ma.Request(ma.KAnonymity(3), crit)
+        k_lp = _k_bound(table, request)
+        relaxed, source = _relaxation_bound(table, request, time_limit=20.0)
+        opt = request.solve(table).objective
+        assert k_lp + 10 <= relaxed <= opt and source == pipeline.BLOCK_BOUND_SOURCE
 
 
 def test_no_k_bound_without_a_time_limit_or_for_k_alone():
@@ -54,26 +107,29 @@ def test_no_k_bound_without_a_time_limit_or_for_k_alone():
     table = ma.Table.from_frame(frame, qi, "s")
     instance, grid = _instance_and_grid(table, ma.Request(ma.KAnonymity(2), ma.LDiversity(2)))
     untimed = SolverOptions()
-    assert pipeline._k_relaxation_bound(instance, ma.Request(ma.KAnonymity(2), ma.LDiversity(2)), untimed, grid,
-                                        Timings()) == (None, untimed)
+    assert pipeline._relaxation_bound(instance, ma.Request(ma.KAnonymity(2), ma.LDiversity(2)), untimed, grid,
+                                      Timings()) == (None, None, untimed)
     timed = SolverOptions(time_limit=5)
-    assert pipeline._k_relaxation_bound(instance, ma.Request(ma.KAnonymity(2)), timed, grid, Timings()) == \
-        (None, timed)
+    assert pipeline._relaxation_bound(instance, ma.Request(ma.KAnonymity(2)), timed, grid, Timings()) == \
+        (None, None, timed)
     budget = ma.Request(ma.KAnonymity(2), ma.LDiversity(2), budget=100)
-    assert pipeline._k_relaxation_bound(instance, budget, timed, grid, Timings())[0] is None
+    assert pipeline._relaxation_bound(instance, budget, timed, grid, Timings())[0] is None
 
 
 def _adult_like():
     rng = np.random.default_rng(3)
     n = 60
     frame = pd.DataFrame({f"q{i}": rng.choice(list("abcd"), n) for i in range(3)})
-    frame["s"] = rng.choice(list("xyz"), n)
+    frame["s"] = rng.choice(list("xyz"), n, p=[0.4, 0.35, 0.25])
     return frame, ["q0", "q1", "q2"]
 
 
-def test_a_solver_bound_of_zero_is_replaced_by_the_k_bound(monkeypatch):
+@pytest.mark.parametrize("crit, source", [(ma.TCloseness(0.3), pipeline.K_BOUND_SOURCE),
+                                          (ma.LDiversity(2), pipeline.BLOCK_BOUND_SOURCE)])
+def test_a_solver_bound_of_zero_is_replaced_by_the_relaxation_bound(monkeypatch, crit, source):
     """A model whose root LP does not finish (simulated: the solver reports bound 0 at its time limit)
-    ends with the k-anonymity LP bound, named as the bound's source; the table is still verified."""
+    ends with the relaxation bound, named as the bound's source: the k-anonymity LP bound for t-closeness
+    (no block), the exact blocks' for ℓ-diversity; the table is still verified."""
     frame, qi = _adult_like()
     table = ma.Table.from_frame(frame, qi, "s")
     real = pipeline.solve_model
@@ -83,15 +139,19 @@ def test_a_solver_bound_of_zero_is_replaced_by_the_k_bound(monkeypatch):
         return dataclasses.replace(out, status=Status.TIME_LIMIT, bound=0.0)
 
     monkeypatch.setattr(pipeline, "solve_model", stopped_at_root)
-    r = ma.anonymize(table, ma.KAnonymity(3), ma.LDiversity(2), time_limit=30)
-    k_lp = _k_bound(table, ma.Request(ma.KAnonymity(3), ma.LDiversity(2)))
+    r = ma.anonymize(table, ma.KAnonymity(3), crit, time_limit=30)
+    request = ma.Request(ma.KAnonymity(3), crit)
+    k_lp = _k_bound(table, request)
     assert r.status == ("optimal" if r.bound >= r.objective else "time_limit")
-    assert r.bound == pytest.approx(k_lp) and r.bound > 0
-    assert "k-anonymity LP bound" in r.bound_source and r.report()["bound_source"] == r.bound_source
-    assert "k-anonymity LP bound" in r.summary()
+    if source == pipeline.K_BOUND_SOURCE:
+        assert r.bound == pytest.approx(k_lp) and r.bound > 0
+    else:
+        assert r.bound > k_lp
+    assert r.bound_source == source and r.report()["bound_source"] == r.bound_source
+    assert source in r.summary()
     assert r.verified and r.bound <= r.objective
 
     monkeypatch.setattr(pipeline, "solve_model", real)
-    plain = ma.anonymize(table, ma.KAnonymity(3), ma.LDiversity(2), time_limit=30)
+    plain = ma.anonymize(table, ma.KAnonymity(3), crit, time_limit=30)
     assert plain.status == "optimal" and plain.bound_source is None and plain.bound == plain.objective
     assert 0 < r.bound <= plain.objective

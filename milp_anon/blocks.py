@@ -1,0 +1,347 @@
+"""Exact Lagrangian blocks for sensitive criteria: the group problem of one candidate under ℓ-diversity
+or p-sensitivity, for every candidate at once.
+
+With multipliers ``π_u`` on the assignment rows ``Σ_j x_uj = n_u`` of the
+split model (``formulations/p-sensitivity.md``; a unit is a row type with
+one sensitive value vector) the model falls apart into one problem per
+candidate ``j``, over its compatible units ``u`` with ``v_u = w_j − π_u``::
+
+    rc_j(π) = min { Σ_u v_u x_u : x_u ∈ {0, …, n_u}, Σ_u x_u >= k, the group x meets the criterion }
+
+and ``L(π) = Σ_u π_u n_u + Σ_j min(0, rc_j(π))`` is a lower bound on the
+optimum for **any** ``π``; ``forced`` (the block optimum with ``x_u >= 1``)
+bounds every solution that uses the pair (``formulations/reduction.md``,
+"Sensitive criteria"). Because the blocks are solved over the integers, the
+best ``L(π)`` is the Dantzig–Wolfe bound, which may lie above the LP bound.
+
+Block solvers (each exact; ``tests/test_blocks.py`` checks them against
+enumeration):
+
+* :func:`distinct_blocks` — at least ``D`` distinct values of one column
+  (p-sensitivity ``p``, distinct ℓ-diversity ``ℓ``): every unit with
+  ``v < 0``; then one row of each of the cheapest missing values; then the
+  cheapest rows up to ``k``. An exchange argument shows the greedy exact:
+  a missing value's cheapest row can replace any other row that covers a
+  costlier value, and the size constraint is a plain cardinality. One
+  ``lexsort`` of the pairs: ``O(P log P)``.
+* :func:`frequency_blocks` — every value at most ``|G|/ℓ`` times (frequency
+  ℓ-diversity, ``ℓ = a/b``): for a cap ``q`` on every value's count the
+  group problem is a partition matroid with a cardinality floor
+  ``max(k, ⌈a q / b⌉)``, solved by the same greedy within the caps; the
+  optimum is the least over ``q`` (a group whose largest count is ``q*`` is
+  feasible at ``q = q*``). ``O(Q · U_j)`` per candidate, run only where the
+  k-anonymity block is negative (elsewhere it already gives ``rc_j >= 0``).
+
+Criteria without an exact block here (recursive ℓ-diversity, t-closeness)
+are relaxed to k-anonymity's block, and several criteria (or several
+sensitive columns) take the largest block value: each block is a
+relaxation of the group problem, so every combination stays a valid bound.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .criteria import LDiversity, PSensitivity, exact
+from .lagrangian import BlockPrices, block_prices
+
+__all__ = ["RequestBlocks", "combine", "distinct_blocks", "frequency_blocks", "request_blocks"]
+
+
+@dataclass(frozen=True)
+class RequestBlocks:
+    """The block solver of one request over an instance's (unit, candidate) pairs (:func:`request_blocks`).
+
+    ``pair_unit``/``pair_cand`` are the unit pairs in the order of
+    :meth:`~milp_anon.rowtypes.Units.expand_pairs` (each type pair's units
+    together); ``specs`` are ``(kind, column, parameter)`` per exact block.
+    """
+
+    n: np.ndarray
+    w: np.ndarray
+    unit_value: np.ndarray  # (U, S) sensitive codes
+    pair_unit: np.ndarray
+    pair_cand: np.ndarray
+    type_pair_start: np.ndarray  # first unit pair of every type pair
+    k: int
+    specs: tuple
+
+    def prices(self, pi) -> BlockPrices:
+        """Every candidate's block for unit multipliers ``pi``: the combination of k-anonymity's and each
+        spec's (:func:`combine`)."""
+        n, w, pu, pc, k = self.n, self.w, self.pair_unit, self.pair_cand, self.k
+        kp = block_prices(pi, n, w, pu, pc, k)
+        out = [kp]
+        for kind, col, param in self.specs:
+            value = self.unit_value[:, col]
+            if kind == "distinct":
+                out.append(distinct_blocks(pi, n, w, pu, pc, value, k, param))
+            else:
+                out.append(frequency_blocks(pi, n, w, pu, pc, value, k, param.numerator, param.denominator,
+                                            k_prices=kp))
+        return combine(out, pi, n, pc)
+
+    def per_type_pair(self, unit_pair_values: np.ndarray) -> np.ndarray:
+        """The least value over each type pair's unit pairs (a type pair is used iff one of its units is)."""
+        return np.minimum.reduceat(unit_pair_values, self.type_pair_start)
+
+
+def request_blocks(instance, request) -> RequestBlocks | None:
+    """The exact blocks of ``request``, or ``None`` when no criterion adds one to k-anonymity's.
+
+    Per criterion and sensitive column it reads: p-sensitivity ``p`` and distinct ℓ-diversity ``ℓ`` give
+    :func:`distinct_blocks`; recursive (c, ℓ)-diversity too, with ``D = ℓ`` (``r_1 < c · (r_ℓ + …)``
+    needs ``r_ℓ > 0``), a relaxation; frequency ℓ gives :func:`frequency_blocks`; t-closeness none.
+    The blocks of all of them are combined (:func:`combine`)."""
+    specs = []
+    for crit in request.criteria:
+        if not isinstance(crit, (PSensitivity, LDiversity)):
+            continue
+        for col in crit.applies_to(instance.table.sensitive):
+            # ℓ or p of 1 asks nothing beyond a non-empty group
+            if isinstance(crit, PSensitivity):
+                if crit.p > 1:
+                    specs.append(("distinct", col, crit.p))
+            elif crit.kind == "frequency":
+                if exact(crit.l) > 1:
+                    specs.append(("frequency", col, exact(crit.l)))
+            elif crit.l > 1:
+                specs.append(("distinct", col, int(crit.l)))
+    if not specs:
+        return None
+    units, cands = instance.units, instance.candidates
+    pair_unit, pair_cand = units.expand_pairs(cands.pair_type, cands.pair_cand)
+    per_type = np.diff(np.searchsorted(units.unit_type, np.arange(instance.types.t_in + 1)))
+    reps = per_type[cands.pair_type]
+    return RequestBlocks(n=units.counts.astype(float), w=cands.cost.astype(float), unit_value=units.sensitive,
+                         pair_unit=pair_unit, pair_cand=pair_cand, type_pair_start=np.cumsum(reps) - reps,
+                         k=request.min_group_size(), specs=tuple(specs))
+
+
+def _group_start(keys: np.ndarray, n_groups: int) -> np.ndarray:
+    """Index of each group's first element in ``keys`` (sorted)."""
+    return np.searchsorted(keys, np.arange(n_groups))
+
+
+def _fill(v, avail, cand, need, C):
+    """Take the cheapest ``need[j]`` rows among ``avail`` rows of cost ``v`` per candidate.
+
+    Returns ``(take (P,), cost (C,), short (C,) bool: fewer rows than needed, dearest (C,): the dearest cost
+    taken, -inf when nothing)``."""
+    order = np.lexsort((v, cand))
+    ns, cs = avail[order], cand[order]
+    cum = np.cumsum(ns)
+    before = np.concatenate([[0.0], cum])[_group_start(cs, C)][cs]
+    cum_before = cum - ns - before
+    take_s = np.clip(need[cs] - cum_before, 0.0, ns)
+    take = np.empty_like(take_s)
+    take[order] = take_s
+    cost = np.bincount(cand, weights=take * v, minlength=C)
+    total = np.bincount(cand, weights=avail, minlength=C)
+    dearest = np.full(C, -np.inf)
+    got = take > 0
+    np.maximum.at(dearest, cand[got], v[got])
+    return take, cost, total < need - 1e-9, dearest
+
+
+def distinct_blocks(pi, n, w, pair_unit, pair_cand, value, k: int, D: int) -> BlockPrices:
+    """Every candidate's block under "size >= k and at least ``D`` distinct values" (module docstring).
+
+    Parameters
+    ----------
+    pi, n
+        ``(U,)`` multipliers and rows per unit.
+    w
+        ``(C,)`` cost per row of each candidate.
+    pair_unit, pair_cand
+        ``(P,)`` compatible (unit, candidate) pairs.
+    value
+        ``(U,)`` the unit's value code in the column (``>= 0``).
+    k, D
+        Smallest group size; distinct values required.
+
+    ``rc`` is ``+inf`` where no group meets the criterion; ``forced`` is exact
+    (cases in the code, each derived from the greedy's structure).
+    """
+    pi, n, w = (np.asarray(a, dtype=float) for a in (pi, n, w))
+    C = w.shape[0]
+    v = w[pair_cand] - pi[pair_unit]
+    nu = n[pair_unit]
+    val = np.asarray(value, dtype=np.int64)[pair_unit]
+    V = int(val.max()) + 1 if val.size else 1
+    cv = pair_cand * V + val  # (candidate, value) key
+    neg = v < 0
+    m0 = np.bincount(pair_cand, weights=np.where(neg, nu, 0.0), minlength=C)
+    present_keys = np.unique(cv[neg])
+    d0 = np.bincount(present_keys // V, minlength=C)
+    r = np.maximum(0, D - d0)
+    covered = np.isin(cv, present_keys)
+    # the cheapest row of every missing value (its representative)
+    miss = np.flatnonzero(~covered)
+    o = miss[np.lexsort((v[miss], cv[miss]))]
+    first = np.ones(o.shape[0], dtype=bool)
+    first[1:] = cv[o[1:]] != cv[o[:-1]]
+    rep_pair = o[first]  # one pair per missing (candidate, value), its cheapest
+    rep_cand, rep_cost = pair_cand[rep_pair], v[rep_pair]
+    ro = np.lexsort((rep_cost, rep_cand))
+    rep_pair, rep_cand, rep_cost = rep_pair[ro], rep_cand[ro], rep_cost[ro]
+    rank = np.arange(rep_pair.shape[0]) - _group_start(rep_cand, C)[rep_cand]
+    chosen = rank < r[rep_cand]
+    n_missing = np.bincount(rep_cand, minlength=C)
+    infeasible = n_missing < r
+    # the dearest chosen representative (the r-th), and each value's representative cost
+    last_rep = np.full(C, -np.inf)
+    np.maximum.at(last_rep, rep_cand[chosen], rep_cost[chosen])
+    rep_take = np.zeros(v.shape[0])
+    rep_take[rep_pair[chosen]] = 1.0
+    is_chosen_value = np.isin(cv, cv[rep_pair[chosen]])
+    value_rep_cost = np.full(v.shape[0], np.inf)
+    chosen_keys, chosen_costs = cv[rep_pair[chosen]], rep_cost[chosen]
+    ck = np.argsort(chosen_keys)
+    pos = np.searchsorted(chosen_keys[ck], cv[is_chosen_value])
+    value_rep_cost[is_chosen_value] = chosen_costs[ck][pos]
+    # fill to k with the cheapest rows left
+    f = np.maximum(0.0, k - m0 - np.minimum(r, n_missing))
+    avail = np.where(neg, 0.0, nu - rep_take)
+    fill, fill_cost, short, dearest = _fill(v, avail, pair_cand, f, C)
+    infeasible |= short
+    neg_cost = np.bincount(pair_cand, weights=np.where(neg, v * nu, 0.0), minlength=C)
+    rep_sum = np.bincount(rep_cand[chosen], weights=rep_cost[chosen], minlength=C)
+    rc = np.where(infeasible, np.inf, neg_cost + rep_sum + fill_cost)
+    take = np.where(neg, nu, 0.0) + rep_take + fill
+    take[infeasible[pair_cand]] = 0.0
+    # forced: one row of an untaken unit u (v_u >= 0) is added and the dearest row it makes redundant
+    # leaves: a fill row when the fill was needed (its value covered, or not needed), the value's
+    # representative (a chosen value), or the r-th representative (a missing value not chosen)
+    drop_fill = np.where(f > 0, dearest, -np.inf)[pair_cand]
+    drop_fill_or_zero = np.where(f[pair_cand] > 0, drop_fill, 0.0)
+    new_value = ~covered & ~is_chosen_value
+    extra = np.where(is_chosen_value, v - np.maximum(value_rep_cost, drop_fill),
+                     np.where(new_value & (r[pair_cand] > 0), v - np.maximum(last_rep[pair_cand], drop_fill),
+                              v - drop_fill_or_zero))
+    forced = rc[pair_cand] + np.where(take > 0, 0.0, extra)
+    forced[infeasible[pair_cand]] = np.inf
+    return _prices(pi, n, rc, take, forced)
+
+
+def frequency_blocks(pi, n, w, pair_unit, pair_cand, value, k: int, a: int, b: int,
+                     k_prices: BlockPrices | None = None) -> BlockPrices:
+    """Every candidate's block under "size >= k and every value at most ``|G| · b / a`` times".
+
+    Parameters as :func:`distinct_blocks`; ``ℓ = a/b``. Candidates whose
+    k-anonymity block (``k_prices``, computed when not given) is
+    non-negative keep it: the frequency block lies above it, and only
+    ``min(0, rc_j)`` enters ``L``. ``forced`` is ``max(rc_j, forced_k)``, a
+    lower bound on the exact forced block.
+    """
+    pi, n, w = (np.asarray(a_, dtype=float) for a_ in (pi, n, w))
+    C = w.shape[0]
+    if k_prices is None:
+        k_prices = block_prices(pi, n, w, pair_unit, pair_cand, k)
+    v = w[pair_cand] - pi[pair_unit]
+    nu = n[pair_unit]
+    val = np.asarray(value, dtype=np.int64)[pair_unit]
+    rc = k_prices.rc.copy()
+    take = k_prices.take.copy()
+    order = np.argsort(pair_cand, kind="stable")
+    start = np.searchsorted(pair_cand[order], np.arange(C + 1))
+    for j in np.flatnonzero(k_prices.rc < -1e-12):
+        idx = order[start[j]:start[j + 1]]
+        best, x = _frequency_one(v[idx], nu[idx], val[idx], k, a, b)
+        rc[j] = best
+        take[idx] = x
+    forced = np.maximum(rc[pair_cand], k_prices.forced)
+    return _prices(pi, n, rc, take, forced)
+
+
+#: ``q`` values evaluated together in :func:`_frequency_one` at first; the chunk doubles up to
+#: ``_Q_CHUNK_MAX`` (bounds its memory to about that many floats per unit)
+_Q_CHUNK, _Q_CHUNK_MAX = 16, 512
+
+
+def _frequency_one(v, n, val, k, a, b):
+    """One candidate's frequency block: ``(optimum or inf, take per unit)`` by the cap-``q`` greedy.
+
+    ``q`` rises in chunks and stops once no larger cap can beat the best: for every ``q' >= q`` the
+    cost is at least all negative rows plus the cheapest ``max(k, ⌈a q / b⌉) − (negative rows)``
+    non-negative rows without caps."""
+    # units sorted by (value, cost): the rows before a unit within its value fill the cap first
+    o = np.lexsort((v, val))
+    v, n, val = v[o], n[o], val[o]
+    cum = np.cumsum(n)
+    vstart = np.searchsorted(val, val, side="left")
+    before = cum - n - np.concatenate([[0.0], cum])[vstart]
+    N_val = np.bincount(val, weights=n)
+    Qmax = int(N_val.max()) if N_val.size else 0
+    neg = v < 0
+    # the fill order over the non-negative units: by cost
+    nn = np.flatnonzero(~neg)
+    nn = nn[np.argsort(v[nn], kind="stable")]
+    neg_rows, neg_all = float(n[neg].sum()), float(v[neg] @ n[neg])
+    nn_cum_n, nn_cum_v = np.cumsum(n[nn]), np.cumsum(n[nn] * v[nn])
+
+    def uncapped(R):
+        """The cheapest ``R`` non-negative rows without caps (inf when there are fewer)."""
+        if R <= 0:
+            return 0.0
+        i = int(np.searchsorted(nn_cum_n, R))
+        if i >= nn.shape[0]:
+            return np.inf
+        full_n = nn_cum_n[i - 1] if i else 0.0
+        full_v = nn_cum_v[i - 1] if i else 0.0
+        return float(full_v + (R - full_n) * v[nn[i]])
+
+    best, best_q = math.inf, None
+    q0, chunk = 1, _Q_CHUNK
+    while q0 <= Qmax:
+        if neg_all + uncapped(max(k, -((-a * q0) // b)) - neg_rows) >= best:
+            break
+        qi = np.arange(q0, min(q0 + chunk, Qmax + 1), dtype=np.int64)
+        q = qi.astype(float)[:, None]
+        pool = np.clip(q - before[None, :], 0.0, n[None, :])  # (Q, U) rows available under cap q
+        need = np.maximum(k, -((-a * qi) // b)).astype(float)  # size >= max(k, ⌈a q / b⌉)
+        negc = pool[:, neg].sum(axis=1)
+        negv = pool[:, neg] @ v[neg]
+        R = np.maximum(0.0, need - negc)
+        pn = pool[:, nn]
+        cb = np.cumsum(pn, axis=1) - pn
+        fill = np.clip(R[:, None] - cb, 0.0, pn)
+        cost = negv + fill @ v[nn]
+        feasible = pn.sum(axis=1) >= R - 1e-9
+        cost = np.where(feasible, cost, np.inf)
+        i = int(np.argmin(cost))
+        if cost[i] < best:
+            best, best_q = float(cost[i]), (int(qi[i]), fill[i].copy())
+        q0 += chunk
+        chunk = min(2 * chunk, _Q_CHUNK_MAX)
+    x = np.zeros(v.shape[0])
+    if best_q is not None:
+        qq, fill_row = best_q
+        x[neg] = np.clip(qq - before[neg], 0.0, n[neg])
+        x[nn] = fill_row
+    out = np.empty_like(x)
+    out[o] = x
+    return best, out
+
+
+def combine(blocks: list[BlockPrices], pi, n, pair_cand) -> BlockPrices:
+    """The largest of several relaxations' block values, per candidate and per pair (each is a lower bound
+    on the group problem of the request, so their maximum is too); ``take`` from the block that attains it."""
+    if len(blocks) == 1:
+        return blocks[0]
+    rc = np.stack([b.rc for b in blocks])
+    which = np.argmax(rc, axis=0)
+    best_rc = rc[which, np.arange(rc.shape[1])]
+    forced = np.max(np.stack([b.forced for b in blocks]), axis=0)
+    takes = np.stack([b.take for b in blocks])
+    take = takes[which[pair_cand], np.arange(takes.shape[1])]
+    return _prices(pi, n, best_rc, take, forced)
+
+
+def _prices(pi, n, rc, take, forced) -> BlockPrices:
+    pi, n = np.asarray(pi, dtype=float), np.asarray(n, dtype=float)
+    bound = float(pi @ n + np.minimum(rc, 0.0).sum())
+    return BlockPrices(rc=rc, take=take, forced=forced, bound=bound)

@@ -1,0 +1,99 @@
+"""Lagrangian multipliers by subgradient ascent on ``L(π)``, with block solves only (no master LP).
+
+``L(π) = Σ_u π_u n_u + Σ_j min(0, rc_j(π))`` is concave and piecewise
+linear; at ``π`` the vector ``g_u = n_u − Σ_{j: rc_j < 0} x_uj`` (``x`` the
+block solutions) is a supergradient. The step is Polyak's towards a target
+value (Held, Wolfe and Crowder 1974; Polyak 1969)::
+
+    π ← π + θ · (target − L(π)) / ‖g‖² · g
+
+with the target above the best ``L`` found (a known upper bound, or the best
+``L`` raised by a share that shrinks with ``θ``), and ``θ`` halved after
+``PATIENCE`` steps without a better bound. Every ``L(π)`` is a valid lower
+bound whatever the step does, so the method only decides *which* valid bound
+is reported; the best one and its block prices are kept.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .lagrangian import BlockPrices
+
+__all__ = ["Ascent", "subgradient_ascent"]
+
+_log = logging.getLogger("milp_anon.subgradient")
+
+#: steps without a better bound before θ is halved
+PATIENCE = 5
+#: θ at the start, and the smallest θ before the ascent stops
+THETA_START, THETA_MIN = 1.0, 1e-3
+#: without an upper bound, the target lies this share of |L| above the best bound (times θ)
+TARGET_SHARE = 0.05
+
+
+@dataclass
+class Ascent:
+    """Outcome of :func:`subgradient_ascent`: the best multipliers, their prices (``bound = L(pi)``), the
+    bound at the start, iterations and seconds."""
+
+    pi: np.ndarray
+    prices: BlockPrices
+    start_bound: float
+    iterations: int
+    seconds: float
+
+    @property
+    def bound(self) -> float:
+        return self.prices.bound
+
+
+def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, pair_unit, pair_cand, *,
+                       upper: float | None = None, time_limit: float | None = None,
+                       max_iterations: int = 200, rel_tol: float = 1e-6) -> Ascent:
+    """Maximize ``L`` from ``pi0`` (module docstring); ``prices_of(pi)`` solves every block.
+
+    Stops at ``max_iterations``, at ``time_limit``, when ``θ`` falls below
+    ``THETA_MIN``, or when the bound reaches ``upper`` (within ``rel_tol``).
+    """
+    t0 = time.perf_counter()
+    n = np.asarray(n, dtype=float)
+    pi = np.asarray(pi0, dtype=float).copy()
+    prices = prices_of(pi)
+    best = (pi.copy(), prices)
+    start_bound = prices.bound
+    theta, stale, it = THETA_START, 0, 0
+    while it < max_iterations and theta >= THETA_MIN:
+        if time_limit is not None and time.perf_counter() - t0 >= time_limit:
+            break
+        L = prices.bound
+        if upper is not None and L >= upper - rel_tol * max(1.0, abs(upper)):
+            break
+        used = (prices.rc < 0)[pair_cand]
+        g = n - np.bincount(pair_unit[used], weights=prices.take[used], minlength=n.shape[0])
+        norm2 = float(g @ g)
+        if norm2 == 0.0:  # the block solutions partition the rows: L(π) is the optimum
+            break
+        best_L = best[1].bound
+        target = upper if upper is not None else best_L + theta * TARGET_SHARE * max(1.0, abs(best_L))
+        step = theta * max(target - L, 1e-9 * max(1.0, abs(L))) / norm2
+        pi = pi + step * g
+        prices = prices_of(pi)
+        it += 1
+        if prices.bound > best_L + rel_tol * max(1.0, abs(best_L)):
+            best, stale = (pi.copy(), prices), 0
+        else:
+            stale += 1
+            if stale >= PATIENCE:
+                theta, stale = theta / 2, 0
+                pi, prices = best[0].copy(), best[1]  # restart from the best point
+        _log.debug("subgradient %d: L %.4f (best %.4f), θ %.3g", it, prices.bound, best[1].bound, theta)
+    _log.info("subgradient ascent: %.4f -> %.4f in %d steps, %.1f s", start_bound, best[1].bound, it,
+              time.perf_counter() - t0)
+    return Ascent(pi=best[0], prices=best[1], start_bound=start_bound, iterations=it,
+                  seconds=time.perf_counter() - t0)
