@@ -151,12 +151,21 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
             hint, ws_cost = release_start(am, start), start.cost
         elif request.model.warm_start == "greedy":
             with timings.phase("warm_start"):
-                start = warm_start(am, request)
-            if start is not None:
-                hint, ws_cost = start
+                ws = warm_start(am, request)  # (start, cost): not a release, so not ``start``
+            if ws is not None:
+                hint, ws_cost = ws
     grid = ObjectiveGrid.for_objective(request.model.objective, instance.candidates.cost if not request.model.withholds
                                        else np.append(instance.candidates.cost, instance.record_cost))
-    relaxed, relaxed_source, hs = _relaxation_bound(instance, request, solver, grid, timings)
+    relaxed, relaxed_source, hs, pb = _relaxation_bound(instance, request, solver, grid, timings)
+    if start is None:
+        # the Lagrangian support's table is the model's start and the fallback (a given start wins)
+        t0 = time.perf_counter()
+        support = _support_start(instance, request, solver, grid, timings, pb)
+        if support is not None and (ws_cost is None or support.cost < ws_cost):
+            start, hint, ws_cost = support, release_start(am, support), support.cost
+        if pb is not None and pb.support is not None:
+            hs = dataclasses.replace(hs, time_limit=max(hs.time_limit - (time.perf_counter() - t0),
+                                                        0.05 * solver.time_limit))
     progress.report(solver_bound_is_global=True)  # the whole model: HiGHS's bound is the problem's
     with timings.phase("solve"):
         out = solve_model(am.lm, hs, grid, hint=hint)
@@ -205,22 +214,38 @@ K_BOUND_SHARE = 0.2
 
 
 def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: ObjectiveGrid, timings: Timings):
-    """``(bound or None, its source, solver options for the model)``: under a time limit, sensitive
-    criteria get a Lagrangian bound over the same candidates first (``K_BOUND_SHARE`` of the limit), so a
-    model whose root LP does not finish still ends with a bound above 0 (issue 13, item 3): the exact
-    group blocks' where the criteria have them (:func:`~milp_anon.reduction.block_bounds`), else the
-    k-anonymity LP bound."""
+    """``(bound or None, its source, solver options for the model, PairBounds or None)``: under a time
+    limit, sensitive criteria get a Lagrangian bound over the same candidates first (``K_BOUND_SHARE`` of
+    the limit), so a model whose root LP does not finish still ends with a bound above 0 (issue 13, item
+    3): the exact group blocks' where the criteria have them (:func:`~milp_anon.reduction.block_bounds`),
+    else the k-anonymity LP bound."""
     limit = solver.time_limit
     if limit is None or request.k_alone or _reduction.k_relaxation_unavailable(
             request, solver, instance.candidates, instance.table.n):
-        return None, None, solver
+        return None, None, solver, None
     t0 = time.perf_counter()
     with timings.phase("lp"):
         pb = _reduction.block_bounds(instance, request, grid, solver, K_BOUND_SHARE * limit)
     left = max(limit - (time.perf_counter() - t0), 0.05 * limit)
     block = pb.log.block_bound is not None and pb.log.block_bound > pb.log.lp_bound
     return grid.ceil(pb.bound), BLOCK_BOUND_SOURCE if block else K_BOUND_SOURCE, \
-        dataclasses.replace(solver, time_limit=left)
+        dataclasses.replace(solver, time_limit=left), pb
+
+
+#: share of a time limit for the model restricted to the Lagrangian support (its table starts the model)
+SUPPORT_SHARE = 0.15
+
+
+def _support_start(instance: Instance, request, solver: SolverOptions, grid: ObjectiveGrid, timings: Timings,
+                   pb) -> Release | None:
+    """The Lagrangian support's verified table (:func:`~milp_anon.reduction.support_start`) in
+    ``SUPPORT_SHARE`` of the limit, when the exact blocks ran."""
+    if pb is None or pb.support is None or not solver.in_bulk:
+        return None
+    with timings.phase("warm_start"):
+        return _reduction.support_start(instance, request, pb.support,
+                                        dataclasses.replace(solver, time_limit=SUPPORT_SHARE * solver.time_limit),
+                                        grid)
 
 
 def _sense(request) -> float:
