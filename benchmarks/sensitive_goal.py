@@ -9,7 +9,13 @@ shipped; ``--lns`` keeps that share of the limit for the large-neighbourhood
 search when the solve ends with a gap (a proof in the remaining time is not
 affected). One run at a time, each in its own process.
 
-    python -m benchmarks.sensitive_goal [--time-limit 600] [--qis 4] [--lns 0.25] [--out ...]
+``--variants before,after`` runs every case twice in one run: ``after`` is the
+package as it is; ``before`` switches the exact group blocks off in that run's
+process (``milp_anon.reduction.request_blocks`` returns ``None``), which is
+the package before them: the k-anonymity LP bound alone, no Lagrangian
+support start.
+
+    python -m benchmarks.sensitive_goal [--time-limit 600] [--qis 4] [--lns 0.25] [--variants after] [--out ...]
 """
 
 from __future__ import annotations
@@ -45,17 +51,23 @@ def criterion(case):
 
 
 def run_one(job):
-    n_qi, case, k, time_limit, share = job
+    n_qi, case, k, time_limit, share, variant = job
     import milp_anon as ma
+    from milp_anon import pipeline, reduction
     from milp_anon.datasets import load_adult
+
+    if variant == "before":  # this process only (run_serial spawns one per run)
+        reduction.request_blocks = lambda instance, request: None
 
     table = ma.Table.from_frame(load_adult(), QI_ORDER[:n_qi], "occupation")
     crit = criterion(case)
     t0 = time.perf_counter()
     r = ma.Request(ma.KAnonymity(k), crit).solve(table, time_limit=time_limit, lns=share)
     ln = r.lns
-    return {"qis": n_qi, "case": crit.describe(), "k": k, "status": r.status, "objective": r.objective,
-            "bound": r.bound, "gap": r.gap, "bound_from": "k-anonymity LP" if r.bound_source else "HiGHS",
+    source = {None: "HiGHS", pipeline.K_BOUND_SOURCE: "k-anonymity LP",
+              pipeline.BLOCK_BOUND_SOURCE: "group blocks"}[r.bound_source]
+    return {"qis": n_qi, "case": crit.describe(), "k": k, "variant": variant, "status": r.status,
+            "objective": r.objective, "bound": r.bound, "gap": r.gap, "bound_from": source,
             "released_by": r.source,
             "lns": "–" if ln is None else f"{ln.start:.6g} → {ln.end:.6g} ({ln.solved} solved, {ln.improved} "
                                           f"improved)",
@@ -69,18 +81,22 @@ def main(argv=None):
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--lns", type=float, default=0.25)
     ap.add_argument("--cases", default=",".join(CASES), help="comma-separated subset of the cases")
+    ap.add_argument("--variants", default="after", help="comma-separated: before (no group blocks), after")
     ap.add_argument("--out", default="benchmarks/results/sensitive_goal")
     a = ap.parse_args(argv)
     cases = [c.strip() for c in a.cases.split(",")]
     unknown = [c for c in cases if c not in CASES]
     if unknown:
         ap.error(f"unknown case(s): {', '.join(unknown)}")
-    jobs = [(q, c, a.k, a.time_limit, a.lns) for q in map(int, a.qis.split(",")) for c in cases]
+    variants = [v.strip() for v in a.variants.split(",")]
+    if any(v not in ("before", "after") for v in variants):
+        ap.error("variants are 'before' and 'after'")
+    jobs = [(q, c, a.k, a.time_limit, a.lns, v) for q in map(int, a.qis.split(",")) for c in cases for v in variants]
     rows = run_serial(run_one, jobs)
     intro = (f"{provenance_line('sensitive_goal')}; sensitive occupation, k = {a.k}, QIs in the order "
              f"{', '.join(QI_ORDER)}; time limit {a.time_limit:g} s per run, `lns={a.lns:g}`; one run at a time, "
              "each in its own process. Peak MB is the parent process (an isolated HiGHS child is not counted).")
-    cols = [("qis", "QIs"), ("case", "criterion (with k)"), ("status", "status"), ("objective", "objective"),
+    cols = [("qis", "QIs"), ("case", "criterion (with k)"), ("variant", "variant"), ("status", "status"), ("objective", "objective"),
             ("bound", "bound"), ("gap", "gap"), ("bound_from", "bound from"), ("released_by", "released by"),
             ("lns", "search"), ("wall_s", "total s"), ("peak_mb", "peak MB")]
     write_results(a.out, rows, "Issue 13's sensitive cases on UCI Adult (30,162 rows)", cols, intro)

@@ -157,15 +157,19 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
     grid = ObjectiveGrid.for_objective(request.model.objective, instance.candidates.cost if not request.model.withholds
                                        else np.append(instance.candidates.cost, instance.record_cost))
     relaxed, relaxed_source, hs, pb = _relaxation_bound(instance, request, solver, grid, timings)
-    if start is None:
-        # the Lagrangian support's table is the model's start and the fallback (a given start wins)
+    if start is None and pb is not None and pb.support is not None and solver.in_bulk \
+            and SUPPORT_SHARE * solver.time_limit >= SUPPORT_MIN_SECONDS:
+        # the better of the Lagrangian support's table and the heuristics' is the model's start and
+        # the fallback (a given start wins; the heuristics' would be the fallback anyway)
         t0 = time.perf_counter()
-        support = _support_start(instance, request, solver, grid, timings, pb)
-        if support is not None and (ws_cost is None or support.cost < ws_cost):
-            start, hint, ws_cost = support, release_start(am, support), support.cost
-        if pb is not None and pb.support is not None:
-            hs = dataclasses.replace(hs, time_limit=max(hs.time_limit - (time.perf_counter() - t0),
-                                                        0.05 * solver.time_limit))
+        with timings.phase("warm_start"):
+            tables = [_support_start(instance, request, solver, grid, pb), best_heuristic(instance.table, request)]
+        tables = [t for t in tables if t is not None]
+        if tables:
+            start = min(tables, key=lambda t: t.objective)
+            hint, ws_cost = release_start(am, start), start.cost
+        hs = dataclasses.replace(hs, time_limit=max(hs.time_limit - (time.perf_counter() - t0),
+                                                    0.05 * solver.time_limit))
     progress.report(solver_bound_is_global=True)  # the whole model: HiGHS's bound is the problem's
     with timings.phase("solve"):
         out = solve_model(am.lm, hs, grid, hint=hint)
@@ -232,20 +236,22 @@ def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: 
         dataclasses.replace(solver, time_limit=left), pb
 
 
-#: share of a time limit for the model restricted to the Lagrangian support (its table starts the model)
+#: share of a time limit for the model restricted to the Lagrangian support (its table may start the model),
+#: run only when that share is at least ``SUPPORT_MIN_SECONDS`` (a shorter one finds nothing on Adult at 4
+#: QIs, and a killed child costs its 10 s margin)
 SUPPORT_SHARE = 0.15
+SUPPORT_MIN_SECONDS = 30.0
 
 
-def _support_start(instance: Instance, request, solver: SolverOptions, grid: ObjectiveGrid, timings: Timings,
-                   pb) -> Release | None:
+def _support_start(instance: Instance, request, solver: SolverOptions, grid: ObjectiveGrid, pb) -> Release | None:
     """The Lagrangian support's verified table (:func:`~milp_anon.reduction.support_start`) in
-    ``SUPPORT_SHARE`` of the limit, when the exact blocks ran."""
-    if pb is None or pb.support is None or not solver.in_bulk:
-        return None
-    with timings.phase("warm_start"):
-        return _reduction.support_start(instance, request, pb.support,
-                                        dataclasses.replace(solver, time_limit=SUPPORT_SHARE * solver.time_limit),
-                                        grid)
+    ``SUPPORT_SHARE`` of the limit. HiGHS may overrun its limit in root cut separation (seen: 95 s
+    against 5 s on this model), so the solve runs in a child process, killed at the hard limit, unless
+    the caller forbade that."""
+    isolate = solver.isolate if solver.isolate == "never" else "always"
+    return _reduction.support_start(instance, request, pb.support,
+                                    dataclasses.replace(solver, time_limit=SUPPORT_SHARE * solver.time_limit,
+                                                        isolate=isolate), grid)
 
 
 def _sense(request) -> float:

@@ -171,12 +171,14 @@ def test_the_lagrangian_support_is_the_start_and_the_fallback(monkeypatch):
     frame, qi = _adult_like()
     table = ma.Table.from_frame(frame, qi, "s")
     opt = ma.anonymize(table, ma.KAnonymity(3), ma.LDiversity(2))
+    monkeypatch.setattr(pipeline, "SUPPORT_MIN_SECONDS", 0.0)  # 15 % of 30 s is below it
+    real_solve = pipeline.solve_model
     monkeypatch.setattr(pipeline, "solve_model",
                         lambda *a, **k: SolveOutcome("no_solution", None, None, 0.0, "Time limit reached", 1.0))
     r = ma.anonymize(table, ma.KAnonymity(3), ma.LDiversity(2), time_limit=30)
     assert r.verified and r.source == reduction.SUPPORT and r.objective >= opt.objective
     assert r.bound_source == pipeline.BLOCK_BOUND_SOURCE and r.bound <= opt.objective
-    monkeypatch.undo()
+    monkeypatch.setattr(pipeline, "solve_model", real_solve)
     again = ma.anonymize(table, ma.KAnonymity(3), ma.LDiversity(2), time_limit=30)
     assert again.status == "optimal" and again.objective == opt.objective
     assert again.warm_start_cost is not None and again.warm_start_cost >= opt.objective
