@@ -43,12 +43,13 @@ def run_one(job):
     from milp_anon.datasets import load_adult
 
     if variant == "before":
-        pipeline._k_relaxation_bound = lambda instance, request, solver, grid, timings: (None, solver)
+        pipeline._relaxation_bound = lambda instance, request, solver, grid, timings: (None, None, solver, None)
     table = ma.Table.from_frame(load_adult(), QI, "occupation")
     t0 = time.perf_counter()
     r = ma.anonymize(table, ma.KAnonymity(5), criterion(case), time_limit=time_limit)
     return {"case": case, "variant": variant, "status": r.status, "objective": r.objective, "bound": r.bound,
-            "gap": r.gap, "bound_from": "k-anonymity LP" if r.bound_source else "HiGHS",
+            "gap": r.gap, "bound_from": {None: "HiGHS", pipeline.K_BOUND_SOURCE: "k-anonymity LP",
+                                         pipeline.BLOCK_BOUND_SOURCE: "group blocks"}[r.bound_source],
             "lp_s": r.timings.lp or 0.0, "wall_s": time.perf_counter() - t0,
             "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 

@@ -31,9 +31,12 @@ enumeration):
   optimum is the least over ``q`` (a group whose largest count is ``q*`` is
   feasible at ``q = q*``). ``O(Q · U_j)`` per candidate, run only where the
   k-anonymity block is negative (elsewhere it already gives ``rc_j >= 0``).
+  Recursive (c, 2)-diversity, ``r_1 < c · (|G| − r_1)``, is the same block
+  with a strict cap: ``|G| > (c + 1) q / c``.
 
-Criteria without an exact block here (recursive ℓ-diversity, t-closeness)
-are relaxed to k-anonymity's block, and several criteria (or several
+Recursive (c, ℓ)-diversity with ``ℓ > 2`` is relaxed to the distinct block
+with ``D = ℓ`` (``r_1 < c · (r_ℓ + …)`` needs ``r_ℓ > 0``); t-closeness to
+k-anonymity's block. Several criteria (or several
 sensitive columns) take the largest block value: each block is a
 relaxation of the group problem, so every combination stays a valid bound.
 """
@@ -57,7 +60,8 @@ class RequestBlocks:
 
     ``pair_unit``/``pair_cand`` are the unit pairs in the order of
     :meth:`~milp_anon.rowtypes.Units.expand_pairs` (each type pair's units
-    together); ``specs`` are ``(kind, column, parameter)`` per exact block.
+    together); ``specs`` are ``(kind, column, a, b)`` per exact block: ``("distinct", col, D, None)``,
+    ``("cap", col, a, b)`` (every value at most ``|G| b / a`` times) and ``("strict cap", col, a, b)``.
     """
 
     n: np.ndarray
@@ -75,13 +79,13 @@ class RequestBlocks:
         n, w, pu, pc, k = self.n, self.w, self.pair_unit, self.pair_cand, self.k
         kp = block_prices(pi, n, w, pu, pc, k)
         out = [kp]
-        for kind, col, param in self.specs:
+        for kind, col, a, b in self.specs:
             value = self.unit_value[:, col]
             if kind == "distinct":
-                out.append(distinct_blocks(pi, n, w, pu, pc, value, k, param))
+                out.append(distinct_blocks(pi, n, w, pu, pc, value, k, a))
             else:
-                out.append(frequency_blocks(pi, n, w, pu, pc, value, k, param.numerator, param.denominator,
-                                            k_prices=kp))
+                out.append(frequency_blocks(pi, n, w, pu, pc, value, k, a, b, k_prices=kp,
+                                            strict=kind == "strict cap"))
         return combine(out, pi, n, pc)
 
     def per_type_pair(self, unit_pair_values: np.ndarray) -> np.ndarray:
@@ -93,23 +97,28 @@ def request_blocks(instance, request) -> RequestBlocks | None:
     """The exact blocks of ``request``, or ``None`` when no criterion adds one to k-anonymity's.
 
     Per criterion and sensitive column it reads: p-sensitivity ``p`` and distinct ℓ-diversity ``ℓ`` give
-    :func:`distinct_blocks`; recursive (c, ℓ)-diversity too, with ``D = ℓ`` (``r_1 < c · (r_ℓ + …)``
-    needs ``r_ℓ > 0``), a relaxation; frequency ℓ gives :func:`frequency_blocks`; t-closeness none.
+    :func:`distinct_blocks`; frequency ℓ and recursive (c, 2) give :func:`frequency_blocks`; recursive
+    (c, ℓ > 2) the distinct block with ``D = ℓ``, a relaxation; t-closeness none (module docstring).
     The blocks of all of them are combined (:func:`combine`)."""
     specs = []
     for crit in request.criteria:
         if not isinstance(crit, (PSensitivity, LDiversity)):
             continue
         for col in crit.applies_to(instance.table.sensitive):
-            # ℓ or p of 1 asks nothing beyond a non-empty group
-            if isinstance(crit, PSensitivity):
-                if crit.p > 1:
-                    specs.append(("distinct", col, crit.p))
+            # ℓ or p of 1 asks nothing beyond a non-empty group (recursive (c, 1): r_1 < c |G|, relaxed)
+            if isinstance(crit, PSensitivity) or crit.kind == "distinct":
+                need = crit.p if isinstance(crit, PSensitivity) else int(crit.l)
+                if need > 1:
+                    specs.append(("distinct", col, need, None))
             elif crit.kind == "frequency":
-                if exact(crit.l) > 1:
-                    specs.append(("frequency", col, exact(crit.l)))
-            elif crit.l > 1:
-                specs.append(("distinct", col, int(crit.l)))
+                f = exact(crit.l)
+                if f > 1:
+                    specs.append(("cap", col, f.numerator, f.denominator))
+            elif crit.l == 2:  # recursive: r_1 < c (|G| − r_1), i.e. (c + 1) r_1 < c |G|, a strict cap
+                c = exact(crit.c)
+                specs.append(("strict cap", col, c.numerator + c.denominator, c.numerator))
+            elif crit.l > 2:  # recursive: r_ℓ > 0, at least ℓ values
+                specs.append(("distinct", col, int(crit.l), None))
     if not specs:
         return None
     units, cands = instance.units, instance.candidates
@@ -228,10 +237,12 @@ def distinct_blocks(pi, n, w, pair_unit, pair_cand, value, k: int, D: int) -> Bl
 
 
 def frequency_blocks(pi, n, w, pair_unit, pair_cand, value, k: int, a: int, b: int,
-                     k_prices: BlockPrices | None = None) -> BlockPrices:
-    """Every candidate's block under "size >= k and every value at most ``|G| · b / a`` times".
+                     k_prices: BlockPrices | None = None, strict: bool = False) -> BlockPrices:
+    """Every candidate's block under "size >= k and every value at most ``|G| · b / a`` times"
+    (``strict``: fewer than ``|G| · b / a`` times).
 
-    Parameters as :func:`distinct_blocks`; ``ℓ = a/b``. Candidates whose
+    Parameters as :func:`distinct_blocks`; ``ℓ = a/b`` for frequency ℓ-diversity. Recursive
+    (c, 2)-diversity, ``r_1 < c · (|G| − r_1)``, is the strict form with ``a/b = (c + 1)/c``. Candidates whose
     k-anonymity block (``k_prices``, computed when not given) is
     non-negative keep it: the frequency block lies above it, and only
     ``min(0, rc_j)`` enters ``L``. ``forced`` is ``max(rc_j, forced_k)``, a
@@ -250,7 +261,7 @@ def frequency_blocks(pi, n, w, pair_unit, pair_cand, value, k: int, a: int, b: i
     start = np.searchsorted(pair_cand[order], np.arange(C + 1))
     for j in np.flatnonzero(k_prices.rc < -1e-12):
         idx = order[start[j]:start[j + 1]]
-        best, x = _frequency_one(v[idx], nu[idx], val[idx], k, a, b)
+        best, x = _frequency_one(v[idx], nu[idx], val[idx], k, a, b, strict)
         rc[j] = best
         take[idx] = x
     forced = np.maximum(rc[pair_cand], k_prices.forced)
@@ -262,12 +273,17 @@ def frequency_blocks(pi, n, w, pair_unit, pair_cand, value, k: int, a: int, b: i
 _Q_CHUNK, _Q_CHUNK_MAX = 16, 512
 
 
-def _frequency_one(v, n, val, k, a, b):
+def _frequency_one(v, n, val, k, a, b, strict=False):
     """One candidate's frequency block: ``(optimum or inf, take per unit)`` by the cap-``q`` greedy.
 
     ``q`` rises in chunks and stops once no larger cap can beat the best: for every ``q' >= q`` the
-    cost is at least all negative rows plus the cheapest ``max(k, ⌈a q / b⌉) − (negative rows)``
-    non-negative rows without caps."""
+    cost is at least all negative rows plus the cheapest ``need(q) − (negative rows)`` non-negative
+    rows without caps, with ``need(q) = max(k, ⌈a q / b⌉)`` (strict: ``⌊a q / b⌋ + 1``), the least
+    size a group whose largest count is ``q`` may have."""
+
+    def need_of(q):
+        return np.maximum(k, (a * q) // b + 1 if strict else -((-a * q) // b))
+
     # units sorted by (value, cost): the rows before a unit within its value fill the cap first
     o = np.lexsort((v, val))
     v, n, val = v[o], n[o], val[o]
@@ -297,12 +313,12 @@ def _frequency_one(v, n, val, k, a, b):
     best, best_q = math.inf, None
     q0, chunk = 1, _Q_CHUNK
     while q0 <= Qmax:
-        if neg_all + uncapped(max(k, -((-a * q0) // b)) - neg_rows) >= best:
+        if neg_all + uncapped(int(need_of(q0)) - neg_rows) >= best:
             break
         qi = np.arange(q0, min(q0 + chunk, Qmax + 1), dtype=np.int64)
         q = qi.astype(float)[:, None]
         pool = np.clip(q - before[None, :], 0.0, n[None, :])  # (Q, U) rows available under cap q
-        need = np.maximum(k, -((-a * qi) // b)).astype(float)  # size >= max(k, ⌈a q / b⌉)
+        need = need_of(qi).astype(float)
         negc = pool[:, neg].sum(axis=1)
         negv = pool[:, neg] @ v[neg]
         R = np.maximum(0.0, need - negc)

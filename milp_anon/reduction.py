@@ -150,6 +150,10 @@ def block_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: Solve
                       time.perf_counter() - t0, support)
 
 
+#: the source of a release found by :func:`support_start`
+SUPPORT = "Lagrangian support"
+
+
 def support_start(instance: Instance, request, support: np.ndarray, solver: SolverOptions,
                   grid: ObjectiveGrid) -> Release | None:
     """A verified release from the model restricted to the Lagrangian support (a Lagrangian heuristic).
@@ -179,10 +183,6 @@ def support_start(instance: Instance, request, support: np.ndarray, solver: Solv
     _log.info("Lagrangian support: %d of %d pairs, %s, objective %s", sub.n_pairs, cands.n_pairs, out.status,
               out.objective)
     return Release.verified(instance.table, request, released, cost=cost, groups=groups, source=SUPPORT)
-
-
-#: the source of a release found by :func:`support_start`
-SUPPORT = "Lagrangian support"
 
 
 class LagrangianReduction:

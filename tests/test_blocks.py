@@ -111,6 +111,27 @@ def test_frequency_blocks_equal_enumeration(inst, ab, small_chunks):
     check_against_enumeration(prices, inst, lambda val: frequency_ok(val, k, a, b), exact_forced=False)
 
 
+def recursive_ok(val, k, c_num, c_den, l):
+    """Recursive (c, l)-diversity from its definition: r_1 < c (r_l + r_{l+1} + ...), counts sorted down."""
+    def ok(x):
+        counts = {}
+        for u, xu in enumerate(x):
+            counts[val[u]] = counts.get(val[u], 0) + xu
+        r = sorted(counts.values(), reverse=True)
+        return sum(x) >= k and c_den * r[0] < c_num * sum(r[l - 1:])
+    return ok
+
+
+@settings(max_examples=300, deadline=None)
+@given(blocks_instance(), st.sampled_from([(1, 1), (3, 2), (2, 1), (3, 1)]))
+def test_strict_cap_blocks_equal_recursive_2_diversity(inst, c):
+    """Recursive (c, 2)-diversity is the strict-cap block with a/b = (c + 1)/c, against enumeration."""
+    pi, n, w, pu, pc, value, k = inst
+    num, den = c
+    prices = frequency_blocks(pi, n, w, pu, pc, value, k, num + den, num, strict=True)
+    check_against_enumeration(prices, inst, lambda val: recursive_ok(val, k, num, den, 2), exact_forced=False)
+
+
 @settings(max_examples=100, deadline=None)
 @given(blocks_instance(), st.integers(1, 3))
 def test_combined_blocks_bound_both_criteria(inst, D):
