@@ -156,20 +156,7 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
                 hint, ws_cost = ws
     grid = ObjectiveGrid.for_objective(request.model.objective, instance.candidates.cost if not request.model.withholds
                                        else np.append(instance.candidates.cost, instance.record_cost))
-    relaxed, relaxed_source, hs, pb = _relaxation_bound(instance, request, solver, grid, timings)
-    if start is None and pb is not None and pb.support is not None and solver.in_bulk \
-            and SUPPORT_SHARE * solver.time_limit >= SUPPORT_MIN_SECONDS:
-        # the better of the Lagrangian support's table and the heuristics' is the model's start and
-        # the fallback (a given start wins; the heuristics' would be the fallback anyway)
-        t0 = time.perf_counter()
-        with timings.phase("warm_start"):
-            tables = [_support_start(instance, request, solver, grid, pb), best_heuristic(instance.table, request)]
-        tables = [t for t in tables if t is not None]
-        if tables:
-            start = min(tables, key=lambda t: t.objective)
-            hint, ws_cost = release_start(am, start), start.cost
-        hs = dataclasses.replace(hs, time_limit=max(hs.time_limit - (time.perf_counter() - t0),
-                                                    0.05 * solver.time_limit))
+    relaxed, relaxed_source, hs = _relaxation_bound(instance, request, solver, grid, timings)
     progress.report(solver_bound_is_global=True)  # the whole model: HiGHS's bound is the problem's
     with timings.phase("solve"):
         out = solve_model(am.lm, hs, grid, hint=hint)
@@ -218,7 +205,7 @@ K_BOUND_SHARE = 0.2
 
 
 def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: ObjectiveGrid, timings: Timings):
-    """``(bound or None, its source, solver options for the model, PairBounds or None)``: under a time
+    """``(bound or None, its source, solver options for the model)``: under a time
     limit, sensitive criteria get a Lagrangian bound over the same candidates first (``K_BOUND_SHARE`` of
     the limit), so a model whose root LP does not finish still ends with a bound above 0 (issue 13, item
     3): the exact group blocks' where the criteria have them (:func:`~milp_anon.reduction.block_bounds`),
@@ -226,32 +213,14 @@ def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: 
     limit = solver.time_limit
     if limit is None or request.k_alone or _reduction.k_relaxation_unavailable(
             request, solver, instance.candidates, instance.table.n):
-        return None, None, solver, None
+        return None, None, solver
     t0 = time.perf_counter()
     with timings.phase("lp"):
         pb = _reduction.block_bounds(instance, request, grid, solver, K_BOUND_SHARE * limit)
     left = max(limit - (time.perf_counter() - t0), 0.05 * limit)
     block = pb.log.block_bound is not None and pb.log.block_bound > pb.log.lp_bound
     return grid.ceil(pb.bound), BLOCK_BOUND_SOURCE if block else K_BOUND_SOURCE, \
-        dataclasses.replace(solver, time_limit=left), pb
-
-
-#: share of a time limit for the model restricted to the Lagrangian support (its table may start the model),
-#: run only when that share is at least ``SUPPORT_MIN_SECONDS`` (a shorter one finds nothing on Adult at 4
-#: QIs, and a killed child costs its 10 s margin)
-SUPPORT_SHARE = 0.15
-SUPPORT_MIN_SECONDS = 30.0
-
-
-def _support_start(instance: Instance, request, solver: SolverOptions, grid: ObjectiveGrid, pb) -> Release | None:
-    """The Lagrangian support's verified table (:func:`~milp_anon.reduction.support_start`) in
-    ``SUPPORT_SHARE`` of the limit. HiGHS may overrun its limit in root cut separation (seen: 95 s
-    against 5 s on this model), so the solve runs in a child process, killed at the hard limit, unless
-    the caller forbade that."""
-    isolate = solver.isolate if solver.isolate == "never" else "always"
-    return _reduction.support_start(instance, request, pb.support,
-                                    dataclasses.replace(solver, time_limit=SUPPORT_SHARE * solver.time_limit,
-                                                        isolate=isolate), grid)
+        dataclasses.replace(solver, time_limit=left)
 
 
 def _sense(request) -> float:

@@ -94,14 +94,12 @@ def k_relaxation_unavailable(request, solver: SolverOptions, candidates=None, n_
 @dataclass
 class PairBounds:
     """A Lagrangian relaxation's bounds: ``bound`` on every solution, ``thresholds[p]`` (rounded up to
-    the objective's grid) on every solution that uses pair ``p``; ``log`` records how they were found.
-    ``support`` (exact blocks only): the type pairs of the best multipliers' negative block solutions."""
+    the objective's grid) on every solution that uses pair ``p``; ``log`` records how they were found."""
 
     bound: float
     thresholds: np.ndarray
     log: ReductionLog
     seconds: float
-    support: np.ndarray | None = None
 
 
 def k_anonymity_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: SolverOptions,
@@ -142,47 +140,9 @@ def block_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: Solve
     log = dataclasses.replace(kb.log, block_bound=asc.bound, block_start=asc.start_bound,
                               ascent_steps=asc.iterations, ascent_seconds=round(asc.seconds, 3),
                               multipliers=None)  # per unit, not the row types' (certify reads k alone)
-    prices = asc.prices
-    pair = blocks.per_type_pair(grid.ceil_array(prices.pair_bounds(blocks.pair_cand)))
-    in_support = (prices.take > 0) & (prices.rc < 0)[blocks.pair_cand]
-    support = blocks.per_type_pair(np.where(in_support, 0, 1)) == 0
+    pair = blocks.per_type_pair(grid.ceil_array(asc.prices.pair_bounds(blocks.pair_cand)))
     return PairBounds(max(kb.bound, asc.bound), np.maximum(kb.thresholds, pair), log,
-                      time.perf_counter() - t0, support)
-
-
-#: the source of a release found by :func:`support_start`
-SUPPORT = "Lagrangian support"
-
-
-def support_start(instance: Instance, request, support: np.ndarray, solver: SolverOptions,
-                  grid: ObjectiveGrid) -> Release | None:
-    """A verified release from the model restricted to the Lagrangian support (a Lagrangian heuristic).
-
-    The type pairs ``support`` (:attr:`PairBounds.support`: where the best multipliers' block solutions
-    put rows) and every pair of the whole-table candidate (so the restriction stays feasible: the
-    request passed the whole-table pre-check) are solved by HiGHS within ``solver``'s limits; a
-    restriction's solution is a solution of the whole model. ``None`` when it finds none."""
-    cands = instance.candidates
-    full = np.flatnonzero(cands.capacity >= instance.table.n)
-    if full.size == 0:
-        return None
-    root = int(full[np.argmin(cands.cost[full])])
-    keep = support | (cands.pair_cand == root)
-    sub = cands.restrict_pairs(keep, instance.types.counts, request.min_group_size(), "Lagrangian support")
-    restricted = instance.with_candidates(sub)
-    try:
-        check_memory(restricted, request.criteria, request.model.max_memory_gb, pulp_model=False)
-    except ModelTooLargeError:
-        return None
-    am = build(restricted, request)
-    out = solve_model(am.lm, solver, grid, hint=whole_table_start(am))
-    if out.x is None:
-        return None
-    g, _ = read_assignment(am, out.x, request.criteria, solver)
-    released, groups, cost = am.release(g)
-    _log.info("Lagrangian support: %d of %d pairs, %s, objective %s", sub.n_pairs, cands.n_pairs, out.status,
-              out.objective)
-    return Release.verified(instance.table, request, released, cost=cost, groups=groups, source=SUPPORT)
+                      time.perf_counter() - t0)
 
 
 class LagrangianReduction:

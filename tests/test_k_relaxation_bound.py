@@ -34,7 +34,7 @@ def _k_bound(table, request, time_limit=5.0):
 
 def _relaxation_bound(table, request, time_limit=5.0):
     instance, grid = _instance_and_grid(table, request)
-    bound, source, _, _ = pipeline._relaxation_bound(instance, request, SolverOptions(time_limit=time_limit), grid,
+    bound, source, _ = pipeline._relaxation_bound(instance, request, SolverOptions(time_limit=time_limit), grid,
                                                      Timings())
     return bound, source
 
@@ -87,11 +87,6 @@ def test_block_pair_bounds_keep_an_optimal_solution(data):
     type_pair = np.repeat(np.arange(cands.n_pairs), reps)  # the type pair of every unit pair
     used = type_pair[np.flatnonzero(g[:am.pair_unit.shape[0]] > 0.5)]
     assert np.all(pb.thresholds[used] <= expected + 1e-9)
-    if pb.support is not None:
-        # the Lagrangian support's restricted model (with the whole-table candidate) always has a
-        # verified table, never below the optimum
-        rel = reduction.support_start(instance, request, pb.support, SolverOptions(), grid)
-        assert rel is not None and rel.source == reduction.SUPPORT and rel.objective >= expected - 1e-9
 
 
 def test_the_block_bound_lies_above_the_k_bound_where_the_criteria_bind():
@@ -113,10 +108,10 @@ def test_no_k_bound_without_a_time_limit_or_for_k_alone():
     instance, grid = _instance_and_grid(table, ma.Request(ma.KAnonymity(2), ma.LDiversity(2)))
     untimed = SolverOptions()
     assert pipeline._relaxation_bound(instance, ma.Request(ma.KAnonymity(2), ma.LDiversity(2)), untimed, grid,
-                                      Timings()) == (None, None, untimed, None)
+                                      Timings()) == (None, None, untimed)
     timed = SolverOptions(time_limit=5)
     assert pipeline._relaxation_bound(instance, ma.Request(ma.KAnonymity(2)), timed, grid, Timings()) == \
-        (None, None, timed, None)
+        (None, None, timed)
     budget = ma.Request(ma.KAnonymity(2), ma.LDiversity(2), budget=100)
     assert pipeline._relaxation_bound(instance, budget, timed, grid, Timings())[0] is None
 
@@ -161,24 +156,3 @@ def test_a_solver_bound_of_zero_is_replaced_by_the_relaxation_bound(monkeypatch,
     assert plain.status == "optimal" and plain.bound_source is None and plain.bound == plain.objective
     assert 0 < r.bound <= plain.objective
 
-
-def test_the_lagrangian_support_is_the_start_and_the_fallback(monkeypatch):
-    """With the whole model's solve stopped without a solution, the table released is the Lagrangian
-    support's (verified, never below the optimum); with the solve intact it is the model's start and the
-    solve still proves its optimum."""
-    from milp_anon.solvers import SolveOutcome
-
-    frame, qi = _adult_like()
-    table = ma.Table.from_frame(frame, qi, "s")
-    opt = ma.anonymize(table, ma.KAnonymity(3), ma.LDiversity(2))
-    monkeypatch.setattr(pipeline, "SUPPORT_MIN_SECONDS", 0.0)  # 15 % of 30 s is below it
-    real_solve = pipeline.solve_model
-    monkeypatch.setattr(pipeline, "solve_model",
-                        lambda *a, **k: SolveOutcome("no_solution", None, None, 0.0, "Time limit reached", 1.0))
-    r = ma.anonymize(table, ma.KAnonymity(3), ma.LDiversity(2), time_limit=30)
-    assert r.verified and r.source == reduction.SUPPORT and r.objective >= opt.objective
-    assert r.bound_source == pipeline.BLOCK_BOUND_SOURCE and r.bound <= opt.objective
-    monkeypatch.setattr(pipeline, "solve_model", real_solve)
-    again = ma.anonymize(table, ma.KAnonymity(3), ma.LDiversity(2), time_limit=30)
-    assert again.status == "optimal" and again.objective == opt.objective
-    assert again.warm_start_cost is not None and again.warm_start_cost >= opt.objective
