@@ -12,8 +12,7 @@ affected). One run at a time, each in its own process.
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the exact group blocks off in that run's
 process (``milp_anon.reduction.request_blocks`` returns ``None``), which is
-the package before them: the k-anonymity LP bound alone, no Lagrangian
-support start.
+the package before them: the k-anonymity LP bound alone.
 
     python -m benchmarks.sensitive_goal [--time-limit 600] [--qis 4] [--lns 0.25] [--variants after] [--out ...]
 """

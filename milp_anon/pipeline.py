@@ -205,11 +205,11 @@ K_BOUND_SHARE = 0.2
 
 
 def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: ObjectiveGrid, timings: Timings):
-    """``(bound or None, its source, solver options for the model)``: under a time
-    limit, sensitive criteria get a Lagrangian bound over the same candidates first (``K_BOUND_SHARE`` of
-    the limit), so a model whose root LP does not finish still ends with a bound above 0 (issue 13, item
-    3): the exact group blocks' where the criteria have them (:func:`~milp_anon.reduction.block_bounds`),
-    else the k-anonymity LP bound."""
+    """``(bound or None, its source, solver options for the model)``: under a time limit, sensitive
+    criteria get a Lagrangian bound over the same candidates first (``K_BOUND_SHARE`` of the limit), so a
+    model whose root LP does not finish still ends with a bound above 0 (issue 13, item 3): the exact
+    group blocks' where the criteria have them (:func:`~milp_anon.reduction.block_bounds`), else the
+    k-anonymity LP bound."""
     limit = solver.time_limit
     if limit is None or request.k_alone or _reduction.k_relaxation_unavailable(
             request, solver, instance.candidates, instance.table.n):
