@@ -507,7 +507,8 @@ def cmd_inspect(args) -> int:
                   f"({lag['ascent_steps']} steps, {lag['ascent_seconds']:.1f} s)")
         kept = "  ".join(f"G={g}: {v['pairs']} pairs/{v['candidates']} candidates"
                          for g, v in lag["kept_below"].items())
-        _say(f"fixing        pairs a solution cheaper than G may use: {kept}")
+        _say(f"fixing        (row type, candidate) pairs, of {lag['type_pairs']}, that a solution cheaper than G "
+             f"may use: {kept}")
         if lag["relaxation"] != "k-anonymity":
             _say(f"relaxation    {lag['relaxation']}; reduction rounds {lag['rounds']}")
     return EXIT_OK

@@ -31,7 +31,7 @@ from . import verify as _verify
 from .errors import InputError, VerificationError
 from .files import read_text
 from .request import Request
-from .table import SUPPRESSED, Table
+from .table import Table
 
 __all__ = ["GapReport", "score_release"]
 

@@ -336,8 +336,8 @@ class LagrangianReduction:
 
 
 def threshold_table(instance: Instance, request, time_limit: float | None) -> dict:
-    """``inspect --lp``: the LP bound and, for ``G = ⌈bound⌉ + 1, 4, 16, 64`` grid steps, the pairs and
-    candidates of the model the reduction would build.
+    """``inspect --lp``: the LP bound and, for ``G = ⌈bound⌉ + 1, 4, 16, 64`` grid steps, the (row type,
+    candidate) pairs and candidates of the model the reduction would build (of ``type_pairs`` in all).
 
     With sensitive criteria the bound is :func:`block_bounds`' (the exact group blocks' where the
     criteria have them, ``block_bound``, beside the k-anonymity LP bound over the request's candidates,
@@ -360,7 +360,7 @@ def threshold_table(instance: Instance, request, time_limit: float | None) -> di
     rounds = unavailable(request, SolverOptions(), instance.candidates, instance.table.n)
     out = {"lp_bound": log.lp_bound, "converged": log.lp_converged, "iterations": log.cg_iterations,
            "seconds": round(pb.seconds, 3), "master_candidates": log.master_candidates,
-           "master_pairs": log.master_pairs, "kept_below": kept,
+           "master_pairs": log.master_pairs, "kept_below": kept, "type_pairs": instance.candidates.n_pairs,
            "relaxation": "k-anonymity" if request.k_alone else
            "k-anonymity over the request's candidates (its other criteria relaxed)",
            "rounds": "run by a solve" if rounds is None else f"not run: {rounds}"}

@@ -9,7 +9,10 @@ value (Held, Wolfe and Crowder 1974; Polyak 1969)::
 
 with the target above the best ``L`` found (a known upper bound, or the best
 ``L`` raised by a share that shrinks with ``θ``), and ``θ`` halved after
-``PATIENCE`` steps without a better bound. Every ``L(π)`` is a valid lower
+``PATIENCE`` steps without a better bound. The ascent also stops when the
+best bound rose by less than ``STALL_SHARE`` of itself over the last
+``STALL_WINDOW`` steps: where the group blocks add little to the LP, the
+time left goes to the search instead. Every ``L(π)`` is a valid lower
 bound whatever the step does, so the method only decides *which* valid bound
 is reported; the best one and its block prices are kept.
 """
@@ -33,6 +36,8 @@ _log = logging.getLogger("milp_anon.subgradient")
 PATIENCE = 5
 #: θ at the start, and the smallest θ before the ascent stops
 THETA_START, THETA_MIN = 1.0, 1e-3
+#: stop when the best bound gained less than this share of itself over the last ``STALL_WINDOW`` steps
+STALL_WINDOW, STALL_SHARE = 25, 5e-4
 #: without an upper bound, the target lies this share of |L| above the best bound (times θ)
 TARGET_SHARE = 0.05
 
@@ -55,11 +60,14 @@ class Ascent:
 
 def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, pair_unit, pair_cand, *,
                        upper: float | None = None, time_limit: float | None = None,
-                       max_iterations: int = 200, rel_tol: float = 1e-6) -> Ascent:
+                       max_iterations: int = 200, rel_tol: float = 1e-6,
+                       stall_window: int = STALL_WINDOW, stall_share: float = STALL_SHARE) -> Ascent:
     """Maximize ``L`` from ``pi0`` (module docstring); ``prices_of(pi)`` solves every block.
 
     Stops at ``max_iterations``, at ``time_limit``, when ``θ`` falls below
-    ``THETA_MIN``, or when the bound reaches ``upper`` (within ``rel_tol``).
+    ``THETA_MIN``, when the bound reaches ``upper`` (within ``rel_tol``), or
+    when the best bound gained less than ``stall_share`` of itself over the
+    last ``stall_window`` steps (``stall_window=0``: never).
     """
     t0 = time.perf_counter()
     n = np.asarray(n, dtype=float)
@@ -68,9 +76,14 @@ def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, p
     best = (pi.copy(), prices)
     start_bound = prices.bound
     theta, stale, it = THETA_START, 0, 0
+    history = [start_bound]  # the best bound after each step
     while it < max_iterations and theta >= THETA_MIN:
         if time_limit is not None and time.perf_counter() - t0 >= time_limit:
             break
+        if stall_window and it >= stall_window:
+            then = history[it - stall_window]
+            if history[it] - then < stall_share * max(1.0, abs(then)):
+                break
         L = prices.bound
         if upper is not None and L >= upper - rel_tol * max(1.0, abs(upper)):
             break
@@ -92,6 +105,7 @@ def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, p
             if stale >= PATIENCE:
                 theta, stale = theta / 2, 0
                 pi, prices = best[0].copy(), best[1]  # restart from the best point
+        history.append(best[1].bound)
         _log.debug("subgradient %d: L %.4f (best %.4f), θ %.3g", it, prices.bound, best[1].bound, theta)
     _log.info("subgradient ascent: %.4f -> %.4f in %d steps, %.1f s", start_bound, best[1].bound, it,
               time.perf_counter() - t0)

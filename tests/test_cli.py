@@ -141,7 +141,8 @@ def test_reduce_option_and_report(table, tmp_path, capsys):
     code = main(["inspect", str(table), "--qi", "a,b,c", "--k", "3", "--sep", ";", "--json", "--lp"])
     info = json.loads(capsys.readouterr().out)
     assert code == 0 and info["lagrangian"]["lp_bound"] <= expected
-    assert all(v["pairs"] <= info["n_pairs"] for v in info["lagrangian"]["kept_below"].values())
+    assert all(v["pairs"] <= info["lagrangian"]["type_pairs"] <= info["n_pairs"]
+               for v in info["lagrangian"]["kept_below"].values())
     # with a sensitive criterion: the k relaxation over the request's candidates and the exact blocks' bound,
     # both below the request's optimum
     ldiv = ["--qi", "a,b,c", "--k", "3", "--sep", ";", "--l", "2", "--sensitive", "note"]

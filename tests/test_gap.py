@@ -3,7 +3,6 @@
 
 import json
 
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings

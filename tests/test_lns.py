@@ -205,7 +205,6 @@ def test_the_pipeline_hands_the_stage_s_release_to_the_search(monkeypatch):
     the search: the result is the brute-force optimum, labelled and logged."""
     frame = pd.DataFrame({"v": list("aabbabab"), "w": list("xxyyxyxy")})
     table = ma.Table.from_frame(frame, ["v", "w"])
-    request = ma.Request(ma.KAnonymity(2))
     real = pipeline._solve_whole
     seen = {}
 
