@@ -10,9 +10,10 @@ search when the solve ends with a gap (a proof in the remaining time is not
 affected). One run at a time, each in its own process.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
-package as it is; ``before`` switches the exact group blocks off in that run's
-process (``milp_anon.reduction.request_blocks`` returns ``None``), which is
-the package before them: the k-anonymity LP bound alone.
+package as it is; ``before`` switches the group blocks off in that run's
+process (``milp_anon.reduction.request_blocks`` returns ``None``) and with
+them t-closeness's pruning by what every close group holds, which is the
+package before them: the k-anonymity LP bound alone.
 
     python -m benchmarks.sensitive_goal [--time-limit 600] [--qis 4] [--lns 0.25] [--variants after] [--out ...]
 """
@@ -56,7 +57,10 @@ def run_one(job):
     from milp_anon.datasets import load_adult
 
     if variant == "before":  # this process only (run_serial spawns one per run)
+        from milp_anon.criteria import Criterion, TCloseness
+
         reduction.request_blocks = lambda instance, request: None
+        TCloseness.prune = Criterion.prune  # nor t-closeness's distinct-values pruning
 
     table = ma.Table.from_frame(load_adult(), QI_ORDER[:n_qi], "occupation")
     crit = criterion(case)

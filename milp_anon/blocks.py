@@ -1,5 +1,5 @@
 """Exact Lagrangian blocks for sensitive criteria: the group problem of one candidate under ℓ-diversity
-or p-sensitivity, for every candidate at once.
+or p-sensitivity (and relaxations of t-closeness), for every candidate at once.
 
 With multipliers ``π_u`` on the assignment rows ``Σ_j x_uj = n_u`` of the
 split model (``formulations/p-sensitivity.md``; a unit is a row type with
@@ -35,8 +35,12 @@ enumeration):
   with a strict cap: ``|G| > (c + 1) q / c``.
 
 Recursive (c, ℓ)-diversity with ``ℓ > 2`` is relaxed to the distinct block
-with ``D = ℓ`` (``r_1 < c · (r_ℓ + …)`` needs ``r_ℓ > 0``); t-closeness to
-k-anonymity's block. Several criteria (or several
+with ``D = ℓ`` (``r_1 < c · (r_ℓ + …)`` needs ``r_ℓ > 0``). t-closeness is
+relaxed to what every close group must hold: ``EMD >= d_min · TV`` (``d_min``
+the least distance between distinct values) makes the values present carry
+reference mass ``>= 1 − t/d_min`` (at least ``D`` values: the distinct block)
+and keeps every value below ``(P_max + t/d_min) |G|`` (the frequency block);
+both are vacuous for the ordered distance on many values. Several criteria (or several
 sensitive columns) take the largest block value: each block is a
 relaxation of the group problem, so every combination stays a valid bound.
 """
@@ -48,7 +52,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .criteria import LDiversity, PSensitivity, exact
+from .criteria import LDiversity, PSensitivity, TCloseness, exact
 from .lagrangian import BlockPrices, block_prices
 
 __all__ = ["RequestBlocks", "combine", "distinct_blocks", "frequency_blocks", "request_blocks"]
@@ -98,10 +102,20 @@ def request_blocks(instance, request) -> RequestBlocks | None:
 
     Per criterion and sensitive column it reads: p-sensitivity ``p`` and distinct ℓ-diversity ``ℓ`` give
     :func:`distinct_blocks`; frequency ℓ and recursive (c, 2) give :func:`frequency_blocks`; recursive
-    (c, ℓ > 2) the distinct block with ``D = ℓ``, a relaxation; t-closeness none (module docstring).
+    (c, ℓ > 2) the distinct block with ``D = ℓ``, a relaxation; t-closeness the distinct and the
+    frequency block of what every close group must hold (:meth:`~milp_anon.criteria.TCloseness.necessary_shape`),
+    relaxations too.
     The blocks of all of them are combined (:func:`combine`)."""
     specs = []
     for crit in request.criteria:
+        if isinstance(crit, TCloseness):
+            for col in crit.applies_to(instance.table.sensitive):
+                D, cap = crit.necessary_shape(instance.table, col)
+                if D > 1:
+                    specs.append(("distinct", col, D, None))
+                if cap is not None:  # every value at most cap · |G| times: the frequency block, ℓ = 1/cap
+                    specs.append(("cap", col, cap.denominator, cap.numerator))
+            continue
         if not isinstance(crit, (PSensitivity, LDiversity)):
             continue
         for col in crit.applies_to(instance.table.sensitive):

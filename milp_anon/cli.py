@@ -314,7 +314,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--lp", action="store_true",
                    help="also solve the LP bound by column generation and report the pairs the Lagrangian "
                         "reduction keeps (with p-sensitivity or l-diversity also the Lagrangian bound of the "
-                        "exact group blocks; with t-closeness the k-anonymity relaxation's)")
+                        "exact group blocks; with t-closeness that of what every close group must hold, where "
+                        "that asks more than k)")
     i.add_argument("--time-limit", type=_SECONDS, default=None, metavar="SEC", help="time limit of --lp")
     _add_criteria_args(i)
     _add_recoding_args(i)

@@ -267,17 +267,21 @@ class _SensitiveCriterion(Criterion):
                         f"sensitive column {groups.columns[col]!r}")
         return None
 
-    def _prune_distinct(self, table, units, cands, need: int):
-        """Drop candidates whose compatible rows carry fewer than ``need`` distinct values.
+    def _prune_distinct(self, table, units, cands, need):
+        """Drop candidates whose compatible rows carry fewer than ``need`` distinct values (an int, or a
+        callable giving it per sensitive column index).
 
         Safe: a group released as ``j`` holds only compatible rows; closure
         keeps the compatible set, so no closed candidate is lost wrongly.
         """
-        if need <= 1:
+        need_of = need if callable(need) else (lambda col: need)
+        cols = [col for col in self.columns(table) if need_of(col) > 1]
+        if not cols:
             return cands
         keep = np.ones(cands.n_candidates, dtype=bool)
         pu, pc = units.expand_pairs(cands.pair_type, cands.pair_cand)
-        for col in self.columns(table):
+        for col in cols:
+            need = need_of(col)
             V = len(table.sensitive_values[col])
             key = np.unique(pc * V + units.sensitive[pu, col])
             distinct = np.bincount(key // V, minlength=cands.n_candidates)
@@ -545,6 +549,48 @@ class TCloseness(_SensitiveCriterion):
                 self.hierarchy.check_values(self.domain(table, col), table.sensitive[col])
             elif not isinstance(self.distance, str):
                 self.metric(table, col)
+
+    # -- what every group meeting it must hold -------------------------------------------
+    def necessary_shape(self, table, col: int) -> tuple[int, Fraction | None]:
+        """``(D, cap)``: every group meeting the criterion on sensitive column ``col`` holds at least ``D``
+        distinct values and no value more than ``cap · |G|`` times (``cap=None``: no cap below 1).
+
+        Let ``d_min`` be the least distance between two distinct values of the domain. A transport plan
+        moves at least the total variation ``TV`` between the group's distribution ``q`` and the
+        reference ``P``, each unit over a distance ``>= d_min``, so ``EMD >= d_min · TV`` and
+        ``TV <= τ = t / d_min``. ``TV >= Σ_{s absent} P_s``, so the values present carry reference mass
+        ``>= 1 − τ``: at least as many values as the fewest largest masses reaching it. And
+        ``q_s − P_s <= TV`` gives ``q_s <= P_max + τ``, hence also ``D >= ⌈1 / cap⌉``. Both are rounded
+        the safe way (a smaller ``D``, a larger ``cap``). Equal distance: ``τ = t``; ordered: ``τ =
+        t (V − 1)``, rarely below 1; hierarchical: ``τ = t H / (least LCA level)``.
+        """
+        values = table.sensitive_values[col]
+        dom = self.domain(table, col)
+        if len(dom) < 2:
+            return 0, None
+        d = self.metric(table, col)
+        d_min = float(d[~np.eye(len(dom), dtype=bool)].min())
+        if d_min <= 0:
+            return 0, None
+        ref = self.reference_for(table.sensitive[col])
+        if ref is None:
+            counts = np.bincount(table.sensitive_codes[:, col], minlength=len(values))
+            ref = {str(v): int(c) for v, c in zip(values, counts)}
+        mass = np.sort(np.array([ref.get(str(v), 0) for v in dom], dtype=float))[::-1]
+        n = mass.sum()
+        tau = (float(self.t) + 1e-9) / d_min + 1e-9  # the matrix metric's group test allows t + 1e-9
+        need = (1.0 - tau) * n - 1e-9 * n
+        D = 0 if need <= 0 else int(np.searchsorted(np.cumsum(mass), need, side="left")) + 1
+        top = mass[0] / n + tau
+        cap = None if top >= 1 else Fraction(math.ceil(top * 1000 + 1e-6), 1000)
+        if cap is not None and cap < 1:
+            D = max(D, math.ceil(1 / cap))
+        else:
+            cap = None
+        return min(D, len(dom)), cap
+
+    def prune(self, table, units, cands):
+        return self._prune_distinct(table, units, cands, lambda col: self.necessary_shape(table, col)[0])
 
     # -- the group test ---------------------------------------------------------------
     def violation(self, groups: GroupCounts) -> str | None:

@@ -197,8 +197,9 @@ def _fallback(instance: Instance, request, start: Release | None) -> Release | N
 
 K_BOUND_SOURCE = ("the k-anonymity LP bound over the same candidates (column generation): every release "
                   "meeting the criteria is k-anonymous")
-BLOCK_BOUND_SOURCE = ("the Lagrangian bound of the groups under the criteria (exact blocks per candidate, "
-                      "multipliers by subgradient ascent from the k-anonymity LP's)")
+BLOCK_BOUND_SOURCE = ("the Lagrangian bound of the groups under the criteria (every candidate's group problem "
+                      "solved exactly, relaxed to what every group must hold for t-closeness and recursive "
+                      "l > 2; multipliers by subgradient ascent from the k-anonymity LP's)")
 
 #: share of a time limit given to the relaxation bound before a whole model with sensitive criteria
 K_BOUND_SHARE = 0.2

@@ -365,7 +365,8 @@ def threshold_table(instance: Instance, request, time_limit: float | None) -> di
            "k-anonymity over the request's candidates (its other criteria relaxed)",
            "rounds": "run by a solve" if rounds is None else f"not run: {rounds}"}
     if log.block_bound is not None:
-        out.update(relaxation="the groups under the criteria (exact blocks per candidate)",
+        out.update(relaxation="the groups under the criteria (exact blocks per candidate; for t-closeness and "
+                              "recursive l > 2, of what every group must hold)",
                    block_bound=log.block_bound, block_start=log.block_start, ascent_steps=log.ascent_steps,
                    ascent_seconds=log.ascent_seconds, bound=pb.bound)
     return out

@@ -160,6 +160,12 @@ def test_reduce_option_and_report(table, tmp_path, capsys):
     tclose = ["--qi", "a,b,c", "--k", "3", "--sep", ";", "--t", "0.5", "--sensitive", "note"]
     assert main(["inspect", str(table), *tclose, "--json", "--lp"]) == 0
     lag = json.loads(capsys.readouterr().out)["lagrangian"]
+    # t = 0.5 (equal) over six values asks every group for >= 3 of them: a block
+    assert lag["relaxation"].startswith("the groups under") and lag["block_bound"] >= lag["lp_bound"] - 1e-9
+    ordered = [*tclose[:-4], "--t", "0.3", "--distance", "ordered", "--order", "n1,n2,n3,n4,n5,n6",
+               "--sensitive", "note"]
+    assert main(["inspect", str(table), *ordered, "--json", "--lp"]) == 0
+    lag = json.loads(capsys.readouterr().out)["lagrangian"]
     assert lag["relaxation"].startswith("k-anonymity over") and "block_bound" not in lag
     code = main(["inspect", str(table), *ldiv, "--lp", "--max-suppressed-records", "1"])
     assert code == 2 and "does not apply" in capsys.readouterr().err

@@ -301,3 +301,50 @@ def test_group_test_names_the_whole_table_in_infeasibility():
     assert ma.KAnonymity(7).infeasibility(table) == ("7-anonymity: the whole table: k = 7 exceeds the number "
                                                      "of rows (6)")
     assert ma.TCloseness(0).infeasibility(table) is None  # the whole table is at distance 0 from itself
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_t_closeness_necessary_shape_holds_for_every_close_group(data):
+    """Every group the verifier finds t-close (exact EMD from the definition) holds at least ``D`` distinct
+    values and no value more than ``cap · |G|`` times (``TCloseness.necessary_shape``): all sub-multisets
+    of a small table's sensitive column are tried, under every distance and a given reference."""
+    from itertools import product
+
+    from milp_anon.errors import VerificationError
+    from milp_anon.verify import _check_t_closeness
+
+    frame, qi, _ = data.draw(sensitive_tables(n=(3, 8), values=(2, 4)))
+    crit = data.draw(criteria_for(frame, kinds=["t-equal", "t-ordered", "t-hier", "t-matrix", "t-reference"]))
+    table = ma.Table.from_frame(frame, qi, "s")
+    D, cap = crit.necessary_shape(table, 0)
+    vals = np.array(frame["s"].tolist())
+    present = sorted(set(vals))
+    rows_of = {v: np.flatnonzero(vals == v) for v in present}
+    for g in product(*(range(len(rows_of[v]) + 1) for v in present)):
+        if not sum(g):
+            continue
+        rows = np.concatenate([rows_of[v][:c] for v, c in zip(present, g)])
+        try:
+            _check_t_closeness(crit, vals, [rows], "s", vals)
+        except VerificationError:
+            continue
+        assert sum(c > 0 for c in g) >= D
+        assert cap is None or max(g) <= cap * sum(g)
+
+
+@pytest.mark.parametrize("crit, shape", [
+    # masses 0.4, 0.35, 0.25: TV <= 0.3 leaves >= 0.7 present (two values); no value above 0.4 + 0.3
+    (ma.TCloseness(0.3), (2, 0.7)),
+    (ma.TCloseness(0.1), (3, 0.5)),  # >= 0.9 present: all three; cap 0.5
+    # ordered over 3 values: d_min = 1/2, TV <= 0.6: >= 0.4 present (one value), cap 1: none
+    (ma.TCloseness(0.3, distance="ordered", order=["x", "y", "z"]), (1, None)),
+])
+def test_t_closeness_necessary_shape_by_hand(crit, shape):
+    frame = pd.DataFrame({"q": ["a"] * 20, "s": ["x"] * 8 + ["y"] * 7 + ["z"] * 5})
+    D, cap = crit.necessary_shape(ma.Table.from_frame(frame, ["q"], "s"), 0)
+    assert D == shape[0]
+    if shape[1] is None:
+        assert cap is None
+    else:
+        assert shape[1] <= cap <= shape[1] + 0.002  # rounded up to 1/1000

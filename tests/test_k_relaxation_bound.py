@@ -124,12 +124,16 @@ def _adult_like():
     return frame, ["q0", "q1", "q2"]
 
 
-@pytest.mark.parametrize("crit, source", [(ma.TCloseness(0.3), pipeline.K_BOUND_SOURCE),
-                                          (ma.LDiversity(2), pipeline.BLOCK_BOUND_SOURCE)])
+@pytest.mark.parametrize("crit, source", [
+    # ordered over 3 values: what every close group holds is vacuous (d_min = 1/2), so no block
+    (ma.TCloseness(0.3, distance="ordered", order=["x", "y", "z"]), pipeline.K_BOUND_SOURCE),
+    (ma.TCloseness(0.2), pipeline.BLOCK_BOUND_SOURCE),  # >= 2 values, none above 0.6 |G|: 70 against 50
+    (ma.LDiversity(2), pipeline.BLOCK_BOUND_SOURCE)])
 def test_a_solver_bound_of_zero_is_replaced_by_the_relaxation_bound(monkeypatch, crit, source):
     """A model whose root LP does not finish (simulated: the solver reports bound 0 at its time limit)
-    ends with the relaxation bound, named as the bound's source: the k-anonymity LP bound for t-closeness
-    (no block), the exact blocks' for ℓ-diversity; the table is still verified."""
+    ends with the relaxation bound, named as the bound's source: the k-anonymity LP bound where no
+    criterion has a block, the blocks' for ℓ-diversity and equal-distance t-closeness; the table is
+    still verified."""
     frame, qi = _adult_like()
     table = ma.Table.from_frame(frame, qi, "s")
     real = pipeline.solve_model
