@@ -8,10 +8,13 @@ value (Held, Wolfe and Crowder 1974; Polyak 1969)::
     π ← π + θ · (target − L(π)) / ‖g‖² · g
 
 with the target above the best ``L`` found (a known upper bound, or the best
-``L`` raised by a share that shrinks with ``θ``), and ``θ`` halved after
-``PATIENCE`` steps without a better bound. The ascent also stops when the
+``L`` raised by a share that shrinks with ``θ``), ``θ`` halved after
+``PATIENCE`` steps without a better bound and doubled (up to 1) after
+``GROW_AFTER`` better steps in a row: started at multipliers where the first
+long steps overshoot (the k-anonymity LP's, when pruning has already lifted
+it), a θ that can only shrink crawls. The ascent also stops when the
 best bound rose by less than ``STALL_SHARE`` of itself over the last
-``STALL_WINDOW`` steps: where the group blocks add little to the LP, the
+``STALL_WINDOW`` steps since its first gain: where the group blocks add little to the LP, the
 time left goes to the search instead. Every ``L(π)`` is a valid lower
 bound whatever the step does, so the method only decides *which* valid bound
 is reported; the best one and its block prices are kept.
@@ -34,6 +37,8 @@ _log = logging.getLogger("milp_anon.subgradient")
 
 #: steps without a better bound before θ is halved
 PATIENCE = 5
+#: better steps in a row before θ doubles again (up to ``THETA_START``)
+GROW_AFTER = 3
 #: θ at the start, and the smallest θ before the ascent stops
 THETA_START, THETA_MIN = 1.0, 1e-3
 #: stop when the best bound gained less than this share of itself over the last ``STALL_WINDOW`` steps
@@ -67,7 +72,8 @@ def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, p
     Stops at ``max_iterations``, at ``time_limit``, when ``θ`` falls below
     ``THETA_MIN``, when the bound reaches ``upper`` (within ``rel_tol``), or
     when the best bound gained less than ``stall_share`` of itself over the
-    last ``stall_window`` steps (``stall_window=0``: never).
+    last ``stall_window`` steps, counted from the first better step
+    (``stall_window=0``: never).
     """
     t0 = time.perf_counter()
     n = np.asarray(n, dtype=float)
@@ -75,12 +81,13 @@ def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, p
     prices = prices_of(pi)
     best = (pi.copy(), prices)
     start_bound = prices.bound
-    theta, stale, it = THETA_START, 0, 0
+    theta, stale, better, it = THETA_START, 0, 0, 0
     history = [start_bound]  # the best bound after each step
+    gained_at = None  # the first better step: the stall rule counts from there
     while it < max_iterations and theta >= THETA_MIN:
         if time_limit is not None and time.perf_counter() - t0 >= time_limit:
             break
-        if stall_window and it >= stall_window:
+        if stall_window and gained_at is not None and it - gained_at >= stall_window:
             then = history[it - stall_window]
             if history[it] - then < stall_share * max(1.0, abs(then)):
                 break
@@ -99,8 +106,12 @@ def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, p
         prices = prices_of(pi)
         it += 1
         if prices.bound > best_L + rel_tol * max(1.0, abs(best_L)):
-            best, stale = (pi.copy(), prices), 0
+            best, stale, better = (pi.copy(), prices), 0, better + 1
+            gained_at = it if gained_at is None else gained_at
+            if better >= GROW_AFTER:  # steady gains: the step may be longer again
+                theta, better = min(2 * theta, THETA_START), 0
         else:
+            better = 0
             stale += 1
             if stale >= PATIENCE:
                 theta, stale = theta / 2, 0
