@@ -48,6 +48,7 @@ relaxation of the group problem, so every combination stays a valid bound.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,7 +56,44 @@ import numpy as np
 from .criteria import LDiversity, PSensitivity, TCloseness, exact
 from .lagrangian import BlockPrices, block_prices
 
-__all__ = ["RequestBlocks", "combine", "distinct_blocks", "frequency_blocks", "request_blocks"]
+#: steps of :meth:`RequestBlocks.ascend_balls` per call, and steps without a better bound before its θ halves
+BALL_STEPS, BALL_PATIENCE = 30, 3
+
+__all__ = ["RequestBlocks", "TVBall", "combine", "distinct_blocks", "frequency_blocks", "request_blocks"]
+
+
+@dataclass(frozen=True)
+class TVBall:
+    """What t-closeness on one sensitive column gives the blocks: every close group's distribution lies
+    within total variation ``tau`` of ``P`` (:meth:`~milp_anon.criteria.TCloseness.tv_ball`).
+
+    ``P`` is per value code of the column, ``absent`` the reference mass of values the table does not hold.
+    """
+
+    col: int
+    P: np.ndarray
+    absent: float
+    tau: float
+
+    def support(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(h, q)`` per row of ``b`` (``(C, V)``): ``h = max { b·q : TV(q, P) <= τ }`` over
+        distributions ``q`` on the table's values, and a maximizer ``q``.
+
+        Moving mass to the value of largest ``b`` gains most per unit of total variation: the mass the
+        absent values must give up, then mass taken from the values of least ``b`` upward until ``τ`` is
+        spent (a fractional knapsack with equal weights). ``O(C V log V)``."""
+        C, V = b.shape
+        order = np.argsort(b, axis=1)
+        bs = np.take_along_axis(b, order, axis=1)
+        Ps = self.P[order]
+        budget = max(0.0, self.tau - self.absent)
+        m = np.clip(budget - (np.cumsum(Ps, axis=1) - Ps), 0.0, Ps)  # mass taken, least b first
+        m[:, -1] = 0.0  # the largest value keeps its own
+        qs = Ps - m
+        qs[:, -1] += self.absent + m.sum(axis=1)
+        q = np.empty_like(qs)
+        np.put_along_axis(q, order, qs, axis=1)
+        return (qs * bs).sum(axis=1), q
 
 
 @dataclass(frozen=True)
@@ -65,7 +103,13 @@ class RequestBlocks:
     ``pair_unit``/``pair_cand`` are the unit pairs in the order of
     :meth:`~milp_anon.rowtypes.Units.expand_pairs` (each type pair's units
     together); ``specs`` are ``(kind, column, a, b)`` per exact block: ``("distinct", col, D, None)``,
-    ``("cap", col, a, b)`` (every value at most ``|G| b / a`` times) and ``("strict cap", col, a, b)``.
+    ``("cap", col, a, b)`` (every value at most ``|G| b / a`` times) and ``("strict cap", col, a, b)``;
+    ``balls`` one :class:`TVBall` per t-closeness column.
+
+    Besides ``π`` per unit, each ball has multipliers ``β_j`` per candidate and value of its column. A t-close group ``G`` of candidate ``j`` has ``Σ_s (β_js − h(β_j)) |G_s| = |G| (β_j·q − h(β_j))
+    <= 0`` (``q`` its distribution, :meth:`TVBall.support`), so adding ``β_js − h(β_j)`` to every row's cost
+    in every block keeps each block a lower bound on the group problem, for any ``β``
+    (``formulations/reduction.md``, "t-closeness").
     """
 
     n: np.ndarray
@@ -76,21 +120,88 @@ class RequestBlocks:
     type_pair_start: np.ndarray  # first unit pair of every type pair
     k: int
     specs: tuple
+    balls: tuple = ()
 
-    def prices(self, pi) -> BlockPrices:
-        """Every candidate's block for unit multipliers ``pi``: the combination of k-anonymity's and each
-        spec's (:func:`combine`)."""
+    def start_betas(self) -> tuple:
+        """Every ``β = 0``: the blocks without the t-closeness terms."""
+        C = self.w.shape[0]
+        return tuple(np.zeros((C, ball.P.shape[0])) for ball in self.balls)
+
+    def _shift(self, betas):
+        """Per pair, ``Σ_balls β_js − h(β_j)`` (``None`` without balls), and each ball's maximizers ``q``."""
+        if not self.balls or betas is None:
+            return None, []
+        shift, qs = np.zeros(self.pair_unit.shape[0]), []
+        for ball, beta in zip(self.balls, betas):
+            h, q = ball.support(beta)
+            shift += beta[self.pair_cand, self.unit_value[self.pair_unit, ball.col]] - h[self.pair_cand]
+            qs.append(q)
+        return shift, qs
+
+    def prices(self, pi, betas=None) -> BlockPrices:
+        """Every candidate's block for unit multipliers ``pi`` and ball multipliers ``betas`` (one ``(C, V)``
+        array per ball; ``None``: all 0): the combination of k-anonymity's and each spec's (:func:`combine`)."""
+        shift, _ = self._shift(betas)
         n, w, pu, pc, k = self.n, self.w, self.pair_unit, self.pair_cand, self.k
-        kp = block_prices(pi, n, w, pu, pc, k)
+        kp = block_prices(pi, n, w, pu, pc, k, shift=shift)
         out = [kp]
         for kind, col, a, b in self.specs:
             value = self.unit_value[:, col]
             if kind == "distinct":
-                out.append(distinct_blocks(pi, n, w, pu, pc, value, k, a))
+                out.append(distinct_blocks(pi, n, w, pu, pc, value, k, a, shift=shift))
             else:
                 out.append(frequency_blocks(pi, n, w, pu, pc, value, k, a, b, k_prices=kp,
-                                            strict=kind == "strict cap"))
+                                            strict=kind == "strict cap", shift=shift))
         return combine(out, pi, n, pc)
+
+    def ball_supergradients(self, betas, prices: BlockPrices) -> list:
+        """Per ball, a supergradient of every candidate's ``min(0, rc_j)`` in ``β_j``: ``|G_s| − |G| q_s``
+        with ``G`` the block solution and ``q`` the maximizer of :meth:`TVBall.support` (0 where
+        ``rc_j >= 0``)."""
+        C = self.w.shape[0]
+        used = (prices.rc < 0)[self.pair_cand]
+        x = np.where(used, prices.take, 0.0)
+        size = np.bincount(self.pair_cand, weights=x, minlength=C)
+        _, qs = self._shift(betas)
+        out = []
+        for ball, q in zip(self.balls, qs):
+            V = ball.P.shape[0]
+            key = self.pair_cand * V + self.unit_value[self.pair_unit, ball.col]
+            G = np.bincount(key, weights=x, minlength=C * V).reshape(C, V)
+            out.append(np.where((prices.rc < 0)[:, None], G - size[:, None] * q, 0.0))
+        return out
+
+    def ascend_balls(self, pi, betas, prices: BlockPrices, *, iterations: int = BALL_STEPS,
+                     time_limit: float | None = None):
+        """Raise ``L`` over the ball multipliers with ``pi`` fixed: ``(betas, prices)`` of the best ``L``.
+
+        With ``π`` fixed, ``L`` separates into one concave ``min(0, rc_j(β_j))`` per candidate whose
+        largest possible value is 0, so each negative candidate takes its own Polyak step towards 0,
+        ``β_j ← β_j + θ (−rc_j) / ‖g_j‖² · g_j`` (:meth:`ball_supergradients`); ``θ`` halves after
+        ``BALL_PATIENCE`` steps without a better ``L`` (restarting from the best)."""
+        t0 = time.perf_counter()
+        best = (tuple(b.copy() for b in betas), prices)
+        theta, stale = 1.0, 0
+        for _ in range(iterations):
+            if time_limit is not None and time.perf_counter() - t0 >= time_limit:
+                break
+            grads = self.ball_supergradients(betas, prices)
+            norm2 = sum((g * g).sum(axis=1) for g in grads)
+            move = (prices.rc < 0) & (norm2 > 0)
+            if not move.any():
+                break
+            step = np.zeros_like(norm2)
+            step[move] = theta * -prices.rc[move] / norm2[move]
+            betas = tuple(b + step[:, None] * g for b, g in zip(betas, grads))
+            prices = self.prices(pi, betas)
+            if prices.bound > best[1].bound + 1e-9 * max(1.0, abs(best[1].bound)):
+                best, stale = (betas, prices), 0
+            else:
+                stale += 1
+                if stale >= BALL_PATIENCE:
+                    theta, stale = theta / 2, 0
+                    betas, prices = best
+        return best
 
     def per_type_pair(self, unit_pair_values: np.ndarray) -> np.ndarray:
         """The least value over each type pair's unit pairs (a type pair is used iff one of its units is)."""
@@ -106,10 +217,13 @@ def request_blocks(instance, request) -> RequestBlocks | None:
     frequency block of what every close group must hold (:meth:`~milp_anon.criteria.TCloseness.necessary_shape`),
     relaxations too.
     The blocks of all of them are combined (:func:`combine`)."""
-    specs = []
+    specs, balls = [], []
     for crit in request.criteria:
         if isinstance(crit, TCloseness):
             for col in crit.applies_to(instance.table.sensitive):
+                ball = crit.tv_ball(instance.table, col)
+                if ball is not None:
+                    balls.append(TVBall(col, ball[0], float(ball[1].sum()), ball[2]))
                 D, cap = crit.necessary_shape(instance.table, col)
                 if D > 1:
                     specs.append(("distinct", col, D, None))
@@ -133,7 +247,7 @@ def request_blocks(instance, request) -> RequestBlocks | None:
                 specs.append(("strict cap", col, c.numerator + c.denominator, c.numerator))
             elif crit.l > 2:  # recursive: r_ℓ > 0, at least ℓ values
                 specs.append(("distinct", col, int(crit.l), None))
-    if not specs:
+    if not specs and not balls:
         return None
     units, cands = instance.units, instance.candidates
     pair_unit, pair_cand = units.expand_pairs(cands.pair_type, cands.pair_cand)
@@ -141,7 +255,7 @@ def request_blocks(instance, request) -> RequestBlocks | None:
     reps = per_type[cands.pair_type]
     return RequestBlocks(n=units.counts.astype(float), w=cands.cost.astype(float), unit_value=units.sensitive,
                          pair_unit=pair_unit, pair_cand=pair_cand, type_pair_start=np.cumsum(reps) - reps,
-                         k=request.min_group_size(), specs=tuple(specs))
+                         k=request.min_group_size(), specs=tuple(specs), balls=tuple(balls))
 
 
 def _group_start(keys: np.ndarray, n_groups: int) -> np.ndarray:
@@ -170,7 +284,7 @@ def _fill(v, avail, cand, need, C):
     return take, cost, total < need - 1e-9, dearest
 
 
-def distinct_blocks(pi, n, w, pair_unit, pair_cand, value, k: int, D: int) -> BlockPrices:
+def distinct_blocks(pi, n, w, pair_unit, pair_cand, value, k: int, D: int, shift=None) -> BlockPrices:
     """Every candidate's block under "size >= k and at least ``D`` distinct values" (module docstring).
 
     Parameters
@@ -185,13 +299,15 @@ def distinct_blocks(pi, n, w, pair_unit, pair_cand, value, k: int, D: int) -> Bl
         ``(U,)`` the unit's value code in the column (``>= 0``).
     k, D
         Smallest group size; distinct values required.
+    shift
+        ``(P,)`` optional cost per row added to ``w_j − π_u`` (the t-closeness terms, :class:`RequestBlocks`).
 
     ``rc`` is ``+inf`` where no group meets the criterion; ``forced`` is exact
     (cases in the code, each derived from the greedy's structure).
     """
     pi, n, w = (np.asarray(a, dtype=float) for a in (pi, n, w))
     C = w.shape[0]
-    v = w[pair_cand] - pi[pair_unit]
+    v = w[pair_cand] - pi[pair_unit] + (0.0 if shift is None else shift)
     nu = n[pair_unit]
     val = np.asarray(value, dtype=np.int64)[pair_unit]
     V = int(val.max()) + 1 if val.size else 1
@@ -251,11 +367,11 @@ def distinct_blocks(pi, n, w, pair_unit, pair_cand, value, k: int, D: int) -> Bl
 
 
 def frequency_blocks(pi, n, w, pair_unit, pair_cand, value, k: int, a: int, b: int,
-                     k_prices: BlockPrices | None = None, strict: bool = False) -> BlockPrices:
+                     k_prices: BlockPrices | None = None, strict: bool = False, shift=None) -> BlockPrices:
     """Every candidate's block under "size >= k and every value at most ``|G| · b / a`` times"
     (``strict``: fewer than ``|G| · b / a`` times).
 
-    Parameters as :func:`distinct_blocks`; ``ℓ = a/b`` for frequency ℓ-diversity. Recursive
+    Parameters as :func:`distinct_blocks` (``k_prices`` with the same ``shift``); ``ℓ = a/b`` for frequency ℓ-diversity. Recursive
     (c, 2)-diversity, ``r_1 < c · (|G| − r_1)``, is the strict form with ``a/b = (c + 1)/c``. Candidates whose
     k-anonymity block (``k_prices``, computed when not given) is
     non-negative keep it: the frequency block lies above it, and only
@@ -265,8 +381,8 @@ def frequency_blocks(pi, n, w, pair_unit, pair_cand, value, k: int, a: int, b: i
     pi, n, w = (np.asarray(a_, dtype=float) for a_ in (pi, n, w))
     C = w.shape[0]
     if k_prices is None:
-        k_prices = block_prices(pi, n, w, pair_unit, pair_cand, k)
-    v = w[pair_cand] - pi[pair_unit]
+        k_prices = block_prices(pi, n, w, pair_unit, pair_cand, k, shift=shift)
+    v = w[pair_cand] - pi[pair_unit] + (0.0 if shift is None else shift)
     nu = n[pair_unit]
     val = np.asarray(value, dtype=np.int64)[pair_unit]
     rc = k_prices.rc.copy()

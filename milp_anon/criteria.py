@@ -564,30 +564,47 @@ class TCloseness(_SensitiveCriterion):
         the safe way (a smaller ``D``, a larger ``cap``). Equal distance: ``τ = t``; ordered: ``τ =
         t (V − 1)``, rarely below 1; hierarchical: ``τ = t H / (least LCA level)``.
         """
-        values = table.sensitive_values[col]
-        dom = self.domain(table, col)
-        if len(dom) < 2:
+        ball = self.tv_ball(table, col)
+        if ball is None:
             return 0, None
-        d = self.metric(table, col)
-        d_min = float(d[~np.eye(len(dom), dtype=bool)].min())
-        if d_min <= 0:
-            return 0, None
-        ref = self.reference_for(table.sensitive[col])
-        if ref is None:
-            counts = np.bincount(table.sensitive_codes[:, col], minlength=len(values))
-            ref = {str(v): int(c) for v, c in zip(values, counts)}
-        mass = np.sort(np.array([ref.get(str(v), 0) for v in dom], dtype=float))[::-1]
-        n = mass.sum()
-        tau = (float(self.t) + 1e-9) / d_min + 1e-9  # the matrix metric's group test allows t + 1e-9
-        need = (1.0 - tau) * n - 1e-9 * n
+        P, absent, tau = ball
+        mass = np.sort(np.concatenate([P, absent]))[::-1]
+        need = (1.0 - tau) - 1e-9
         D = 0 if need <= 0 else int(np.searchsorted(np.cumsum(mass), need, side="left")) + 1
-        top = mass[0] / n + tau
+        top = mass[0] + tau
         cap = None if top >= 1 else Fraction(math.ceil(top * 1000 + 1e-6), 1000)
         if cap is not None and cap < 1:
             D = max(D, math.ceil(1 / cap))
         else:
             cap = None
-        return min(D, len(dom)), cap
+        return min(D, mass.shape[0]), cap
+
+    def tv_ball(self, table, col: int) -> tuple[np.ndarray, np.ndarray, float] | None:
+        """``(P, absent, τ)``: every group meeting the criterion on sensitive column ``col`` has a distribution
+        within total variation ``τ`` of the reference, ``TV(q, P) <= τ``; ``None`` when no ``τ < 1`` follows
+        (fewer than two values, or ``d_min = 0``).
+
+        ``P[c]`` is the reference share of the table's value code ``c``; ``absent`` the shares of the
+        domain's values the table does not hold (a given reference's). ``τ = t / d_min`` (``EMD >= d_min ·
+        TV``: :meth:`necessary_shape`), rounded up; equal distance: ``τ = t``."""
+        values = table.sensitive_values[col]
+        dom = self.domain(table, col)
+        if len(dom) < 2:
+            return None
+        d = self.metric(table, col)
+        d_min = float(d[~np.eye(len(dom), dtype=bool)].min())
+        if d_min <= 0:
+            return None
+        ref = self.reference_for(table.sensitive[col])
+        if ref is None:
+            counts = np.bincount(table.sensitive_codes[:, col], minlength=len(values))
+            ref = {str(v): int(c) for v, c in zip(values, counts)}
+        total = float(sum(ref.get(v, 0) for v in dom))
+        held = {str(v) for v in values}
+        P = np.array([ref.get(str(v), 0) for v in values], dtype=float) / total
+        absent = np.array([ref.get(v, 0) for v in dom if v not in held], dtype=float) / total
+        tau = (float(self.t) + 1e-9) / d_min + 1e-9  # the matrix metric's group test allows t + 1e-9
+        return (P, absent, tau) if tau < 1 else None
 
     def prune(self, table, units, cands):
         return self._prune_distinct(table, units, cands, lambda col: self.necessary_shape(table, col)[0])

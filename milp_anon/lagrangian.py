@@ -80,7 +80,7 @@ class BlockPrices:
         return self.bound - np.minimum(self.rc, 0.0)[pair_cand] + self.forced
 
 
-def block_prices(pi, n, w, pair_type, pair_cand, k) -> BlockPrices:
+def block_prices(pi, n, w, pair_type, pair_cand, k, shift=None) -> BlockPrices:
     """Solve every candidate's block for multipliers ``pi`` (vectorized over all pairs).
 
     Parameters
@@ -95,6 +95,8 @@ def block_prices(pi, n, w, pair_type, pair_cand, k) -> BlockPrices:
         ``(P,)`` compatible pairs, sorted by candidate.
     k
         Smallest group size.
+    shift
+        ``(P,)`` optional per-pair cost added to ``w_j − π_i`` (:mod:`milp_anon.blocks`' t-closeness terms).
 
     Notes
     -----
@@ -105,6 +107,8 @@ def block_prices(pi, n, w, pair_type, pair_cand, k) -> BlockPrices:
     w = np.asarray(w, dtype=float)
     C, P = w.shape[0], pair_type.shape[0]
     v = w[pair_cand] - pi[pair_type]
+    if shift is not None:
+        v = v + shift
     order = np.lexsort((v, pair_cand))
     vs, ns, cs = v[order], n[pair_type[order]], pair_cand[order]
     cum = np.cumsum(ns)

@@ -41,7 +41,7 @@ from .sizing import check_memory
 from .solvers import SolverOptions, StopAtBound, highs_option_values, solve_model
 from .starts import best_heuristic, whole_table_start
 from .status import Status
-from .subgradient import subgradient_ascent
+from .subgradient import alternating_ascent
 
 __all__ = ["LagrangianReduction", "PairBounds", "block_bounds", "k_anonymity_bounds", "threshold_table",
            "unavailable"]
@@ -136,7 +136,7 @@ def block_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: Solve
         return kb
     pi0 = np.asarray(kb.log.multipliers, dtype=float)[instance.units.unit_type]
     left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
-    asc = subgradient_ascent(blocks.prices, pi0, blocks.n, blocks.pair_unit, blocks.pair_cand, time_limit=left)
+    asc = alternating_ascent(blocks, pi0, time_limit=left)
     log = dataclasses.replace(kb.log, block_bound=asc.bound, block_start=asc.start_bound,
                               ascent_steps=asc.iterations, ascent_seconds=round(asc.seconds, 3),
                               multipliers=None)  # per unit, not the row types' (certify reads k alone)

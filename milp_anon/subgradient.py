@@ -31,7 +31,7 @@ import numpy as np
 
 from .lagrangian import BlockPrices
 
-__all__ = ["Ascent", "subgradient_ascent"]
+__all__ = ["Ascent", "alternating_ascent", "subgradient_ascent"]
 
 _log = logging.getLogger("milp_anon.subgradient")
 
@@ -43,6 +43,10 @@ GROW_AFTER = 3
 THETA_START, THETA_MIN = 1.0, 1e-3
 #: stop when the best bound gained less than this share of itself over the last ``STALL_WINDOW`` steps
 STALL_WINDOW, STALL_SHARE = 25, 5e-4
+#: :func:`alternating_ascent` stops after a round (β steps, then π steps) that gained less than this share
+ROUND_SHARE = 1e-3
+#: π steps per round of :func:`alternating_ascent` after the first ascent
+ROUND_STEPS = 100
 #: without an upper bound, the target lies this share of |L| above the best bound (times θ)
 TARGET_SHARE = 0.05
 
@@ -50,13 +54,14 @@ TARGET_SHARE = 0.05
 @dataclass
 class Ascent:
     """Outcome of :func:`subgradient_ascent`: the best multipliers, their prices (``bound = L(pi)``), the
-    bound at the start, iterations and seconds."""
+    bound at the start, iterations and seconds; :func:`alternating_ascent` adds the ball multipliers."""
 
     pi: np.ndarray
     prices: BlockPrices
     start_bound: float
     iterations: int
     seconds: float
+    betas: tuple = ()  # t-closeness's ball multipliers (:func:`alternating_ascent`)
 
     @property
     def bound(self) -> float:
@@ -122,3 +127,40 @@ def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, p
               time.perf_counter() - t0)
     return Ascent(pi=best[0], prices=best[1], start_bound=start_bound, iterations=it,
                   seconds=time.perf_counter() - t0)
+
+
+def alternating_ascent(blocks, pi0, *, time_limit: float | None = None) -> Ascent:
+    """Maximize ``L(π, β)`` of blocks with t-closeness's ball multipliers
+    (:class:`~milp_anon.blocks.RequestBlocks`): :func:`subgradient_ascent` over ``π`` with ``β = 0``,
+    then rounds of ``β`` steps with ``π`` fixed (:meth:`~milp_anon.blocks.RequestBlocks.ascend_balls`, one
+    Polyak step per candidate) and ``ROUND_STEPS`` ``π`` steps with ``β`` fixed, until a round gains less
+    than ``ROUND_SHARE`` of the bound or the time is up.
+
+    Why alternate: a joint Polyak step over ``(π, β)`` shares one step length between the units and every
+    candidate's ``β_j``, and from the k-anonymity LP's ``π`` (where the pruned ``L`` is flat) it gained
+    nothing in 50 steps on Adult (4 QIs, t = 0.2); with ``π`` fixed ``L`` separates by candidate, each with
+    the known target 0. Every ``(π, β)`` gives a valid bound; the best is kept."""
+    t0 = time.perf_counter()
+
+    def left():
+        return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
+
+    betas = blocks.start_betas()
+    asc = subgradient_ascent(lambda pi: blocks.prices(pi, betas), pi0, blocks.n, blocks.pair_unit,
+                             blocks.pair_cand, time_limit=left())
+    start, steps = asc.start_bound, asc.iterations
+    pi, prices = asc.pi, asc.prices
+    while blocks.balls and (time_limit is None or left() > 0):
+        before = prices.bound
+        betas, prices = blocks.ascend_balls(pi, betas, prices, time_limit=left())
+        fixed = betas
+        asc = subgradient_ascent(lambda p: blocks.prices(p, fixed), pi, blocks.n, blocks.pair_unit,
+                                 blocks.pair_cand, time_limit=left(), max_iterations=ROUND_STEPS)
+        steps += asc.iterations
+        if asc.bound >= prices.bound:
+            pi, prices = asc.pi, asc.prices
+        _log.info("ball round: %.4f -> %.4f", before, prices.bound)
+        if prices.bound - before < ROUND_SHARE * max(1.0, abs(before)):
+            break
+    return Ascent(pi=pi, prices=prices, start_bound=start, iterations=steps,
+                  seconds=time.perf_counter() - t0, betas=tuple(betas))

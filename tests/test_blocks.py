@@ -149,3 +149,104 @@ def test_combined_blocks_bound_both_criteria(inst, D):
         assert prices.rc[j] <= best + 1e-9
         for p, f in zip(idx, forced):
             assert prices.forced[p] <= f + 1e-9
+
+
+def _ball_lp_max(b, P, absent, tau):
+    """``max b·q`` over distributions ``q`` on the table's values with ``TV(q, P ∪ absent) <= tau``, by an LP
+    written from the definition (``TV = ½ Σ |q_s − P_s|`` over the whole domain, ``q = 0`` on absent values)."""
+    import pulp
+
+    lp = pulp.LpProblem("ball", pulp.LpMaximize)
+    new_var = lp.add_variable if hasattr(lp, "add_variable") else pulp.LpVariable
+    q = [new_var(f"q{s}", 0) for s in range(len(P))]
+    d = [new_var(f"d{s}", 0) for s in range(len(P))]
+    lp += pulp.lpSum(float(bs) * qs for bs, qs in zip(b, q))
+    lp += pulp.lpSum(q) == 1
+    for s in range(len(P)):
+        lp += d[s] >= q[s] - float(P[s])
+        lp += d[s] >= float(P[s]) - q[s]
+    lp += 0.5 * (pulp.lpSum(d) + float(np.sum(absent))) <= tau
+    if lp.solve(pulp.HiGHS(msg=False)) != pulp.LpStatusOptimal:
+        return None
+    return pulp.value(lp.objective)
+
+
+@st.composite
+def ball(draw, V=None):
+    """A reference over ``V`` table values (some of mass 0) and up to two absent values, and a radius."""
+    V = V or draw(st.integers(2, 5))
+    mass = [draw(st.integers(0, 5)) for _ in range(V)]
+    absent = [draw(st.integers(1, 3)) for _ in range(draw(st.integers(0, 2)))]
+    if sum(mass) == 0:
+        mass[0] = 1
+    total = float(sum(mass) + sum(absent))
+    tau = draw(st.sampled_from([0.05, 0.1, 0.2, 0.3, 0.5, 0.8]))
+    return blocks.TVBall(0, np.array(mass) / total, sum(absent) / total, tau)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ball(), st.data())
+def test_tv_ball_support_is_the_lp_maximum(bl, data):
+    """``h(β)`` equals the LP maximum of ``β·q`` over the ball (where the ball holds a distribution on the
+    table's values), and the maximizer ``q`` is a distribution within it attaining ``h``."""
+    V = bl.P.shape[0]
+    b = np.array([[data.draw(st.integers(-6, 6)) / 2 for _ in range(V)] for _ in range(3)])
+    h, q = bl.support(b)
+    for i in range(3):
+        assert np.all(q[i] >= -1e-12) and math.isclose(q[i].sum(), 1.0)
+        assert math.isclose(float(q[i] @ b[i]), h[i], abs_tol=1e-9)
+        best = _ball_lp_max(b[i], bl.P, bl.absent, bl.tau)
+        if best is None:  # the absent values alone carry more than tau: no close group exists
+            assert bl.absent > bl.tau - 1e-9
+            continue
+        tv = 0.5 * (np.abs(q[i] - bl.P).sum() + bl.absent)
+        assert tv <= bl.tau + 1e-9
+        assert math.isclose(h[i], best, abs_tol=1e-7)
+
+
+def tv_ok(val, k, bl, D):
+    """Size >= k, at least D distinct values, and total variation <= tau from the ball's reference."""
+    def ok(x):
+        size = sum(x)
+        counts = np.zeros(bl.P.shape[0])
+        for u, xu in enumerate(x):
+            counts[val[u]] += xu
+        tv = 0.5 * (np.abs(counts / size - bl.P).sum() + bl.absent)
+        return size >= k and tv <= bl.tau + 1e-12 and np.count_nonzero(counts) >= D
+    return ok
+
+
+@settings(max_examples=200, deadline=None)
+@given(blocks_instance(), st.integers(0, 2), st.data())
+def test_ball_multipliers_keep_every_block_below_the_t_close_group_problem(inst, D, data):
+    """For any multipliers ``β``, every candidate's block (k-anonymity's and the distinct block, with the
+    terms ``β_js − h(β_j)`` added) lies at or below the enumerated optimum over groups within the ball, and
+    every forced block below the enumerated forced optimum; ``β = 0`` gives the blocks without terms."""
+    pi, n, w, pu, pc, value, k = inst
+    bl = data.draw(ball(V=4))
+    C = w.shape[0]
+    rb = blocks.RequestBlocks(n=n, w=w, unit_value=value[:, None], pair_unit=pu, pair_cand=pc,
+                              type_pair_start=np.arange(pu.shape[0]), k=k,
+                              specs=(("distinct", 0, D, None),) if D > 1 else (), balls=(bl,))
+    beta = np.array([[data.draw(st.integers(-6, 6)) / 2 for _ in range(4)] for _ in range(C)])
+    prices = rb.prices(pi, (beta,))
+    for j in range(C):
+        idx = np.flatnonzero(pc == j)
+        units = pu[idx]
+        v = [w[j] - pi[u] for u in units]
+        best, forced = enumerate_block(v, n[units], value[units], tv_ok(value[units], k, bl, D))
+        assert prices.rc[j] <= best + 1e-9
+        for p, f in zip(idx, forced):
+            assert prices.forced[p] <= f + 1e-9
+    plain = rb.prices(pi, rb.start_betas())
+    unshifted = combine([block_prices(pi, n, w, pu, pc, k)] +
+                        ([distinct_blocks(pi, n, w, pu, pc, value, k, D)] if D > 1 else []), pi, n, pc)
+    assert np.allclose(plain.rc, unshifted.rc) and math.isclose(plain.bound, unshifted.bound)
+    # the supergradient in β_j: |G_s| − |G| q_s for candidates in use (it sums to 0), 0 elsewhere
+    (g,) = rb.ball_supergradients((beta,), prices)
+    assert g.shape == beta.shape and np.allclose(g.sum(axis=1), 0.0)
+    assert np.all(g[prices.rc >= 0] == 0)
+    # the ascent over β never lowers L and returns the prices of the β it returns
+    betas, best = rb.ascend_balls(pi, (beta,), prices, iterations=5)
+    assert best.bound >= prices.bound - 1e-9
+    assert math.isclose(rb.prices(pi, betas).bound, best.bound, abs_tol=1e-9)
