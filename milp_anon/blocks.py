@@ -40,7 +40,10 @@ relaxed to what every close group must hold: ``EMD >= d_min · TV`` (``d_min``
 the least distance between distinct values) makes the values present carry
 reference mass ``>= 1 − t/d_min`` (at least ``D`` values: the distinct block)
 and keeps every value below ``(P_max + t/d_min) |G|`` (the frequency block);
-both are vacuous for the ordered distance on many values. Several criteria (or several
+both are vacuous for the ordered distance on many values. The same inequality puts every close group's
+distribution in the ball ``TV(q, P) <= t/d_min``: per candidate, multipliers ``β_j`` add
+``β_js − h(β_j)`` to the cost of each row of value ``s`` (:class:`TVBall`, :class:`RequestBlocks`), a
+Lagrangian relaxation of the ball's rows inside every block. Several criteria (or several
 sensitive columns) take the largest block value: each block is a
 relaxation of the group problem, so every combination stays a valid bound.
 """
