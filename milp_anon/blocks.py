@@ -109,10 +109,11 @@ class RequestBlocks:
     ``("cap", col, a, b)`` (every value at most ``|G| b / a`` times) and ``("strict cap", col, a, b)``;
     ``balls`` one :class:`TVBall` per t-closeness column.
 
-    Besides ``π`` per unit, each ball has multipliers ``β_j`` per candidate and value of its column. A t-close group ``G`` of candidate ``j`` has ``Σ_s (β_js − h(β_j)) |G_s| = |G| (β_j·q − h(β_j))
-    <= 0`` (``q`` its distribution, :meth:`TVBall.support`), so adding ``β_js − h(β_j)`` to every row's cost
-    in every block keeps each block a lower bound on the group problem, for any ``β``
-    (``formulations/reduction.md``, "t-closeness").
+    Besides ``π`` per unit, each ball has multipliers ``β_j`` per candidate and value of its column. A
+    t-close group ``G`` of candidate ``j`` has ``Σ_s (β_js − h(β_j)) |G_s| = |G| (β_j·q − h(β_j)) <= 0``
+    (``q`` its distribution, :meth:`TVBall.support`), so adding ``β_js − h(β_j)`` to every row's cost in
+    every block keeps each block a lower bound on the group problem, for any ``β``
+    (``formulations/reduction.md``, "Sensitive criteria": the ball's rows).
     """
 
     n: np.ndarray
@@ -374,9 +375,9 @@ def frequency_blocks(pi, n, w, pair_unit, pair_cand, value, k: int, a: int, b: i
     """Every candidate's block under "size >= k and every value at most ``|G| · b / a`` times"
     (``strict``: fewer than ``|G| · b / a`` times).
 
-    Parameters as :func:`distinct_blocks` (``k_prices`` with the same ``shift``); ``ℓ = a/b`` for frequency ℓ-diversity. Recursive
-    (c, 2)-diversity, ``r_1 < c · (|G| − r_1)``, is the strict form with ``a/b = (c + 1)/c``. Candidates whose
-    k-anonymity block (``k_prices``, computed when not given) is
+    Parameters as :func:`distinct_blocks` (``k_prices`` with the same ``shift``); ``ℓ = a/b`` for
+    frequency ℓ-diversity. Recursive (c, 2)-diversity, ``r_1 < c · (|G| − r_1)``, is the strict form with
+    ``a/b = (c + 1)/c``. Candidates whose k-anonymity block (``k_prices``, computed when not given) is
     non-negative keep it: the frequency block lies above it, and only
     ``min(0, rc_j)`` enters ``L``. ``forced`` is ``max(rc_j, forced_k)``, a
     lower bound on the exact forced block.
