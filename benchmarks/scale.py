@@ -1,13 +1,15 @@
 """Issue 6: the exact Lagrangian reduction against the whole model on full Adult (30,162 rows).
 
     python -m benchmarks.scale techniques [--limit SEC]          # 5 QIs: whole model vs reduction, same run
-    python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC]
+    python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
 workclass, occupation (the first ``q``). Each run in its own spawned process,
 one at a time (runs never share the cores); peak memory is the run's own
 ``ru_maxrss`` plus its solver children. Writes
-``benchmarks/results/scale_reduction_<mode>.{csv,md}``.
+``benchmarks/results/scale_reduction_<mode>.{csv,md}``. ``--lns`` lists the
+shares of the limit kept for the large-neighbourhood search (one run per
+share: 0 is the default solve).
 """
 
 from __future__ import annotations
@@ -28,17 +30,17 @@ def run(job):
     import milp_anon as ma
     from milp_anon.datasets import load_adult
 
-    q, k, reduction, limit = job
+    q, k, reduction, limit, share = job
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])
     t = time.perf_counter()
-    r = ma.anonymize(table, ma.KAnonymity(k), reduction=reduction, time_limit=limit, threads=1)
+    r = ma.anonymize(table, ma.KAnonymity(k), reduction=reduction, time_limit=limit, threads=1, lns=share)
     wall = time.perf_counter() - t
     red = r.reduction.as_dict() if r.reduction else {}
     rounds = red.get("rounds", [])
     peak = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             + resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
     return {
-        "qis": q, "k": k, "reduction": reduction, "limit": limit, "status": r.status,
+        "qis": q, "k": k, "reduction": reduction, "limit": limit, "lns": share, "status": r.status,
         "objective": r.objective, "bound": r.bound, "gap": r.gap, "seconds": round(wall, 1),
         "lp_seconds": round(r.timings.lp or 0.0, 1), "lp_bound": red.get("lp_bound"),
         "lp_converged": red.get("lp_converged"), "cg_iterations": red.get("cg_iterations"),
@@ -48,6 +50,8 @@ def run(job):
         "round_G": "/".join(fmt_g(x.get("G")) for x in rounds),
         "round_status": "/".join(str(x.get("status")) for x in rounds),
         "fallback": r.fallback, "peak_mb": round(peak),
+        "search": "–" if r.lns is None else f"{r.lns.start:.6g} → {r.lns.end:.6g} ({r.lns.solved} solved, "
+                                            f"{r.lns.improved} improved)",
     }
 
 
@@ -55,12 +59,13 @@ def fmt_g(g):
     return "–" if g is None else f"{g:g}"
 
 
-COLUMNS = [("qis", "QIs"), ("k", "k"), ("reduction", "reduction"), ("limit", "limit s"), ("status", "status"),
+COLUMNS = [("qis", "QIs"), ("k", "k"), ("reduction", "reduction"), ("limit", "limit s"), ("lns", "lns"),
+           ("status", "status"),
            ("objective", "cost"), ("bound", "bound"), ("gap", "gap"), ("seconds", "wall s"),
            ("lp_seconds", "LP s"), ("lp_bound", "LP bound"), ("master_pairs", "master pairs"),
            ("full_pairs", "all pairs"), ("round_pairs", "pairs per round"), ("round_G", "G per round"),
            ("round_seconds", "s per round"),
-           ("round_status", "round status"),
+           ("round_status", "round status"), ("search", "search"),
            ("peak_mb", "peak MB")]
 
 
@@ -77,16 +82,18 @@ def main(argv=None):
     ap.add_argument("--qis", default="6,7,8")
     ap.add_argument("--ks", default="2,5,10")
     ap.add_argument("--limit", type=float, default=None)
+    ap.add_argument("--lns", default="0", help="shares of the limit for the large-neighbourhood search, e.g. 0,0.25")
     ap.add_argument("--tag", default=None, help="suffix of the output files (default: the mode)")
     args = ap.parse_args(argv)
     ks = [int(x) for x in args.ks.split(",")]
+    shares = [float(x) for x in args.lns.split(",")]
     if args.mode == "techniques":
         limit = args.limit or 300.0
-        jobs = [(5, k, red, limit) for k in ks for red in ("none", "lagrangian")]
+        jobs = [(5, k, red, limit, share) for k in ks for red in ("none", "lagrangian") for share in shares]
         title = f"Whole model vs Lagrangian reduction, Adult 5 QIs, limit {limit:g} s (one run, same machine)"
     else:
         limit = args.limit or 600.0
-        jobs = [(int(q), k, "lagrangian", limit) for q in args.qis.split(",") for k in ks]
+        jobs = [(int(q), k, "lagrangian", limit, share) for q in args.qis.split(",") for k in ks for share in shares]
         title = f"Lagrangian reduction on Adult, limit {limit:g} s per run (one run, same machine)"
     rows = run_serial(run, jobs)
     tag = args.tag or args.mode
