@@ -2,6 +2,7 @@
 
     python -m benchmarks.scale techniques [--limit SEC]          # 5 QIs: whole model vs reduction, same run
     python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
+                                        [--variants after,cumulative-limit]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
 workclass, occupation (the first ``q``). Each run in its own spawned process,
@@ -9,7 +10,10 @@ one at a time (runs never share the cores); peak memory is the run's own
 ``ru_maxrss`` plus its solver children. Writes
 ``benchmarks/results/scale_reduction_<mode>.{csv,md}``. ``--lns`` lists the
 shares of the limit kept for the large-neighbourhood search (one run per
-share: 0 is the default solve).
+share: 0 is the default solve). ``--variants cumulative-limit`` puts back, in
+that run's process, the column generation's master time limit as it was
+before 2026-11-24: HiGHS's ``time_limit`` set to the limit alone, which HiGHS
+checks against the run time of every earlier master (``after``: as shipped).
 """
 
 from __future__ import annotations
@@ -30,7 +34,9 @@ def run(job):
     import milp_anon as ma
     from milp_anon.datasets import load_adult
 
-    q, k, reduction, limit, share = job
+    q, k, reduction, limit, share, variant = job
+    if variant == "cumulative-limit":
+        _cumulative_master_limit()
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])
     t = time.perf_counter()
     r = ma.anonymize(table, ma.KAnonymity(k), reduction=reduction, time_limit=limit, threads=1, lns=share)
@@ -40,7 +46,8 @@ def run(job):
     peak = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             + resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
     return {
-        "qis": q, "k": k, "reduction": reduction, "limit": limit, "lns": share, "status": r.status,
+        "qis": q, "k": k, "reduction": reduction, "variant": variant, "limit": limit, "lns": share,
+        "status": r.status,
         "objective": r.objective, "bound": r.bound, "gap": r.gap, "seconds": round(wall, 1),
         "lp_seconds": round(r.timings.lp or 0.0, 1), "lp_bound": red.get("lp_bound"),
         "lp_converged": red.get("lp_converged"), "cg_iterations": red.get("cg_iterations"),
@@ -55,14 +62,35 @@ def run(job):
     }
 
 
+def _cumulative_master_limit():
+    """The master's limit before the fix: the option is the limit alone (HiGHS sums every run's time)."""
+    import highspy
+    import numpy as np
+
+    from milp_anon.lagrangian import RestrictedMaster
+
+    def solve(self, time_limit):
+        if time_limit is not None:
+            self.h.setOptionValue("time_limit", float(time_limit))
+        self.h.run()
+        if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return None
+        return float(self.h.getInfo().objective_function_value), np.asarray(self.h.getSolution().row_dual,
+                                                                            dtype=float)
+
+    RestrictedMaster.solve = solve
+
+
 def fmt_g(g):
     return "–" if g is None else f"{g:g}"
 
 
-COLUMNS = [("qis", "QIs"), ("k", "k"), ("reduction", "reduction"), ("limit", "limit s"), ("lns", "lns"),
+COLUMNS = [("qis", "QIs"), ("k", "k"), ("reduction", "reduction"), ("variant", "variant"), ("limit", "limit s"),
+           ("lns", "lns"),
            ("status", "status"),
            ("objective", "cost"), ("bound", "bound"), ("gap", "gap"), ("seconds", "wall s"),
-           ("lp_seconds", "LP s"), ("lp_bound", "LP bound"), ("master_pairs", "master pairs"),
+           ("lp_seconds", "LP s"), ("lp_bound", "LP bound"), ("cg_iterations", "CG rounds"),
+           ("lp_converged", "LP converged"), ("master_pairs", "master pairs"),
            ("full_pairs", "all pairs"), ("round_pairs", "pairs per round"), ("round_G", "G per round"),
            ("round_seconds", "s per round"),
            ("round_status", "round status"), ("search", "search"),
@@ -83,17 +111,21 @@ def main(argv=None):
     ap.add_argument("--ks", default="2,5,10")
     ap.add_argument("--limit", type=float, default=None)
     ap.add_argument("--lns", default="0", help="shares of the limit for the large-neighbourhood search, e.g. 0,0.25")
+    ap.add_argument("--variants", default="after", help="after (as shipped) and/or cumulative-limit")
     ap.add_argument("--tag", default=None, help="suffix of the output files (default: the mode)")
     args = ap.parse_args(argv)
     ks = [int(x) for x in args.ks.split(",")]
     shares = [float(x) for x in args.lns.split(",")]
+    variants = args.variants.split(",")
     if args.mode == "techniques":
         limit = args.limit or 300.0
-        jobs = [(5, k, red, limit, share) for k in ks for red in ("none", "lagrangian") for share in shares]
+        jobs = [(5, k, red, limit, share, v) for k in ks for red in ("none", "lagrangian") for share in shares
+                for v in variants]
         title = f"Whole model vs Lagrangian reduction, Adult 5 QIs, limit {limit:g} s (one run, same machine)"
     else:
         limit = args.limit or 600.0
-        jobs = [(int(q), k, "lagrangian", limit, share) for q in args.qis.split(",") for k in ks for share in shares]
+        jobs = [(int(q), k, "lagrangian", limit, share, v) for q in args.qis.split(",") for k in ks
+                for share in shares for v in variants]
         title = f"Lagrangian reduction on Adult, limit {limit:g} s per run (one run, same machine)"
     rows = run_serial(run, jobs)
     tag = args.tag or args.mode

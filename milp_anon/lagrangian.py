@@ -211,9 +211,14 @@ class RestrictedMaster:
         self.add_pairs(np.flatnonzero(mask[self.pair_cand] & pair_mask))
 
     def solve(self, time_limit: float | None):
-        """``(LP value, row duals)``, or ``None`` when the LP did not solve (a limit)."""
-        if time_limit is not None:
-            self.h.setOptionValue("time_limit", float(time_limit))
+        """``(LP value, row duals)``, or ``None`` when the LP did not solve (a limit).
+
+        ``time_limit`` is this solve's: HiGHS (up to 1.x) checks its ``time_limit`` against the run time
+        summed over every ``run()`` of the object (ERGO-Code/HiGHS#1331, #1477), so the option is that
+        sum plus the limit. Set to the limit alone, a master stopped once the earlier masters' time
+        exceeded what was left (6 QIs, k = 10: after 3 of the 8 rounds the column generation needs)."""
+        limit = highspy.kHighsInf if time_limit is None else self.h.getRunTime() + float(time_limit)
+        self.h.setOptionValue("time_limit", limit)
         self.h.run()
         if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return None

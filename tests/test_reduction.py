@@ -255,3 +255,28 @@ def test_stop_bound_stops_at_the_bound_and_never_cuts_an_optimum():
         late = solve_model(am.lm, ma.SolverOptions(), stop_bound=StopAtBound(value - 3, after=1e9))
         assert late.status == "optimal" and round(late.objective) == value
     assert early > 0
+
+
+def test_a_master_gets_its_own_time_limit_after_earlier_runs():
+    """HiGHS checks ``time_limit`` against the run time summed over every ``run()`` of one object; a
+    master given a limit shorter than the earlier runs together, but ample for itself, must still solve
+    (it stopped at once when the option was the limit alone, and the column generation ended early)."""
+    from milp_anon.lagrangian import RestrictedMaster
+
+    rng = np.random.default_rng(3)
+    frame = frame_from_array(rng.integers(0, 4, size=(300, 4)))
+    table = ma.Table.from_frame(frame, list(frame.columns))
+    types = RowTypes.from_table(table)
+    cands = suppression_candidates(types, 3)
+    master = RestrictedMaster(types.counts.astype(float), cands.cost.astype(float), cands.pair_type,
+                              cands.pair_cand, 3)
+    master.add_with_pairs(np.arange(cands.n_candidates), np.ones(cands.n_pairs, dtype=bool))
+    first = master.solve(None)
+    assert first is not None
+    for _ in range(19):  # twenty cold solves: the summed run time is many times one solve's
+        master.h.clearSolver()
+        assert master.solve(None) is not None
+    one = master.h.getRunTime() / 20
+    master.h.clearSolver()
+    again = master.solve(5 * one)  # five cold solves' time, far less than the sum already run
+    assert again is not None and again[0] == pytest.approx(first[0])
