@@ -1,12 +1,16 @@
-"""Issue 14, first direction: k-anonymity's Lagrangian multipliers by subgradient ascent (block solves
-only, no master LP) against the column generation.
+"""Issue 14, first direction: k-anonymity's Lagrangian multipliers without a converged master LP: the
+column generation as shipped against its unstabilized form and against subgradient ascent (block solves
+only, no master LP).
 
 Adult, QIs in the order sex, age, race, marital-status, education,
 native-country, workclass, occupation (the first ``q``). Per case, in one run,
-one job at a time, each in its own process:
+one job at a time, each in its own process (``--variants`` picks them):
 
 * ``cg``: the column generation (``milp_anon.lagrangian.column_generation``)
-  within ``--limit`` seconds, as the reduction runs it;
+  within ``--limit`` seconds, as the reduction runs it (Wentges smoothing,
+  ``SMOOTHING``, and at most ``MAX_ADD`` candidates per round);
+* ``cg-unsmoothed``: the same before the smoothing (candidates priced at the
+  master's own duals, up to 2,000 per round);
 * ``ascent``: Polyak subgradient ascent (``milp_anon.subgradient``) from the
   lattice-flow multipliers (``π_i`` = the cheapest cost of a row of type
   ``i``, where ``L(π)`` is the lattice-flow LP bound), towards ``--upper``
@@ -15,7 +19,8 @@ one job at a time, each in its own process:
 For k-anonymity alone each block is its own convex hull, so the best ``L`` is
 the LP bound: the question is only how fast each method gets there.
 
-    python -m benchmarks.k_ascent [--cases "6:10:16171,8:5:33558"] [--limit 120] [--out ...]
+    python -m benchmarks.k_ascent [--cases "6:10:16171,8:5:33558"] [--limit 120]
+        [--variants cg-unsmoothed,cg,ascent] [--out ...]
 """
 
 from __future__ import annotations
@@ -51,8 +56,9 @@ def run_one(job):
     row = {"qis": q, "k": k, "variant": variant, "pairs": c.n_pairs, "upper": upper,
            "lattice_flow": block_prices(pi0, n, w, c.pair_type, c.pair_cand, k).bound}
     t0 = time.perf_counter()
-    if variant == "cg":
-        cg = column_generation(n, w, c.pair_type, c.pair_cand, k, time_limit=limit)
+    if variant in ("cg", "cg-unsmoothed"):
+        kw = dict(smoothing=0.0, max_add=2000) if variant == "cg-unsmoothed" else {}
+        cg = column_generation(n, w, c.pair_type, c.pair_cand, k, time_limit=limit, **kw)
         row.update(bound=cg.bound, steps=cg.iterations, converged=cg.converged)
     else:
         asc = subgradient_ascent(lambda pi: block_prices(pi, n, w, c.pair_type, c.pair_cand, k), pi0, n,
@@ -67,17 +73,19 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", default=CASES, help="QIs:k:upper, comma-separated")
     ap.add_argument("--limit", type=float, default=120.0, help="seconds per method")
+    ap.add_argument("--variants", default="cg,ascent", help="comma-separated: cg-unsmoothed, cg, ascent")
     ap.add_argument("--out", default="benchmarks/results/k_ascent")
     a = ap.parse_args(argv)
     cases = [tuple(float(x) if i == 2 else int(x) for i, x in enumerate(s.split(":"))) for s in a.cases.split(",")]
-    rows = run_serial(run_one, [(q, k, u, v, a.limit) for q, k, u in cases for v in ("cg", "ascent")])
+    rows = run_serial(run_one, [(q, k, u, v, a.limit) for q, k, u in cases
+                                  for v in a.variants.split(",")])
     columns = [("qis", "QIs"), ("k", "k"), ("variant", "method"), ("pairs", "pairs"),
                ("lattice_flow", "lattice-flow bound"), ("upper", "target"), ("bound", "bound"),
                ("converged", "LP converged"), ("steps", "rounds / steps"), ("seconds", "s"), ("peak_mb", "peak MB")]
     intro = (provenance_line("k_ascent") + f"; k-anonymity by suppression, QIs {', '.join(QI)} (the first q); "
              f"{a.limit:g} s per method; one run at a time, each in its own process.")
-    write_results(a.out, rows, "k-anonymity's multipliers: subgradient ascent from the lattice-flow bound against "
-                  "the column generation (UCI Adult, 30,162 rows)", columns, intro)
+    write_results(a.out, rows, "k-anonymity's multipliers: the column generation (as shipped, unsmoothed) and "
+                  "subgradient ascent from the lattice-flow bound (UCI Adult, 30,162 rows)", columns, intro)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
     python -m benchmarks.scale techniques [--limit SEC]          # 5 QIs: whole model vs reduction, same run
     python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
-                                        [--variants after,cumulative-limit]
+                                        [--variants after,cumulative-limit,unsmoothed]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
 workclass, occupation (the first ``q``). Each run in its own spawned process,
@@ -14,6 +14,9 @@ share: 0 is the default solve). ``--variants cumulative-limit`` puts back, in
 that run's process, the column generation's master time limit as it was
 before 2026-11-24: HiGHS's ``time_limit`` set to the limit alone, which HiGHS
 checks against the run time of every earlier master (``after``: as shipped).
+``--variants unsmoothed`` puts back the column generation as it was before
+2026-11-25: candidates priced at the master's own duals (no Wentges
+smoothing), up to 2,000 entering per round.
 """
 
 from __future__ import annotations
@@ -37,6 +40,9 @@ def run(job):
     q, k, reduction, limit, share, variant = job
     if variant == "cumulative-limit":
         _cumulative_master_limit()
+    if variant == "unsmoothed":
+        from milp_anon import lagrangian
+        lagrangian.SMOOTHING, lagrangian.MAX_ADD = 0.0, 2000
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])
     t = time.perf_counter()
     r = ma.anonymize(table, ma.KAnonymity(k), reduction=reduction, time_limit=limit, threads=1, lns=share)
@@ -111,7 +117,7 @@ def main(argv=None):
     ap.add_argument("--ks", default="2,5,10")
     ap.add_argument("--limit", type=float, default=None)
     ap.add_argument("--lns", default="0", help="shares of the limit for the large-neighbourhood search, e.g. 0,0.25")
-    ap.add_argument("--variants", default="after", help="after (as shipped) and/or cumulative-limit")
+    ap.add_argument("--variants", default="after", help="after (as shipped), cumulative-limit, unsmoothed")
     ap.add_argument("--tag", default=None, help="suffix of the output files (default: the mode)")
     args = ap.parse_args(argv)
     ks = [int(x) for x in args.ks.split(",")]

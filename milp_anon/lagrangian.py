@@ -231,8 +231,8 @@ SMOOTHING = 0.8
 MAX_ADD = 300
 
 
-def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_options=None, max_add=MAX_ADD,
-                      smoothing=SMOOTHING, rel_tol=1e-9) -> LagrangianLP:
+def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_options=None, max_add=None,
+                      smoothing=None, rel_tol=1e-9) -> LagrangianLP:
     """The LP bound of the assignment model over every candidate, by stabilized column generation.
 
     The restricted master (:class:`RestrictedMaster`) starts with the
@@ -255,9 +255,14 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     nothing prices out at the master's duals, when ``L(π)`` meets the
     master's value, or at ``time_limit`` (the best ``L(π)`` so far is still
     a valid bound: every ``L(π)`` is, whatever ``π``). ``highs_options`` are
-    set on the master's HiGHS (default: no log).
+    set on the master's HiGHS (default: no log). ``None`` for ``max_add`` or
+    ``smoothing``: the module's ``MAX_ADD``, ``SMOOTHING`` at call time.
     """
     t0 = time.perf_counter()
+    max_add = MAX_ADD if max_add is None else int(max_add)
+    smoothing = SMOOTHING if smoothing is None else float(smoothing)
+    if not 0.0 <= smoothing < 1.0:
+        raise ValueError(f"smoothing must lie in [0, 1), not {smoothing}")
     n = np.asarray(n, dtype=float)
     w = np.asarray(w, dtype=float)
     T, C, P = n.shape[0], w.shape[0], pair_type.shape[0]

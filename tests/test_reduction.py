@@ -89,17 +89,20 @@ def test_bounds_hold_for_any_multipliers(data):
 
 
 @settings(max_examples=60)
-@given(small_tables(n=(4, 10), m=(1, 4)))
-def test_column_generation_reaches_the_lp_bound(case):
-    """The column-generation bound equals the LP relaxation of the whole model (y relaxed), built independently."""
+@given(small_tables(n=(4, 10), m=(1, 4)), st.sampled_from([None, 0.0, 0.5, 0.95]), st.sampled_from([None, 1]))
+def test_column_generation_reaches_the_lp_bound(case, smoothing, max_add):
+    """The column-generation bound equals the LP relaxation of the whole model (y relaxed), built independently,
+    with and without Wentges smoothing, and when a single candidate enters per round (many rounds, mis-prices)."""
     frame, qi, k = case
     if k > len(frame):
         return
     table = ma.Table.from_frame(frame, qi)
     types = RowTypes.from_table(table)
     cands = suppression_candidates(types, k)
-    cg = column_generation(types.counts, cands.cost, cands.pair_type, cands.pair_cand, k)
+    cg = column_generation(types.counts, cands.cost, cands.pair_type, cands.pair_cand, k, smoothing=smoothing,
+                           max_add=max_add)
     assert cg.converged
+    assert cg.bound <= cg.lp_value + 1e-6
     am = pipeline.build_model(table, ma.Request(ma.KAnonymity(k), reduction="none"))
     assert am.cands.n_candidates == cands.n_candidates  # the model of the same candidates
     a = am.lm.arrays()
@@ -112,6 +115,13 @@ def test_column_generation_reaches_the_lp_bound(case):
     h.run()
     lp = h.getInfo().objective_function_value
     assert cg.bound == pytest.approx(lp, abs=1e-6)
+
+
+def test_column_generation_refuses_a_smoothing_outside_0_1():
+    n, w = np.array([2.0]), np.array([0.0])
+    for bad in (-0.1, 1.0):
+        with pytest.raises(ValueError, match="smoothing"):
+            column_generation(n, w, np.array([0]), np.array([0]), 2, smoothing=bad)
 
 
 @settings(max_examples=150)
