@@ -8,9 +8,10 @@ one job at a time, each in its own process (``--variants`` picks them):
 
 * ``cg``: the column generation (``milp_anon.lagrangian.column_generation``)
   within ``--limit`` seconds, as the reduction runs it (Wentges smoothing,
-  ``SMOOTHING``, and at most ``MAX_ADD`` candidates per round);
-* ``cg-unsmoothed``: the same before the smoothing (candidates priced at the
-  master's own duals, up to 2,000 per round);
+  ``SMOOTHING``, at most ``MAX_ADD`` candidates per round, master runs cut
+  at ``MASTER_SECONDS``);
+* ``cg-unsmoothed``: the same as before 2026-11-25 (candidates priced at the
+  master's own duals, up to 2,000 per round, every master run to its optimum);
 * ``ascent``: Polyak subgradient ascent (``milp_anon.subgradient``) from the
   lattice-flow multipliers (``π_i`` = the cheapest cost of a row of type
   ``i``, where ``L(π)`` is the lattice-flow LP bound), towards ``--upper``
@@ -26,6 +27,7 @@ the LP bound: the question is only how fast each method gets there.
 from __future__ import annotations
 
 import argparse
+import math
 import resource
 import time
 
@@ -57,7 +59,7 @@ def run_one(job):
            "lattice_flow": block_prices(pi0, n, w, c.pair_type, c.pair_cand, k).bound}
     t0 = time.perf_counter()
     if variant in ("cg", "cg-unsmoothed"):
-        kw = dict(smoothing=0.0, max_add=2000) if variant == "cg-unsmoothed" else {}
+        kw = dict(smoothing=0.0, max_add=2000, master_seconds=math.inf) if variant == "cg-unsmoothed" else {}
         cg = column_generation(n, w, c.pair_type, c.pair_cand, k, time_limit=limit, **kw)
         row.update(bound=cg.bound, steps=cg.iterations, converged=cg.converged)
     else:

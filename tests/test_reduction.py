@@ -89,10 +89,12 @@ def test_bounds_hold_for_any_multipliers(data):
 
 
 @settings(max_examples=60)
-@given(small_tables(n=(4, 10), m=(1, 4)), st.sampled_from([None, 0.0, 0.5, 0.95]), st.sampled_from([None, 1]))
-def test_column_generation_reaches_the_lp_bound(case, smoothing, max_add):
+@given(small_tables(n=(4, 10), m=(1, 4)), st.sampled_from([None, 0.0, 0.5, 0.95]), st.sampled_from([None, 1]),
+       st.sampled_from([None, 1e-4]))
+def test_column_generation_reaches_the_lp_bound(case, smoothing, max_add, master_seconds):
     """The column-generation bound equals the LP relaxation of the whole model (y relaxed), built independently,
-    with and without Wentges smoothing, and when a single candidate enters per round (many rounds, mis-prices)."""
+    with and without Wentges smoothing, when a single candidate enters per round (many rounds, mis-prices),
+    and when every master run is cut short (priced at unfinished duals, or run again to the optimum)."""
     frame, qi, k = case
     if k > len(frame):
         return
@@ -100,7 +102,7 @@ def test_column_generation_reaches_the_lp_bound(case, smoothing, max_add):
     types = RowTypes.from_table(table)
     cands = suppression_candidates(types, k)
     cg = column_generation(types.counts, cands.cost, cands.pair_type, cands.pair_cand, k, smoothing=smoothing,
-                           max_add=max_add)
+                           max_add=max_add, master_seconds=master_seconds)
     assert cg.converged
     assert cg.bound <= cg.lp_value + 1e-6
     am = pipeline.build_model(table, ma.Request(ma.KAnonymity(k), reduction="none"))
