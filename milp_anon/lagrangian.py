@@ -211,9 +211,9 @@ class RestrictedMaster:
         self.add_pairs(np.flatnonzero(mask[self.pair_cand] & pair_mask))
 
     def solve(self, time_limit: float | None, cap: float | None = None):
-        """``(LP value, row duals)``; the value is ``inf`` when HiGHS stopped at ``cap`` or an iteration
-        limit before the optimum (the duals are then its current basis's, still a valid ``π`` for
-        ``L``; the next solve continues from that basis); ``None`` when there are no duals.
+        """``(LP value, row duals)``; the value is ``inf`` when HiGHS stopped at a limit (``time_limit``,
+        ``cap`` or an iteration limit) before the optimum (the duals are then its current basis's, still a
+        valid ``π`` for ``L``; the next solve continues from that basis); ``None`` when there are no duals.
 
         ``time_limit`` is this solve's: HiGHS (up to 1.x) checks its ``time_limit`` against the run time
         summed over every ``run()`` of the object (ERGO-Code/HiGHS#1331, #1477), so the option is that
