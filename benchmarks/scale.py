@@ -2,7 +2,7 @@
 
     python -m benchmarks.scale techniques [--limit SEC]          # 5 QIs: whole model vs reduction, same run
     python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
-                                        [--variants after,cumulative-limit,unsmoothed]
+                                        [--variants after,cumulative-limit,unsmoothed,no-rounding]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
 workclass, occupation (the first ``q``). Each run in its own spawned process,
@@ -17,6 +17,8 @@ checks against the run time of every earlier master (``after``: as shipped).
 ``--variants unsmoothed`` puts back the column generation as it was before
 2026-11-25: candidates priced at the master's own duals (no Wentges
 smoothing), up to 2,000 entering per round, every master run to its optimum.
+``--variants no-rounding`` turns off the LP rounding (the rounds and the
+heuristic tables find the incumbents, as before 2026-11-25's second change).
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ def run(job):
 
         from milp_anon import lagrangian
         lagrangian.SMOOTHING, lagrangian.MAX_ADD, lagrangian.MASTER_SECONDS = 0.0, 2000, math.inf
+    if variant == "no-rounding":
+        from milp_anon import reduction as _reduction
+        _reduction.LP_ROUNDING = False
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])
     t = time.perf_counter()
     r = ma.anonymize(table, ma.KAnonymity(k), reduction=reduction, time_limit=limit, threads=1, lns=share)
@@ -60,6 +65,7 @@ def run(job):
         "lp_seconds": round(r.timings.lp or 0.0, 1), "lp_bound": red.get("lp_bound"),
         "lp_converged": red.get("lp_converged"), "cg_iterations": red.get("cg_iterations"),
         "master_pairs": red.get("master_pairs"), "full_pairs": red.get("full_pairs", r.size.n_pairs),
+        "rounding": red.get("rounding_objective"), "rounding_seconds": red.get("rounding_seconds"),
         "rounds": len(rounds), "round_pairs": "/".join(str(x.get("pairs")) for x in rounds),
         "round_seconds": "/".join(str(x.get("seconds", 0)) for x in rounds),
         "round_G": "/".join(fmt_g(x.get("G")) for x in rounds),
@@ -99,6 +105,7 @@ COLUMNS = [("qis", "QIs"), ("k", "k"), ("reduction", "reduction"), ("variant", "
            ("objective", "cost"), ("bound", "bound"), ("gap", "gap"), ("seconds", "wall s"),
            ("lp_seconds", "LP s"), ("lp_bound", "LP bound"), ("cg_iterations", "CG rounds"),
            ("lp_converged", "LP converged"), ("master_pairs", "master pairs"),
+           ("rounding", "LP rounding"), ("rounding_seconds", "rounding s"),
            ("full_pairs", "all pairs"), ("round_pairs", "pairs per round"), ("round_G", "G per round"),
            ("round_seconds", "s per round"),
            ("round_status", "round status"), ("search", "search"),
@@ -119,7 +126,7 @@ def main(argv=None):
     ap.add_argument("--ks", default="2,5,10")
     ap.add_argument("--limit", type=float, default=None)
     ap.add_argument("--lns", default="0", help="shares of the limit for the large-neighbourhood search, e.g. 0,0.25")
-    ap.add_argument("--variants", default="after", help="after (as shipped), cumulative-limit, unsmoothed")
+    ap.add_argument("--variants", default="after", help="after (as shipped), cumulative-limit, unsmoothed, no-rounding")
     ap.add_argument("--tag", default=None, help="suffix of the output files (default: the mode)")
     args = ap.parse_args(argv)
     ks = [int(x) for x in args.ks.split(",")]

@@ -150,6 +150,9 @@ class LagrangianLP:
     master_candidates: int
     master_pairs: int
     prices: BlockPrices
+    #: the last master's primal point ``(y (C,), g (P,))`` over every candidate and pair (zero outside
+    #: the master), for :mod:`milp_anon.rounding`; an unfinished master's is not always feasible
+    primal: tuple[np.ndarray, np.ndarray] | None = None
 
 
 class RestrictedMaster:
@@ -172,6 +175,7 @@ class RestrictedMaster:
         self.pair_in = np.zeros(P, dtype=bool)
         self.y_col = np.full(C, -1, dtype=np.int64)
         self.k_row = np.full(C, -1, dtype=np.int64)
+        self.pair_col = np.full(P, -1, dtype=np.int64)
 
     def add_candidates(self, js: np.ndarray) -> None:
         """Columns ``y_j`` and rows ``Σ_i g_ij − k y_j >= 0`` (the ``g`` entries arrive with the pairs)."""
@@ -196,6 +200,7 @@ class RestrictedMaster:
         rows = np.column_stack([pt, self.k_row[pc]]).ravel().astype(np.int32)
         self.h.addCols(q, self.w[pc], np.zeros(q), n[pt], 2 * q, starts, rows, np.ones(2 * q))
         g_col = np.arange(self.cols, self.cols + q)
+        self.pair_col[ps] = g_col
         self.cols += q
         cols = np.column_stack([g_col, self.y_col[pc]]).ravel().astype(np.int32)
         vals = np.column_stack([np.ones(q), -n[pt]]).ravel()
@@ -209,6 +214,18 @@ class RestrictedMaster:
         mask[js] = True
         self.add_candidates(js)
         self.add_pairs(np.flatnonzero(mask[self.pair_cand] & pair_mask))
+
+    def primal(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The current solution as ``(y (C,), g (P,))``, zero outside the master; ``None`` without one."""
+        sol = self.h.getSolution()
+        if not sol.value_valid:
+            return None
+        x = np.asarray(sol.col_value, dtype=float)
+        y = np.zeros(self.w.shape[0])
+        y[self.in_master] = x[self.y_col[self.in_master]]
+        g = np.zeros(self.pair_type.shape[0])
+        g[self.pair_in] = x[self.pair_col[self.pair_in]]
+        return y, g
 
     def solve(self, time_limit: float | None, cap: float | None = None):
         """``(LP value, row duals)``; the value is ``inf`` when HiGHS stopped at a limit (``time_limit``,
@@ -358,4 +375,4 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
             master.add_with_pairs(enter, prices.take > 0)
     return LagrangianLP(pi=best[0], bound=best[1].bound, lp_value=lp_value, converged=converged, iterations=it,
                         seconds=time.perf_counter() - t0, master_candidates=int(master.in_master.sum()),
-                        master_pairs=int(master.pair_in.sum()), prices=best[1])
+                        master_pairs=int(master.pair_in.sum()), prices=best[1], primal=master.primal())

@@ -161,6 +161,9 @@ class ReductionLog:
     block_start: float | None = None
     ascent_steps: int | None = None
     ascent_seconds: float | None = None
+    #: the LP rounding's verified objective (:mod:`milp_anon.rounding`) and its seconds, or ``None``
+    rounding_objective: float | None = None
+    rounding_seconds: float | None = None
 
     def as_dict(self) -> dict:
         out = {k: _clean(v) for k, v in dataclasses.asdict(self).items() if k not in ("rounds", "multipliers")}

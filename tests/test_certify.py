@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 
 import milp_anon as ma
+from milp_anon import reduction
 from milp_anon.certify import certify
 from milp_anon.cli import main
 
@@ -14,15 +15,35 @@ from helpers import small_tables
 QI = "sex,age,race,marital-status"
 
 
-@pytest.fixture(scope="module")
-def solved(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("certify")
+def _solve(tmp, rounding):
     orig = tmp / "adult.csv"
     ma.datasets.load_adult().iloc[:5000].to_csv(orig, sep=";", index=False)
     report = tmp / "r.json"
-    assert main(["solve", str(orig), "--sep", ";", "--qi", QI, "--k", "5", "--reduce", "lagrangian",
-                 "--out", str(tmp / "o.csv"), "--report", str(report), "--quiet"]) == 0
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(reduction, "LP_ROUNDING", rounding)
+        assert main(["solve", str(orig), "--sep", ";", "--qi", QI, "--k", "5", "--reduce", "lagrangian",
+                     "--out", str(tmp / "o.csv"), "--report", str(report), "--quiet"]) == 0
     return tmp, orig, report
+
+
+@pytest.fixture(scope="module")
+def solved(tmp_path_factory):
+    """A proof with a HiGHS round: the LP rounding is off, so the rounds find the optimal table (with it on,
+    its table meets the bound and no round runs: :func:`test_a_proof_without_rounds_needs_no_solver`)."""
+    return _solve(tmp_path_factory.mktemp("certify"), rounding=False)
+
+
+def test_a_proof_without_rounds_needs_no_solver(tmp_path, capsys):
+    """Here the LP bound is 1,072 and the LP rounding's table costs 1,072: no round runs, and the
+    certificate rests on nothing a solver computed."""
+    tmp, orig, report = _solve(tmp_path, rounding=True)
+    rep = json.loads(report.read_text())
+    assert rep["status"] == "optimal" and rep["reduction"]["rounds"] == []
+    assert rep["reduction"]["rounding_objective"] == rep["objective"]
+    code, out = _certify(orig, report, capsys)
+    assert code == 0, out.out
+    assert "HiGHS" not in out.out and "certified without any solver" in out.out
+    assert f"optimum is at least {rep['objective']:,.6g}" in out.out
 
 
 def _certify(orig, report, capsys, *extra):

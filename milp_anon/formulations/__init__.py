@@ -5,7 +5,8 @@
 * :mod:`.options` — budget, number of output groups, objectives.
 """
 
-from .assignment import AssignmentModel, build, integer_assignment, read_assignment
+from .assignment import AssignmentModel, build, integer_assignment, read_assignment, release_assignment
 from .rows import CriterionRows, rows_of
 
-__all__ = ["AssignmentModel", "CriterionRows", "build", "integer_assignment", "read_assignment", "rows_of"]
+__all__ = ["AssignmentModel", "CriterionRows", "build", "integer_assignment", "read_assignment", "release_assignment",
+           "rows_of"]

@@ -41,7 +41,7 @@ from ..solvers import SolverOptions, solve_model
 from .options import add_option_rows
 from .rows import rows_of
 
-__all__ = ["AssignmentModel", "build", "read_assignment"]
+__all__ = ["AssignmentModel", "build", "read_assignment", "release_assignment"]
 
 
 @dataclass
@@ -173,34 +173,40 @@ class AssignmentModel:
         return first_violation(criteria, self.group_counts(gp))
 
     def release(self, g: np.ndarray) -> tuple[pd.DataFrame, np.ndarray, float]:
-        """The released table, per-row groups and cost of an integral assignment.
-
-        A withheld record (record suppression) is written with every QI cell
-        at its root and has group ``-1``; it costs :attr:`Instance.record_cost`.
-        """
-        table, c = self.table, self.cands
+        """The released table, per-row groups and cost of an integral assignment (:func:`release_assignment`)."""
         gp, w = self.split(g)
-        U = self.units.n_units
-        unit = np.concatenate([self.pair_unit, np.arange(U)])
-        cand = np.concatenate([self.pair_cand, np.full(U, -1)])  # -1: withheld, after the unit's released rows
-        count = np.concatenate([gp, w]).astype(np.int64)
-        order = np.lexsort((cand == -1, unit))
-        cand_of_sorted_row = np.repeat(cand[order], count[order])
-        rows_by_unit = np.argsort(self.units.row_unit, kind="stable")
-        cand_of_row = np.empty(table.n, dtype=np.int64)
-        cand_of_row[rows_by_unit] = cand_of_sorted_row
-        kept = cand_of_row >= 0
-        out = table.frame.copy()
-        for col_idx, (col, lat) in enumerate(zip(table.qi, self.instance.lattices)):
-            names = np.array(lat.names, dtype=object)
-            node = c.nodes[np.where(kept, cand_of_row, 0), col_idx] if c.n_candidates else 0
-            out[col] = names[np.where(kept, node, lat.anc[0, lat.height])]
-        groups = np.full(table.n, -1, dtype=np.int64)
-        _, groups[kept] = np.unique(cand_of_row[kept], return_inverse=True)
-        cost = c.cost[cand_of_row[kept]].sum() + (~kept).sum() * self.instance.record_cost
-        cost = int(cost) if np.issubdtype(np.asarray(cost).dtype, np.integer) else float(cost)
-        return out, groups, cost
+        return release_assignment(self.instance, self.pair_unit, self.pair_cand, gp, w)
 
+
+def release_assignment(instance: Instance, pair_unit: np.ndarray, pair_cand: np.ndarray, gp: np.ndarray,
+                       withheld: np.ndarray | None = None) -> tuple[pd.DataFrame, np.ndarray, float]:
+    """The released table, per-row groups and cost of ``gp[p]`` rows of each (unit, candidate) pair.
+
+    A withheld record (record suppression, ``withheld[u]`` per unit) is written with every QI cell at
+    its root and has group ``-1``; it costs :attr:`Instance.record_cost`.
+    """
+    table, c, units = instance.table, instance.candidates, instance.units
+    U = units.n_units
+    w = np.zeros(U) if withheld is None else withheld
+    unit = np.concatenate([pair_unit, np.arange(U)])
+    cand = np.concatenate([pair_cand, np.full(U, -1)])  # -1: withheld, after the unit's released rows
+    count = np.concatenate([gp, w]).astype(np.int64)
+    order = np.lexsort((cand == -1, unit))
+    cand_of_sorted_row = np.repeat(cand[order], count[order])
+    rows_by_unit = np.argsort(units.row_unit, kind="stable")
+    cand_of_row = np.empty(table.n, dtype=np.int64)
+    cand_of_row[rows_by_unit] = cand_of_sorted_row
+    kept = cand_of_row >= 0
+    out = table.frame.copy()
+    for col_idx, (col, lat) in enumerate(zip(table.qi, instance.lattices)):
+        names = np.array(lat.names, dtype=object)
+        node = c.nodes[np.where(kept, cand_of_row, 0), col_idx] if c.n_candidates else 0
+        out[col] = names[np.where(kept, node, lat.anc[0, lat.height])]
+    groups = np.full(table.n, -1, dtype=np.int64)
+    _, groups[kept] = np.unique(cand_of_row[kept], return_inverse=True)
+    cost = c.cost[cand_of_row[kept]].sum() + (~kept).sum() * instance.record_cost
+    cost = int(cost) if np.issubdtype(np.asarray(cost).dtype, np.integer) else float(cost)
+    return out, groups, cost
 
 
 def integer_assignment(request) -> bool:
