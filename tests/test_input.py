@@ -114,11 +114,17 @@ def test_missing_file(tmp_path):
         ma.read_csv(tmp_path / "nope.csv")
 
 
-def test_model_too_large_is_refused_before_building():
+def test_model_too_large_is_refused_before_building(monkeypatch):
+    from milp_anon import reduction
+
     f = pd.DataFrame({"a": list("abcdefgh") * 4, "b": list("01") * 16})
     t = ma.Table.from_frame(f, ["a", "b"])
     with pytest.raises(ma.ModelTooLargeError, match=r"would need about .* GiB"):
         ma.anonymize(t, ma.KAnonymity(2), max_memory_gb=1e-9, reduction="none")
-    # the reduction degrades instead: a verified table labelled time_limit (tests/test_reduction.py)
+    # the reduction builds no model when the LP rounding's table meets the bound: optimal, nothing refused
+    r = ma.anonymize(t, ma.KAnonymity(2), max_memory_gb=1e-9)
+    assert r.status == "optimal" and r.verified and not r.reduction.rounds
+    # and when a round is needed it degrades instead: a verified table labelled time_limit
+    monkeypatch.setattr(reduction, "LP_ROUNDING", False)
     r = ma.anonymize(t, ma.KAnonymity(2), max_memory_gb=1e-9)
     assert r.status in ("time_limit", "optimal") and r.verified and "GiB" in r.solver_status
