@@ -150,8 +150,9 @@ class LagrangianLP:
     master_candidates: int
     master_pairs: int
     prices: BlockPrices
-    #: the last master's primal point ``(y (C,), g (P,))`` over every candidate and pair (zero outside
-    #: the master), for :mod:`milp_anon.rounding`; an unfinished master's is not always feasible
+    #: the last master point ``(y (C,), g (P,))`` HiGHS gave values for, over every candidate and pair
+    #: (zero outside the master), for :mod:`milp_anon.rounding`; an unfinished run's is not always
+    #: feasible; ``None`` when no run gave values
     primal: tuple[np.ndarray, np.ndarray] | None = None
 
 
@@ -323,6 +324,7 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     np.minimum.at(pi0, pair_type, w[pair_cand])
     best = (pi0, block_prices(pi0, n, w, pair_type, pair_cand, k))
     lp_value, converged, it, finish = math.inf, False, 0, False
+    primal = None
     while True:
         left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
         if left is not None and left <= 0:
@@ -336,6 +338,8 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
             continue
         it += 1
         value, duals = solved
+        # the last point with values: a run stopped by the overall time limit may end without any
+        primal = master.primal() or primal
         optimal = math.isfinite(value)
         if optimal:
             lp_value = value
@@ -375,4 +379,4 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
             master.add_with_pairs(enter, prices.take > 0)
     return LagrangianLP(pi=best[0], bound=best[1].bound, lp_value=lp_value, converged=converged, iterations=it,
                         seconds=time.perf_counter() - t0, master_candidates=int(master.in_master.sum()),
-                        master_pairs=int(master.pair_in.sum()), prices=best[1], primal=master.primal())
+                        master_pairs=int(master.pair_in.sum()), prices=best[1], primal=primal)

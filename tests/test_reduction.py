@@ -105,6 +105,11 @@ def test_column_generation_reaches_the_lp_bound(case, smoothing, max_add, master
                            max_add=max_add, master_seconds=master_seconds)
     assert cg.converged
     assert cg.bound <= cg.lp_value + 1e-6
+    # the master's point, read back over every candidate and pair, is the LP optimum it reports
+    y, g = cg.primal
+    assert float(g @ cands.cost[cands.pair_cand]) == pytest.approx(cg.lp_value, abs=1e-6)
+    assert np.allclose(np.bincount(cands.pair_type, weights=g, minlength=types.t_in), types.counts, atol=1e-6)
+    assert np.all(g <= types.counts[cands.pair_type] * y[cands.pair_cand] + 1e-6)
     am = pipeline.build_model(table, ma.Request(ma.KAnonymity(k), reduction="none"))
     assert am.cands.n_candidates == cands.n_candidates  # the model of the same candidates
     a = am.lm.arrays()
