@@ -40,7 +40,7 @@ from .result import ModelSize, ReductionLog, Round, Timings
 from .rounding import round_lp
 from .sizing import check_memory
 from .solvers import SolverOptions, StopAtBound, highs_option_values, solve_model
-from .starts import best_heuristic, release_start, whole_table_start
+from .starts import best_heuristic, whole_table_start
 from .status import Status
 from .subgradient import alternating_ascent
 
@@ -71,8 +71,6 @@ ROUNDING_SHARE = 0.1
 ROUNDING_SECONDS_UNLIMITED = 60.0
 #: whether the LP point is rounded into a first table (off: the rounds alone find incumbents)
 LP_ROUNDING = True
-#: whether a round starts from the incumbent when its restriction holds every row of it
-ROUND_START_FROM_INCUMBENT = True
 
 
 def unavailable(request, solver: SolverOptions, candidates=None, n_rows: int | None = None) -> str | None:
@@ -351,13 +349,9 @@ class LagrangianReduction:
         # (smallest) round first looks for a good incumbent for a while: the later rounds stop
         # early and find poor ones, and G = UB ends the rounds at once when UB is optimal
         polish = ROUND_POLISH * (remaining if remaining is not None else ROUND_POLISH_UNLIMITED) if first else 0.0
-        # the incumbent as the start where the restriction holds all of it (HiGHS's improvement
-        # heuristics work from it), else the whole table as one group
-        hint = None if self.best is None or not ROUND_START_FROM_INCUMBENT else \
-            release_start(am, self.best, complete_only=True)
         with self.timings.phase("solve"):
             out = solve_model(am.lm, dataclasses.replace(self.solver, time_limit=remaining), self.grid,
-                              hint=whole_table_start(am) if hint is None else hint,
+                              hint=whole_table_start(am),
                               stop_bound=StopAtBound(G, polish) if math.isfinite(G) else None)
         self.solver_status = out.solver_status
         return out

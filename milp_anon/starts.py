@@ -122,15 +122,14 @@ def whole_table_start(am):
     return am.start(np.where(am.pair_cand == root, am.units.counts[am.pair_unit], 0))
 
 
-def release_start(am, release: Release, *, complete_only: bool = False):
+def release_start(am, release: Release):
     """Map a verified release onto the model's columns as a start.
 
     Each released cell is read as the node of its column's lattice that
     holds the row's value and bears that text (the lowest such ancestor; an
     interval or value-set cell by its text). Rows whose released vector is
     not a kept candidate are left out; then only the candidates used by the
-    others are fixed (HiGHS completes a partial start), or, with
-    ``complete_only``, ``None`` is returned.
+    others are fixed (HiGHS completes a partial start).
     """
     table, c = am.table, am.cands
     lat = am.instance.lattices
@@ -168,16 +167,11 @@ def release_start(am, release: Release, *, complete_only: bool = False):
     order = np.argsort(pair_key, kind="stable")
     row_key = am.units.row_unit[ok].astype(np.int64) * C + cand_of_row[ok]
     at = order[np.minimum(np.searchsorted(pair_key, row_key, sorter=order), max(order.shape[0] - 1, 0))]
-    if row_key.size and not np.array_equal(pair_key[at], row_key):
-        if complete_only:  # a restricted model (the reduction's rounds) may lack the pair
-            return None
-        # pragma: no cover - in the whole model a row's candidate holds it
+    if row_key.size and not np.array_equal(pair_key[at], row_key):  # pragma: no cover - a row's candidate holds it
         raise VerificationError("a released row maps to a candidate that is not compatible with it")
     g = np.bincount(at, minlength=am.g.shape[0]).astype(float)
     if ok.all():
         return am.start(g)
-    if complete_only:
-        return None
     have = np.unique(cand_of_row[ok])  # fix only the candidates that are fully described
     return am.y[have], np.ones(have.shape[0])
 

@@ -72,33 +72,3 @@ def test_a_suppression_release_reads_back_exactly_with_units_split_by_sensitive_
     table = ma.Table.from_frame(frame, qi, "s")
     labels = np.array(data.draw(st.lists(st.integers(0, 3), min_size=table.n, max_size=table.n)))
     _read_back(table, ma.Request(ma.KAnonymity(k), ma.PSensitivity(1)), labels)
-
-
-def test_a_start_in_a_restricted_model_is_complete_or_none():
-    """The reduction's rounds start from the incumbent only where their restriction holds all of it: with
-    ``complete_only`` a release whose (row type, candidate) pair was fixed away gives ``None``, a release
-    inside the restriction gives the full start that releases it at its cost."""
-    from milp_anon import pipeline
-    from milp_anon.result import Timings
-
-    frame = ma.datasets.load_adult().iloc[:300]
-    table = ma.Table.from_frame(frame, ["sex", "race", "marital-status"])
-    request = ma.Request(ma.KAnonymity(3))
-    inst, _, _ = pipeline._prepare(table, request, Timings())
-    c = inst.candidates
-    whole = build(inst, request)
-    root = int(np.flatnonzero(c.capacity == table.n)[np.argmin(c.cost[c.capacity == table.n])])
-    all_root = Release.verified(table, request, release_blocks(table, [np.arange(table.n)], request.recoding))
-    # restrictions without the whole-table candidate, or without one of its pairs (the candidate stays):
-    # that release cannot start them
-    one = np.flatnonzero(c.pair_cand == root)[0]
-    for keep in (c.pair_cand != root, np.arange(c.n_pairs) != one):
-        sub = c.restrict_pairs(keep, inst.types.counts, 3, "test")
-        assert release_start(build(inst.with_candidates(sub), request), all_root, complete_only=True) is None
-    with pytest.raises(ma.VerificationError):  # without complete_only a missing pair is a bug (whole model)
-        release_start(build(inst.with_candidates(sub), request), all_root)
-    # the whole model holds it: a complete start releasing every row as the root candidate
-    idx, vals = release_start(whole, all_root, complete_only=True)
-    start = dict(zip(idx.tolist(), vals.tolist()))
-    g = np.array([start[int(col)] for col in whole.g])
-    assert whole.release(g.astype(np.int64))[2] == all_root.cost
