@@ -2,7 +2,8 @@
 
     python -m benchmarks.scale techniques [--limit SEC]          # 5 QIs: whole model vs reduction, same run
     python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
-                                        [--variants after,cumulative-limit,unsmoothed,no-rounding]
+                                        [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union]
+                                        [--recoding suppression|lm|height]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
 workclass, occupation (the first ``q``). Each run in its own spawned process,
@@ -19,6 +20,13 @@ checks against the run time of every earlier master (``after``: as shipped).
 smoothing), up to 2,000 entering per round, every master run to its optimum.
 ``--variants no-rounding`` turns off the LP rounding (the rounds and the
 heuristic tables find the incumbents, as before 2026-11-25's second change).
+``--variants no-union`` puts back the rounds as they were before 2026-11-25's
+third change: each round's model is ``S(G)`` alone, started from the whole
+table as one group, and only the first round polishes (no incumbent pairs
+added, no polish time handed on). Variants combine with ``+``
+(``no-rounding+no-union``: the reduction as it was before both).
+``--recoding lm`` / ``height``: local recoding with the ARX hierarchies of
+every QI (that cost), instead of suppression.
 """
 
 from __future__ import annotations
@@ -39,27 +47,38 @@ def run(job):
     import milp_anon as ma
     from milp_anon.datasets import load_adult
 
-    q, k, reduction, limit, share, variant = job
-    if variant == "cumulative-limit":
-        _cumulative_master_limit()
-    if variant == "unsmoothed":
-        import math
+    q, k, reduction, limit, share, variant, recoding = job
+    from milp_anon import reduction as _reduction
+    for v in variant.split("+"):
+        if v == "cumulative-limit":
+            _cumulative_master_limit()
+        elif v == "unsmoothed":
+            import math
 
-        from milp_anon import lagrangian
-        lagrangian.SMOOTHING, lagrangian.MAX_ADD, lagrangian.MASTER_SECONDS = 0.0, 2000, math.inf
-    if variant == "no-rounding":
-        from milp_anon import reduction as _reduction
-        _reduction.LP_ROUNDING = False
+            from milp_anon import lagrangian
+            lagrangian.SMOOTHING, lagrangian.MAX_ADD, lagrangian.MASTER_SECONDS = 0.0, 2000, math.inf
+        elif v == "no-rounding":
+            _reduction.LP_ROUNDING = False
+        elif v == "no-union":
+            _reduction.ROUND_HOLDS_INCUMBENT = False
+            _reduction.POLISH_SHARED = False
+        elif v != "after":
+            raise SystemExit(f"unknown variant {v!r}")
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])
+    rec = None
+    if recoding != "suppression":
+        from milp_anon.datasets import adult_hierarchy_path
+        rec = ma.Generalization({c: adult_hierarchy_path(c) for c in QI[:q]}, cost=recoding)
     t = time.perf_counter()
-    r = ma.anonymize(table, ma.KAnonymity(k), reduction=reduction, time_limit=limit, threads=1, lns=share)
+    r = ma.anonymize(table, ma.KAnonymity(k), recoding=rec, reduction=reduction, time_limit=limit, threads=1,
+                     lns=share)
     wall = time.perf_counter() - t
     red = r.reduction.as_dict() if r.reduction else {}
     rounds = red.get("rounds", [])
     peak = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             + resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
     return {
-        "qis": q, "k": k, "reduction": reduction, "variant": variant, "limit": limit, "lns": share,
+        "qis": q, "k": k, "recoding": recoding, "reduction": reduction, "variant": variant, "limit": limit, "lns": share,
         "status": r.status,
         "objective": r.objective, "bound": r.bound, "gap": r.gap, "seconds": round(wall, 1),
         "lp_seconds": round(r.timings.lp or 0.0, 1), "lp_bound": red.get("lp_bound"),
@@ -70,6 +89,8 @@ def run(job):
         "round_seconds": "/".join(str(x.get("seconds", 0)) for x in rounds),
         "round_G": "/".join(fmt_g(x.get("G")) for x in rounds),
         "round_status": "/".join(str(x.get("status")) for x in rounds),
+        "round_objective": "/".join(fmt_g(x.get("objective")) for x in rounds),
+        "source": r.source or "solver",
         "fallback": r.fallback, "peak_mb": round(peak),
         "search": "–" if r.lns is None else f"{r.lns.start:.6g} → {r.lns.end:.6g} ({r.lns.solved} solved, "
                                             f"{r.lns.improved} improved)",
@@ -99,7 +120,7 @@ def fmt_g(g):
     return "–" if g is None else f"{g:g}"
 
 
-COLUMNS = [("qis", "QIs"), ("k", "k"), ("reduction", "reduction"), ("variant", "variant"), ("limit", "limit s"),
+COLUMNS = [("qis", "QIs"), ("k", "k"), ("recoding", "recoding"), ("reduction", "reduction"), ("variant", "variant"), ("limit", "limit s"),
            ("lns", "lns"),
            ("status", "status"),
            ("objective", "cost"), ("bound", "bound"), ("gap", "gap"), ("seconds", "wall s"),
@@ -108,7 +129,8 @@ COLUMNS = [("qis", "QIs"), ("k", "k"), ("reduction", "reduction"), ("variant", "
            ("rounding", "LP rounding"), ("rounding_seconds", "rounding s"),
            ("full_pairs", "all pairs"), ("round_pairs", "pairs per round"), ("round_G", "G per round"),
            ("round_seconds", "s per round"),
-           ("round_status", "round status"), ("search", "search"),
+           ("round_status", "round status"), ("round_objective", "incumbent per round"),
+           ("source", "released by"), ("search", "search"),
            ("peak_mb", "peak MB")]
 
 
@@ -126,7 +148,9 @@ def main(argv=None):
     ap.add_argument("--ks", default="2,5,10")
     ap.add_argument("--limit", type=float, default=None)
     ap.add_argument("--lns", default="0", help="shares of the limit for the large-neighbourhood search, e.g. 0,0.25")
-    ap.add_argument("--variants", default="after", help="after (as shipped), cumulative-limit, unsmoothed, no-rounding")
+    ap.add_argument("--variants", default="after",
+                    help="after (as shipped), cumulative-limit, unsmoothed, no-rounding, no-union; combine with +")
+    ap.add_argument("--recoding", default="suppression", choices=["suppression", "lm", "height"])
     ap.add_argument("--tag", default=None, help="suffix of the output files (default: the mode)")
     args = ap.parse_args(argv)
     ks = [int(x) for x in args.ks.split(",")]
@@ -134,14 +158,16 @@ def main(argv=None):
     variants = args.variants.split(",")
     if args.mode == "techniques":
         limit = args.limit or 300.0
-        jobs = [(5, k, red, limit, share, v) for k in ks for red in ("none", "lagrangian") for share in shares
-                for v in variants]
+        jobs = [(5, k, red, limit, share, v, args.recoding) for k in ks for red in ("none", "lagrangian")
+                for share in shares for v in variants]
         title = f"Whole model vs Lagrangian reduction, Adult 5 QIs, limit {limit:g} s (one run, same machine)"
     else:
         limit = args.limit or 600.0
-        jobs = [(int(q), k, "lagrangian", limit, share, v) for q in args.qis.split(",") for k in ks
+        jobs = [(int(q), k, "lagrangian", limit, share, v, args.recoding) for q in args.qis.split(",") for k in ks
                 for share in shares for v in variants]
         title = f"Lagrangian reduction on Adult, limit {limit:g} s per run (one run, same machine)"
+    if args.recoding != "suppression":
+        title += f", ARX hierarchies ({args.recoding})"
     rows = run_serial(run, jobs)
     tag = args.tag or args.mode
     write_csv(os.path.join(OUT, f"scale_reduction_{tag}.csv"), rows)

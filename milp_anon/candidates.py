@@ -115,10 +115,18 @@ class Candidates:
         """Only the pairs where ``keep_pairs`` holds; candidates left with fewer than ``min_size``
         compatible rows (``counts_per_type`` rows per type) are dropped with their pairs."""
         keep_pairs = np.asarray(keep_pairs, dtype=bool)
-        cap = np.bincount(self.pair_cand[keep_pairs], weights=counts_per_type[self.pair_type[keep_pairs]],
-                          minlength=self.n_candidates).astype(np.int64)
+        cap = self._capacity(keep_pairs, counts_per_type)
         keep = cap >= min_size
         return self._select(keep, keep_pairs & keep[self.pair_cand], cap, stage)
+
+    def kept_pairs(self, keep_pairs: np.ndarray, counts_per_type: np.ndarray, min_size: int) -> np.ndarray:
+        """The pairs :meth:`restrict_pairs` keeps, as a mask over these pairs (in the same order)."""
+        keep_pairs = np.asarray(keep_pairs, dtype=bool)
+        return keep_pairs & (self._capacity(keep_pairs, counts_per_type) >= min_size)[self.pair_cand]
+
+    def _capacity(self, keep_pairs: np.ndarray, counts_per_type: np.ndarray) -> np.ndarray:
+        return np.bincount(self.pair_cand[keep_pairs], weights=counts_per_type[self.pair_type[keep_pairs]],
+                           minlength=self.n_candidates).astype(np.int64)
 
 
 def estimate_enumeration(m: int, t_in: int, lattice_sizes=None) -> int:

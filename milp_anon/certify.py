@@ -107,6 +107,9 @@ def certify(table, request, report: dict) -> Certificate:
                            f"round {i}: {kept:,} pairs have a bound below G = {G:,.6g}, every other pair "
                            f"b_ij >= G (report: {below:,}; {rnd.get('pairs')} after support pruning)"))
         status, bound = rnd.get("status"), rnd.get("bound")
+        if rnd.get("incumbent_pairs"):  # a superset of S(G): its bound still holds for every solution below G
+            solver_side.append(f"round {i}: the restricted model held S(G) and {rnd['incumbent_pairs']:,} pairs "
+                               "of the incumbent")
         if status == "empty":
             empty = G is not None and bool(np.any(floor >= G))
             checks.append((empty, f"round {i}: some row type has no pair below G = {G}: OPT >= G"))

@@ -40,7 +40,7 @@ from .result import ModelSize, ReductionLog, Round, Timings
 from .rounding import round_lp
 from .sizing import check_memory
 from .solvers import SolverOptions, StopAtBound, highs_option_values, solve_model
-from .starts import best_heuristic, whole_table_start
+from .starts import best_heuristic, release_pairs, whole_table_start
 from .status import Status
 from .subgradient import alternating_ascent
 
@@ -58,6 +58,8 @@ ROUND_GROWTH = 2
 #: without a time limit) before stopping at its threshold
 ROUND_POLISH = 0.25
 ROUND_POLISH_UNLIMITED = 300.0
+#: the polish time the first round does not use (it was proven optimal sooner) goes to the next rounds
+POLISH_SHARED = True
 #: under a time limit the heuristic table is computed after the first round when that round's
 #: incumbent is further than this from the bound (on Adult it lands 3–6 % above the best known
 #: and takes 10–40 s at 6–8 QIs, which would otherwise come after the limit)
@@ -71,6 +73,9 @@ ROUNDING_SHARE = 0.1
 ROUNDING_SECONDS_UNLIMITED = 60.0
 #: whether the LP point is rounded into a first table (off: the rounds alone find incumbents)
 LP_ROUNDING = True
+#: whether every round's model also holds the incumbent's pairs and starts from it (off: ``S(G)`` alone,
+#: started from the whole table as one group); any superset of ``S(G)`` keeps ``OPT >= min(B, G)``
+ROUND_HOLDS_INCUMBENT = True
 
 
 def unavailable(request, solver: SolverOptions, candidates=None, n_rows: int | None = None) -> str | None:
@@ -173,8 +178,12 @@ class LagrangianReduction:
         self.grid = ObjectiveGrid.of_costs(instance.candidates.cost)
         self.t0 = time.perf_counter()
         self.best: Release | None = start  # a given verified release is the first incumbent
+        #: the incumbent's rows per (type, candidate) pair of the whole instance, once known (``False``:
+        #: some row's released vector is not a candidate)
+        self.best_pairs: np.ndarray | bool | None = None
         self.lb = -math.inf
         self.last_pairs, self.last_bound = 0, -math.inf
+        self.polish_left = 0.0  # seconds of incumbent search left to the rounds (set by the first)
         self.stopped_by_limit = False
         self.solver_status = ""
         self.counts = dict(instance.candidates.counts)
@@ -204,7 +213,7 @@ class LagrangianReduction:
         if rel is not None:
             self.warm_start_cost = rel.cost if self.warm_start_cost is None else min(self.warm_start_cost, rel.cost)
             if rel.objective < self.ub - 1e-9:
-                self.best = rel
+                self.best, self.best_pairs = rel, None
 
     def rounding(self, guide) -> None:
         """The LP point rounded into a verified table (:mod:`milp_anon.rounding`), the incumbent when cheaper."""
@@ -225,7 +234,7 @@ class LagrangianReduction:
         self.log.rounding_seconds = round(time.perf_counter() - t0, 3)
         _log.info("LP rounding: %g in %.1f s", rel.objective, self.log.rounding_seconds)
         if rel.objective < self.ub - 1e-9:
-            self.best = rel
+            self.best, self.best_pairs = rel, a
             progress.report(incumbent=self.ub)
 
     # -- the procedure ----------------------------------------------------------------------
@@ -260,6 +269,18 @@ class LagrangianReduction:
         self.log.lower_bound = self.lb
         return self.outcome()
 
+    def incumbent_pairs(self) -> np.ndarray | None:
+        """The incumbent's rows per pair of the whole instance, or ``None`` (none, or not all of its
+        released vectors are candidates)."""
+        if self.best is None:
+            return None
+        if self.best_pairs is None:
+            inst = self.instance
+            c = inst.candidates
+            a, cand_of_row = release_pairs(inst, c.pair_type, c.pair_cand, self.best)
+            self.best_pairs = a if np.all(cand_of_row >= 0) else False
+        return None if self.best_pairs is False else self.best_pairs
+
     def g_for(self, n_pairs: int) -> float:
         """The largest ``G`` whose ``S(G)`` has at most ``n_pairs`` pairs."""
         return float(self.by_threshold[n_pairs]) if n_pairs < self.by_threshold.shape[0] else math.inf
@@ -277,20 +298,30 @@ class LagrangianReduction:
 
     def run_round(self, G: float, remaining: float | None) -> bool:
         """Build and solve the model restricted to ``S(G)``; update ``LB``/``UB``. False ends the rounds."""
-        keep = self.thresholds < G
+        inst = self.instance
+        k, counts = self.request.min_group_size(), inst.types.counts
+        below = self.thresholds < G
+        # the restriction may be any superset of S(G): a solution cheaper than G uses pairs of S(G) only,
+        # so it still costs at least the restricted model's bound B. It also holds the incumbent's
+        # pairs, so it is feasible and starts from the incumbent (HiGHS improves from it)
+        inc = self.incumbent_pairs() if ROUND_HOLDS_INCUMBENT else None
+        keep = below if inc is None else below | (inc > 0)
         if keep.all():  # nothing is fixed: the whole model, whose optimum settles it
             G = self.ub
-        rnd = Round(G=G if math.isfinite(G) else None, pairs=int(keep.sum()), below_G=int(keep.sum()))
+            below = self.thresholds < G
+        rnd = Round(G=G if math.isfinite(G) else None, pairs=int(keep.sum()), below_G=int(below.sum()),
+                    incumbent_pairs=int((keep & ~below).sum()))
         self.log.rounds.append(rnd)
-        inst = self.instance
-        sub = inst.candidates.restrict_pairs(keep, inst.types.counts, self.request.min_group_size(), "lagrangian")
         covered = np.zeros(inst.types.t_in, dtype=bool)
-        covered[sub.pair_type] = True
+        covered[inst.candidates.pair_type[inst.candidates.kept_pairs(below, counts, k)]] = True
         if not covered.all():
-            # some row type has no pair left: every solution costs at least G
+            # some row type has no pair in S(G): every solution costs at least G
             rnd.status, rnd.candidates = "empty", 0
             self.lb = max(self.lb, G)
             return True
+        kept = inst.candidates.kept_pairs(keep, counts, k)
+        sub = inst.candidates.restrict_pairs(keep, counts, k, "lagrangian")
+        full = np.flatnonzero(kept)  # the restricted model's pairs among the whole instance's
         self.counts = dict(sub.counts)
         first = not self.last_pairs
         self.last_pairs = sub.n_pairs
@@ -312,7 +343,10 @@ class LagrangianReduction:
         with self.timings.phase("build"):
             am = build(restricted, self.request)
         self.size = ModelSize.of_model(am, self.size)
-        out = self._solve_round(am, G, remaining, first)
+        hint = None
+        if inc is not None and np.array_equal(am.pair_cand, sub.pair_cand) and inc[full].sum() == inc.sum():
+            hint = am.start(inc[full])
+        out = self._solve_round(am, G, remaining, first, hint)
         rnd.status, rnd.seconds = out.status, round(out.seconds, 3)
         if out.x is not None:
             with self.timings.phase("verify"):
@@ -321,7 +355,10 @@ class LagrangianReduction:
                 rel = Release.verified(inst.table, self.request, released, cost=cost, groups=groups)
             rnd.objective = rel.objective
             if rel.objective < self.ub:
-                self.best = rel
+                self.best, self.best_pairs = rel, None
+                if np.array_equal(am.pair_cand, sub.pair_cand) and g.shape[0] == full.shape[0]:
+                    self.best_pairs = np.zeros(inst.candidates.n_pairs)
+                    self.best_pairs[full] = g
         bound = math.inf if out.status == Status.INFEASIBLE else (-math.inf if out.bound is None else out.bound)
         rnd.bound = bound if math.isfinite(bound) else None
         self.last_bound = bound
@@ -341,18 +378,22 @@ class LagrangianReduction:
             return False
         return True
 
-    def _solve_round(self, am, G: float, remaining: float | None, first: bool):
-        """One restricted model: stop at ``G``; the first round is polished, and leaves room for the heuristic."""
+    def _solve_round(self, am, G: float, remaining: float | None, first: bool, hint=None):
+        """One restricted model from ``hint`` (else the whole table as one group): stop at ``G``; the first
+        round is polished, and leaves room for the heuristic."""
         if first and remaining is not None and self.request.model.warm_start != "greedy":
             remaining *= 1.0 - HEURISTIC_SHARE  # room for the heuristic table after the first round
         # only min(B, G) is used, so a round may stop once its bound reaches G; the first
         # (smallest) round first looks for a good incumbent for a while: the later rounds stop
         # early and find poor ones, and G = UB ends the rounds at once when UB is optimal
-        polish = ROUND_POLISH * (remaining if remaining is not None else ROUND_POLISH_UNLIMITED) if first else 0.0
+        if first:
+            self.polish_left = ROUND_POLISH * (remaining if remaining is not None else ROUND_POLISH_UNLIMITED)
+        polish = self.polish_left if (first or POLISH_SHARED) else 0.0
         with self.timings.phase("solve"):
             out = solve_model(am.lm, dataclasses.replace(self.solver, time_limit=remaining), self.grid,
-                              hint=whole_table_start(am),
+                              hint=whole_table_start(am) if hint is None else hint,
                               stop_bound=StopAtBound(G, polish) if math.isfinite(G) else None)
+        self.polish_left = max(0.0, self.polish_left - out.seconds)
         self.solver_status = out.solver_status
         return out
 

@@ -135,6 +135,9 @@ class Round:
     seconds: float | None = None
     #: pairs whose bound is below ``G`` (``pairs`` is what is left after the restricted model's support pruning)
     below_G: int | None = None
+    #: pairs the incumbent uses outside ``S(G)``, added to the restricted model (any superset of ``S(G)``
+    #: keeps its bound valid below ``G``)
+    incumbent_pairs: int | None = None
 
 
 @dataclass
@@ -393,7 +396,9 @@ class Result:
             for i, rnd in enumerate(red.rounds, 1):
                 below = "the whole model" if rnd.G is None else f"below G = {rnd.G:g}"
                 status = "stopped once its bound reached G" if rnd.status == "stopped at G" else (rnd.status or "-")
-                lines.append(f"fixing {i:<6} {below}: {fmt(rnd.pairs)} pairs, {fmt(rnd.candidates)} candidates -> "
+                held = f" (with {fmt(rnd.incumbent_pairs)} of the incumbent)" if rnd.incumbent_pairs else ""
+                lines.append(f"fixing {i:<6} {below}: {fmt(rnd.pairs)} pairs{held}, {fmt(rnd.candidates)} "
+                             "candidates -> "
                              f"{status}" + (f"; incumbent {rnd.objective:g}" if rnd.objective is not None else "")
                              + (f"; round bound {rnd.bound:g}" if rnd.bound is not None else ""))
         if self.full_domain is not None:

@@ -34,8 +34,8 @@ from .partition import release_blocks
 from .recoding import Generalization, Patterns, Suppression
 from .release import Release
 
-__all__ = ["ALL_MASKS_MAX_M", "all_masks", "best_heuristic", "heuristic_tables", "release_start", "warm_start",
-           "whole_table_start"]
+__all__ = ["ALL_MASKS_MAX_M", "all_masks", "best_heuristic", "heuristic_tables", "release_pairs", "release_start",
+           "warm_start", "whole_table_start"]
 
 #: the pattern greedy tries every one of the 2^m suppression masks up to this many QIs
 ALL_MASKS_MAX_M = 16
@@ -122,17 +122,17 @@ def whole_table_start(am):
     return am.start(np.where(am.pair_cand == root, am.units.counts[am.pair_unit], 0))
 
 
-def release_start(am, release: Release):
-    """Map a verified release onto the model's columns as a start.
+def release_pairs(instance, pair_unit: np.ndarray, pair_cand: np.ndarray, release: Release):
+    """The rows of a verified release per assignment pair ``(pair_unit, pair_cand)`` of ``instance``'s
+    candidates, and the candidate of every row (``-1`` where its released vector is not a candidate).
 
     Each released cell is read as the node of its column's lattice that
     holds the row's value and bears that text (the lowest such ancestor; an
     interval or value-set cell by its text). Rows whose released vector is
-    not a kept candidate are left out; then only the candidates used by the
-    others are fixed (HiGHS completes a partial start).
+    not a candidate are left out of the counts.
     """
-    table, c = am.table, am.cands
-    lat = am.instance.lattices
+    table, c = instance.table, instance.candidates
+    lat = instance.lattices
     levels = np.full((table.n, table.m), -1, dtype=np.int64)
     nodes = np.full((table.n, table.m), -1, dtype=np.int64)
     for col, lattice in enumerate(lat):
@@ -163,16 +163,26 @@ def release_start(am, release: Release):
     ok = cand_of_row >= 0
     # rows per (unit, candidate) pair: pairs looked up by a sorted key
     C = max(c.n_candidates, 1)
-    pair_key = am.pair_unit.astype(np.int64) * C + am.pair_cand
+    pair_key = pair_unit.astype(np.int64) * C + pair_cand
     order = np.argsort(pair_key, kind="stable")
-    row_key = am.units.row_unit[ok].astype(np.int64) * C + cand_of_row[ok]
+    row_key = instance.units.row_unit[ok].astype(np.int64) * C + cand_of_row[ok]
     at = order[np.minimum(np.searchsorted(pair_key, row_key, sorter=order), max(order.shape[0] - 1, 0))]
     if row_key.size and not np.array_equal(pair_key[at], row_key):  # pragma: no cover - a row's candidate holds it
         raise VerificationError("a released row maps to a candidate that is not compatible with it")
-    g = np.bincount(at, minlength=am.g.shape[0]).astype(float)
-    if ok.all():
+    return np.bincount(at, minlength=pair_cand.shape[0]).astype(float), cand_of_row
+
+
+def release_start(am, release: Release):
+    """Map a verified release onto the model's columns as a start (:func:`release_pairs`).
+
+    Rows whose released vector is not a kept candidate are left out; then
+    only the candidates used by the others are fixed (HiGHS completes a
+    partial start).
+    """
+    g, cand_of_row = release_pairs(am.instance, am.pair_unit, am.pair_cand, release)
+    if np.all(cand_of_row >= 0):
         return am.start(g)
-    have = np.unique(cand_of_row[ok])  # fix only the candidates that are fully described
+    have = np.unique(cand_of_row[cand_of_row >= 0])  # fix only the candidates that are fully described
     return am.y[have], np.ones(have.shape[0])
 
 

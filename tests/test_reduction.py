@@ -185,6 +185,34 @@ def test_reduction_equals_whole_model_beyond_brute_force(monkeypatch):
     assert no_round > 0  # the rounding's table and the Lagrangian bound alone settle some tables
 
 
+def test_rounds_hold_the_incumbent_and_start_from_it(monkeypatch):
+    """Every round's model is S(G) plus the incumbent's pairs, started from the incumbent: each round
+    built returns a table no dearer than the incumbent before it (a round of S(G) alone, started from
+    the whole table, may return none or a dearer one), and the optimum is still the whole model's."""
+    monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
+    rng = np.random.default_rng(20261125)
+    held, checked = 0, 0
+    for _ in range(40):
+        m = int(rng.integers(3, 7))
+        frame = _duplicated_table(rng, int(rng.integers(8, 40)), int(rng.integers(40, 121)), m,
+                                  int(rng.integers(2, 4)))
+        k = int(rng.integers(2, 6))
+        table = ma.Table.from_frame(frame, list(frame.columns))
+        whole = ma.anonymize(table, ma.KAnonymity(k), reduction="none")
+        red = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
+        assert red.status == whole.status == "optimal" and red.objective == whole.objective
+        info = red.reduction
+        ub = info.rounding_objective
+        for rnd in info.rounds:
+            if rnd.status == "empty":
+                continue
+            checked += 1
+            assert rnd.objective is not None and rnd.objective <= ub + 1e-9
+            held += rnd.incumbent_pairs > 0
+            ub = rnd.objective
+    assert checked > 0 and held > 0
+
+
 def test_reduction_with_hierarchies_and_fractional_costs():
     """Generalization with lm costs (fractions): the reduction agrees with the whole model."""
     from milp_anon.datasets import adult_hierarchy_path, load_adult
