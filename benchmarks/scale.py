@@ -3,7 +3,7 @@
     python -m benchmarks.scale techniques [--limit SEC]          # 5 QIs: whole model vs reduction, same run
     python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
                                         [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union]
-                                        [--recoding suppression|lm|height]
+                                        [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
 workclass, occupation (the first ``q``). Each run in its own spawned process,
@@ -47,7 +47,7 @@ def run(job):
     import milp_anon as ma
     from milp_anon.datasets import load_adult
 
-    q, k, reduction, limit, share, variant, recoding = job
+    q, k, reduction, limit, share, variant, recoding, max_gb = job
     from milp_anon import reduction as _reduction
     for v in variant.split("+"):
         if v == "cumulative-limit":
@@ -71,7 +71,7 @@ def run(job):
         rec = ma.Generalization({c: adult_hierarchy_path(c) for c in QI[:q]}, cost=recoding)
     t = time.perf_counter()
     r = ma.anonymize(table, ma.KAnonymity(k), recoding=rec, reduction=reduction, time_limit=limit, threads=1,
-                     lns=share)
+                     lns=share, max_memory_gb=max_gb)
     wall = time.perf_counter() - t
     red = r.reduction.as_dict() if r.reduction else {}
     rounds = red.get("rounds", [])
@@ -151,6 +151,8 @@ def main(argv=None):
     ap.add_argument("--variants", default="after",
                     help="after (as shipped), cumulative-limit, unsmoothed, no-rounding, no-union; combine with +")
     ap.add_argument("--recoding", default="suppression", choices=["suppression", "lm", "height"])
+    ap.add_argument("--max-memory-gb", type=float, default=None,
+                    help="the model option max_memory_gb (a round estimated above it is not built)")
     ap.add_argument("--tag", default=None, help="suffix of the output files (default: the mode)")
     args = ap.parse_args(argv)
     ks = [int(x) for x in args.ks.split(",")]
@@ -158,13 +160,13 @@ def main(argv=None):
     variants = args.variants.split(",")
     if args.mode == "techniques":
         limit = args.limit or 300.0
-        jobs = [(5, k, red, limit, share, v, args.recoding) for k in ks for red in ("none", "lagrangian")
-                for share in shares for v in variants]
+        jobs = [(5, k, red, limit, share, v, args.recoding, args.max_memory_gb) for k in ks
+                for red in ("none", "lagrangian") for share in shares for v in variants]
         title = f"Whole model vs Lagrangian reduction, Adult 5 QIs, limit {limit:g} s (one run, same machine)"
     else:
         limit = args.limit or 600.0
-        jobs = [(int(q), k, "lagrangian", limit, share, v, args.recoding) for q in args.qis.split(",") for k in ks
-                for share in shares for v in variants]
+        jobs = [(int(q), k, "lagrangian", limit, share, v, args.recoding, args.max_memory_gb)
+                for q in args.qis.split(",") for k in ks for share in shares for v in variants]
         title = f"Lagrangian reduction on Adult, limit {limit:g} s per run (one run, same machine)"
     if args.recoding != "suppression":
         title += f", ARX hierarchies ({args.recoding})"
