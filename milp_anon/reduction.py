@@ -58,7 +58,9 @@ ROUND_GROWTH = 2
 #: without a time limit) before stopping at its threshold
 ROUND_POLISH = 0.25
 ROUND_POLISH_UNLIMITED = 300.0
-#: the polish time the first round does not use (it was proven optimal sooner) goes to the next rounds
+#: the polish time the first round does not use (it was proven optimal sooner) goes to the next rounds,
+#: while the gap is above ``HEURISTIC_GAP`` (below it the incumbent is close enough, and a round that
+#: searched on after reaching its threshold would only delay the proof)
 POLISH_SHARED = True
 #: under a time limit the heuristic table is computed after the first round when that round's
 #: incumbent is further than this from the bound (on Adult it lands 3–6 % above the best known
@@ -388,12 +390,13 @@ class LagrangianReduction:
         # early and find poor ones, and G = UB ends the rounds at once when UB is optimal
         if first:
             self.polish_left = ROUND_POLISH * (remaining if remaining is not None else ROUND_POLISH_UNLIMITED)
-        polish = self.polish_left if (first or POLISH_SHARED) else 0.0
+        wanted = first or (POLISH_SHARED and (self.best is None or self.grid.gap(self.ub, self.lb) > HEURISTIC_GAP))
+        polish = self.polish_left if wanted else 0.0
         with self.timings.phase("solve"):
             out = solve_model(am.lm, dataclasses.replace(self.solver, time_limit=remaining), self.grid,
                               hint=whole_table_start(am) if hint is None else hint,
                               stop_bound=StopAtBound(G, polish) if math.isfinite(G) else None)
-        self.polish_left = max(0.0, self.polish_left - out.seconds)
+        self.polish_left = max(0.0, self.polish_left - min(out.seconds, polish))
         self.solver_status = out.solver_status
         return out
 

@@ -213,6 +213,38 @@ def test_rounds_hold_the_incumbent_and_start_from_it(monkeypatch):
     assert checked > 0 and held > 0
 
 
+def test_unused_polish_goes_to_the_next_rounds_while_the_gap_is_wide(monkeypatch):
+    """The first round searches for incumbents for a while (ROUND_POLISH); what it leaves unused (it was
+    proven optimal sooner) goes to the next rounds while the gap is above HEURISTIC_GAP, and never after."""
+    from milp_anon.datasets import adult_hierarchy_path, load_adult
+
+    rounds = []
+    solve_round = reduction.LagrangianReduction._solve_round
+
+    class Recording(reduction.StopAtBound):
+        def __init__(self, bound, after=0.0):
+            super().__init__(bound, after)
+            rounds[-1]["after"] = after
+
+    def recorded(self, am, G, remaining, first, hint=None):
+        rounds.append({"first": first, "left": self.polish_left,
+                       "gap": None if self.best is None else self.grid.gap(self.ub, self.lb)})
+        return solve_round(self, am, G, remaining, first, hint)
+
+    monkeypatch.setattr(reduction, "StopAtBound", Recording)
+    monkeypatch.setattr(reduction.LagrangianReduction, "_solve_round", recorded)
+    qi = ["sex", "age", "race", "marital-status"]
+    table = ma.Table.from_frame(load_adult().iloc[:3000], qi)
+    rec = ma.Generalization({c: adult_hierarchy_path(c) for c in qi}, cost="lm")
+    r = ma.anonymize(table, ma.KAnonymity(5), recoding=rec, time_limit=60)
+    assert r.status == "optimal" and rounds[0]["first"] and rounds[0]["after"] > 0
+    later = rounds[1:]
+    for rnd in later:
+        wide = rnd["gap"] is None or rnd["gap"] > reduction.HEURISTIC_GAP
+        assert rnd["after"] == (rnd["left"] if wide else 0.0)
+    assert any(rnd["after"] > 0 for rnd in later) and any(rnd["after"] == 0 for rnd in later)
+
+
 def test_reduction_with_hierarchies_and_fractional_costs():
     """Generalization with lm costs (fractions): the reduction agrees with the whole model."""
     from milp_anon.datasets import adult_hierarchy_path, load_adult
