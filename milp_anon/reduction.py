@@ -185,6 +185,7 @@ class LagrangianReduction:
         self.best_pairs: np.ndarray | bool | None = None
         self.lb = -math.inf
         self.last_pairs, self.last_bound = 0, -math.inf
+        self.last_G = -math.inf  # the threshold of the last round built
         self.polish_left = 0.0  # seconds of incumbent search left to the rounds (set by the first)
         self.stopped_by_limit = False
         self.solver_status = ""
@@ -283,6 +284,38 @@ class LagrangianReduction:
             self.best_pairs = a if np.all(cand_of_row >= 0) else False
         return None if self.best_pairs is False else self.best_pairs
 
+    def fits(self, G: float) -> bool:
+        """Whether the round at threshold ``G`` (with the incumbent's pairs) fits the memory allowed."""
+        inst, k = self.instance, self.request.min_group_size()
+        inc = self.incumbent_pairs() if ROUND_HOLDS_INCUMBENT else None
+        keep = self.thresholds < G if inc is None else (self.thresholds < G) | (inc > 0)
+        sub = inst.candidates.restrict_pairs(keep, inst.types.counts, k, "lagrangian")
+        try:
+            check_memory(inst.with_candidates(sub), self.request.criteria, self.request.model.max_memory_gb,
+                         pulp_model=False)
+        except ModelTooLargeError:
+            return False
+        return True
+
+    def fitting_threshold(self, G: float) -> float | None:
+        """The largest threshold below ``G`` whose round fits the memory allowed and lies above both ``LB`` and
+        the last built round's (a round at or below either adds nothing), or ``None``: a round too large for
+        memory gives way to the largest that fits instead of ending the rounds. Bisection on the pair count
+        (``S(G)`` grows with ``G``, and so does the estimate), to within 1 % of the pairs."""
+        floor = max(self.lb, self.last_G)
+        lo = int(np.searchsorted(self.by_threshold, floor, side="right"))  # the first count with g_for > floor
+        hi = int(np.count_nonzero(self.thresholds < G)) - 1  # strictly fewer pairs than S(G)
+        if lo > hi or not self.fits(self.g_for(lo)):
+            return None
+        while hi - lo > max(1, hi // 100):
+            mid = (lo + hi + 1) // 2
+            if self.fits(self.g_for(mid)):
+                lo = mid
+            else:
+                hi = mid - 1
+        G2 = self.g_for(lo)
+        return G2 if floor < G2 < G else None
+
     def g_for(self, n_pairs: int) -> float:
         """The largest ``G`` whose ``S(G)`` has at most ``n_pairs`` pairs."""
         return float(self.by_threshold[n_pairs]) if n_pairs < self.by_threshold.shape[0] else math.inf
@@ -324,24 +357,29 @@ class LagrangianReduction:
         kept = inst.candidates.kept_pairs(keep, counts, k)
         sub = inst.candidates.restrict_pairs(keep, counts, k, "lagrangian")
         full = np.flatnonzero(kept)  # the restricted model's pairs among the whole instance's
-        self.counts = dict(sub.counts)
-        first = not self.last_pairs
-        self.last_pairs = sub.n_pairs
         rnd.candidates, rnd.pairs = sub.n_candidates, sub.n_pairs
-        _log.info("reduction round %d: G = %g (LB %g, UB %g): %d pairs, %d candidates", len(self.log.rounds), G,
-                  self.lb, self.ub, sub.n_pairs, sub.n_candidates)
-        progress.report(phase=f"round {len(self.log.rounds)}, G = {G:g}", bound=self.lb,
-                        incumbent=self.ub if math.isfinite(self.ub) else None, solver_bound_is_global=False)
         restricted = inst.with_candidates(sub)
         try:
             check_memory(restricted, self.request.criteria, self.request.model.max_memory_gb, pulp_model=False)
         except ModelTooLargeError as exc:
+            rnd.status = "too large"
+            smaller = self.fitting_threshold(G)
+            if smaller is not None:
+                # the largest restriction that fits, instead of none: it still lifts LB and searches
+                _log.info("reduction round %d too large (%s): G = %g instead", len(self.log.rounds), exc, smaller)
+                return self.run_round(smaller, remaining)
             # a memory limit ends the rounds like a time limit: the incumbent (or the best
             # verified heuristic table) is released with the lower bound proven so far
-            rnd.status = "too large"
             self.solver_status = f"stopped before round {len(self.log.rounds)}: {exc}"
             self.stopped_by_limit = True
             return False
+        self.counts = dict(sub.counts)
+        first = not self.last_pairs
+        self.last_pairs, self.last_G = sub.n_pairs, G
+        _log.info("reduction round %d: G = %g (LB %g, UB %g): %d pairs, %d candidates", len(self.log.rounds), G,
+                  self.lb, self.ub, sub.n_pairs, sub.n_candidates)
+        progress.report(phase=f"round {len(self.log.rounds)}, G = {G:g}", bound=self.lb,
+                        incumbent=self.ub if math.isfinite(self.ub) else None, solver_bound_is_global=False)
         with self.timings.phase("build"):
             am = build(restricted, self.request)
         self.size = ModelSize.of_model(am, self.size)

@@ -1,6 +1,7 @@
 """Lagrangian bound and reduced-cost fixing (milp_anon.lagrangian) against independent computations."""
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -213,9 +214,11 @@ def test_rounds_hold_the_incumbent_and_start_from_it(monkeypatch):
     assert checked > 0 and held > 0
 
 
-def test_unused_polish_goes_to_the_next_rounds_while_the_gap_is_wide(monkeypatch):
+@pytest.mark.parametrize("wide", [True, False])
+def test_unused_polish_goes_to_the_next_rounds_while_the_gap_is_wide(monkeypatch, wide):
     """The first round searches for incumbents for a while (ROUND_POLISH); what it leaves unused (it was
-    proven optimal sooner) goes to the next rounds while the gap is above HEURISTIC_GAP, and never after."""
+    proven optimal sooner) goes to the next rounds while the gap is above HEURISTIC_GAP, and never after.
+    The gap rule is set to always (or never) see a wide gap, so both branches are met whatever the timing."""
     from milp_anon.datasets import adult_hierarchy_path, load_adult
 
     rounds = []
@@ -227,22 +230,22 @@ def test_unused_polish_goes_to_the_next_rounds_while_the_gap_is_wide(monkeypatch
             rounds[-1]["after"] = after
 
     def recorded(self, am, G, remaining, first, hint=None):
-        rounds.append({"first": first, "left": self.polish_left,
-                       "gap": None if self.best is None else self.grid.gap(self.ub, self.lb)})
+        rounds.append({"first": first, "left": self.polish_left})
         return solve_round(self, am, G, remaining, first, hint)
 
     monkeypatch.setattr(reduction, "StopAtBound", Recording)
     monkeypatch.setattr(reduction.LagrangianReduction, "_solve_round", recorded)
+    monkeypatch.setattr(reduction, "HEURISTIC_GAP", -1.0 if wide else math.inf)
     qi = ["sex", "age", "race", "marital-status"]
     table = ma.Table.from_frame(load_adult().iloc[:3000], qi)
     rec = ma.Generalization({c: adult_hierarchy_path(c) for c in qi}, cost="lm")
-    r = ma.anonymize(table, ma.KAnonymity(5), recoding=rec, time_limit=60)
+    # a generous limit: the first round (seconds here) leaves most of its polish time unused
+    r = ma.anonymize(table, ma.KAnonymity(5), recoding=rec, time_limit=600)
     assert r.status == "optimal" and rounds[0]["first"] and rounds[0]["after"] > 0
     later = rounds[1:]
+    assert later and later[0]["left"] > 0
     for rnd in later:
-        wide = rnd["gap"] is None or rnd["gap"] > reduction.HEURISTIC_GAP
         assert rnd["after"] == (rnd["left"] if wide else 0.0)
-    assert any(rnd["after"] > 0 for rnd in later) and any(rnd["after"] == 0 for rnd in later)
 
 
 def test_reduction_with_hierarchies_and_fractional_costs():
@@ -312,6 +315,39 @@ def test_memory_limit_ends_the_rounds_with_a_verified_table():
     # the whole model refuses before building, with the size
     with pytest.raises(ma.ModelTooLargeError, match="GiB"):
         ma.anonymize(table, ma.KAnonymity(5), max_memory_gb=1e-4, reduction="none")
+
+
+def test_a_round_too_large_gives_way_to_the_largest_that_fits(monkeypatch):
+    """With a memory limit between two rounds' sizes, the round above it is replaced by the largest round
+    that fits (a threshold between the last round's and its own) instead of ending the rounds; the
+    result is still verified, and its bound still lies below the optimum."""
+    from milp_anon.datasets import load_adult
+
+    monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)  # rounds stop at their G: more rounds
+    monkeypatch.setattr(reduction, "LP_ROUNDING", False)
+    table = ma.Table.from_frame(load_adult().iloc[:3000], ["sex", "age", "race", "marital-status", "education"])
+    exact = ma.anonymize(table, ma.KAnonymity(5), reduction="none")
+    free = ma.anonymize(table, ma.KAnonymity(5))
+    built = [rnd for rnd in free.reduction.rounds if rnd.status != "empty"]
+    assert exact.status == free.status == "optimal"
+    # a round whose threshold lies at least two grid steps (costs are whole cells) above the last one's:
+    # a smaller round between the two exists
+    i = next(i for i in range(1, len(built)) if built[i].G - built[i - 1].G >= 2)
+    cap = built[i].pairs - 1  # the memory allowed, in pairs: the rounds before it fit, it does not
+
+    def check_memory(instance, criteria, max_memory_gb, *, pulp_model):
+        if instance.candidates.n_pairs > cap:
+            raise ma.ModelTooLargeError(f"{instance.candidates.n_pairs} pairs, {cap} allowed")
+
+    monkeypatch.setattr(reduction, "check_memory", check_memory)
+    r = ma.anonymize(table, ma.KAnonymity(5))
+    info = r.reduction.rounds
+    statuses = [rnd.status for rnd in info]
+    i = statuses.index("too large")
+    assert i > 0 and i + 1 < len(info) and info[i + 1].status not in ("too large", "empty")
+    last_built = max(rnd.G for rnd in info[:i] if rnd.status not in ("empty", "too large"))
+    assert last_built < info[i + 1].G < info[i].G and info[i + 1].pairs <= cap
+    assert r.verified and r.bound <= exact.objective <= r.objective
 
 
 def test_stop_bound_stops_at_the_bound_and_never_cuts_an_optimum():
