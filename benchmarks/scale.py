@@ -2,7 +2,7 @@
 
     python -m benchmarks.scale techniques [--limit SEC]          # 5 QIs: whole model vs reduction, same run
     python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
-                                        [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union]
+                                        [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -25,6 +25,9 @@ third change: each round's model is ``S(G)`` alone, started from the whole
 table as one group, and only the first round polishes (no incumbent pairs
 added, no polish time handed on). Variants combine with ``+``
 (``no-rounding+no-union``: the reduction as it was before both).
+``--variants no-fit`` puts back what a round too large for ``--max-memory-gb``
+did before 2026-11-25's fourth change: it ends the rounds (``after``: the
+largest round that fits runs instead).
 ``--recoding lm`` / ``height``: local recoding with the ARX hierarchies of
 every QI (that cost), instead of suppression.
 """
@@ -62,6 +65,8 @@ def run(job):
         elif v == "no-union":
             _reduction.ROUND_HOLDS_INCUMBENT = False
             _reduction.POLISH_SHARED = False
+        elif v == "no-fit":
+            _reduction.LagrangianReduction.fitting_threshold = lambda self, G: None
         elif v != "after":
             raise SystemExit(f"unknown variant {v!r}")
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])
