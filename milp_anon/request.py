@@ -75,8 +75,10 @@ class ModelOptions:
         the whole model. ``"lagrangian"`` where it does not apply is an
         error; ``"auto"`` then builds the whole model.
     max_memory_gb
-        Refuse to build a model estimated above this size (``None``: 80 % of
-        the memory available now); the reduction's rounds end there instead.
+        Refuse to build a model whose estimate, with what the process already
+        holds, is above this many GiB (``None``: a model estimated above 80 %
+        of the memory available now); the reduction runs the largest round
+        that fits instead, and ends its rounds where none does.
     max_suppressed_records
         Record suppression (``None``: off): at most this many records may be
         withheld. A withheld record is left out of the release and exempt

@@ -5,6 +5,10 @@ the candidates and each criterion's own estimate
 (:meth:`~milp_anon.formulations.rows.CriterionRows.estimate`), and converts
 them to bytes with constants measured on HiGHS MIP solves of this model. A
 model estimated above the memory allowed is refused before it is built.
+
+With an explicit ``max_memory_gb`` the allowance is for the whole run: what
+this process already holds (it keeps the instance while HiGHS solves, in this
+process or in a child) counts against it too.
 """
 
 from __future__ import annotations
@@ -16,10 +20,12 @@ from .errors import ModelTooLargeError
 from .formulations.rows import rows_of
 from .instance import Instance
 
-__all__ = ["ModelEstimate", "available_memory_bytes", "check_memory", "estimate"]
+__all__ = ["ModelEstimate", "available_memory_bytes", "check_memory", "estimate", "resident_memory_bytes"]
 
-#: bytes per nonzero / per column or row, measured on HiGHS MIP solves of this model (see benchmarks)
-_BYTES_PER_NZ_HIGHS = 600
+#: bytes per nonzero / per column or row, measured on HiGHS MIP solves of this model: the peak of the
+#: HiGHS process through root LP and separation at 8 QIs, k = 2 (1.4 M / 2.5 M / 3.4 M columns: 5.0 / 9.3 /
+#: 11.8 GB; formulations/reduction.md); 600 bytes per nonzero before undercounted them by 13-20 %
+_BYTES_PER_NZ_HIGHS = 720
 _BYTES_PER_VECTOR_HIGHS = 400
 _BYTES_PER_COL_PULP = 1500
 _BYTES_PER_NZ_PULP = 250
@@ -79,15 +85,28 @@ def available_memory_bytes() -> int:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
+def resident_memory_bytes() -> int:
+    """This process's resident memory now (``/proc/self/statm``), or 0 where it cannot be read."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def check_memory(instance: Instance, criteria, max_memory_gb: float | None, *, pulp_model: bool) -> None:
-    """Refuse, before building, a model estimated above ``max_memory_gb`` (default 80 % of the memory
-    available now); ``pulp_model``: the model also becomes a PuLP problem (export, other solvers)."""
+    """Refuse, before building, a model estimated above ``max_memory_gb`` together with what this process
+    holds now (default: the model alone above 80 % of the memory available now, which already leaves
+    out what this process holds); ``pulp_model``: the model also becomes a PuLP problem (export, other
+    solvers)."""
     est = estimate(instance, criteria)
     need = est.bytes_pulp if pulp_model else est.bytes_highs
+    held = resident_memory_bytes() if max_memory_gb else 0
     limit = max_memory_gb * 2**30 if max_memory_gb else 0.8 * available_memory_bytes()
-    if need > limit:
+    if need + held > limit:
+        beside = f" beside the {held / 2**30:.1f} GiB this process holds" if held else ""
         raise ModelTooLargeError(
             f"the model would need about {need / 2**30:.1f} GiB ({est.n_variables:,} variables, "
-            f"{est.n_nonzeros:,} nonzeros) but {limit / 2**30:.1f} GiB is allowed; "
+            f"{est.n_nonzeros:,} nonzeros){beside} but {limit / 2**30:.1f} GiB is allowed; "
             "use fewer QI columns or a smaller table"
         )
