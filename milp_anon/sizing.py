@@ -23,8 +23,8 @@ from .instance import Instance
 __all__ = ["ModelEstimate", "available_memory_bytes", "check_memory", "estimate", "resident_memory_bytes"]
 
 #: bytes per nonzero / per column or row, measured on HiGHS MIP solves of this model: the peak of the
-#: HiGHS process through root LP and separation at 8 QIs, k = 2 (1.4 M / 2.5 M / 3.4 M columns: 5.0 / 9.3 /
-#: 11.8 GB; formulations/reduction.md); 600 bytes per nonzero before undercounted them by 13-20 %
+#: HiGHS process through root LP and separation at 8 QIs, k = 2 (1.4 M / 2.5 M / 3.4 M columns: 4.7 / 8.7 /
+#: 11.0 GiB; formulations/reduction.md); 600 bytes per nonzero before undercounted them by 13-20 %
 _BYTES_PER_NZ_HIGHS = 720
 _BYTES_PER_VECTOR_HIGHS = 400
 _BYTES_PER_COL_PULP = 1500
