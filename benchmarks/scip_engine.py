@@ -5,7 +5,7 @@
 
 Full Adult, QIs in the order sex, age, race, marital-status, education,
 native-country, workclass, occupation (the first ``q``). The whole model
-(``reduction="none"``) is written as MPS by ``Request.write_model`` and read
+(``reduction="none"``) is written as MPS (as ``Request.write_model`` does) and read
 by SCIP (its defaults, one thread), or solved by HiGHS as the toolkit does
 (presolve off, one thread, isolated). Each run in its own process, one at a
 time. SCIP's best solution is mapped back onto the model's columns by name
@@ -38,7 +38,7 @@ def _scip(table, request, limit):
     am = pipeline.build_model(table, request)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.mps")
-        request.write_model(table, path)
+        am.lm.to_pulp()[0].writeMPS(path)  # what Request.write_model writes, from the model built once
         m = Model()
         m.hideOutput()
         m.readProblem(path)

@@ -284,18 +284,32 @@ class LagrangianReduction:
             self.best_pairs = a if np.all(cand_of_row >= 0) else False
         return None if self.best_pairs is False else self.best_pairs
 
+    def restriction(self, G: float) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+        """``(below, inc, keep)``: the pairs of ``S(G)``, the incumbent's rows per pair (``None``: none
+        held), and the round's pairs at ``G``.
+
+        The restriction may be any superset of ``S(G)``: a solution cheaper than ``G`` uses pairs of
+        ``S(G)`` only, so it still costs at least the restricted model's bound ``B``. It also holds the
+        incumbent's pairs, so it is feasible and starts from the incumbent (HiGHS improves from it)."""
+        below = self.thresholds < G
+        inc = self.incumbent_pairs() if ROUND_HOLDS_INCUMBENT else None
+        return below, inc, (below if inc is None else below | (inc > 0))
+
+    def too_large(self, sub) -> ModelTooLargeError | None:
+        """Why the model over the candidates ``sub`` does not fit the memory allowed, or ``None``."""
+        try:
+            check_memory(self.instance.with_candidates(sub), self.request.criteria,
+                         self.request.model.max_memory_gb, pulp_model=False)
+        except ModelTooLargeError as exc:
+            return exc
+        return None
+
     def fits(self, G: float) -> bool:
         """Whether the round at threshold ``G`` (with the incumbent's pairs) fits the memory allowed."""
-        inst, k = self.instance, self.request.min_group_size()
-        inc = self.incumbent_pairs() if ROUND_HOLDS_INCUMBENT else None
-        keep = self.thresholds < G if inc is None else (self.thresholds < G) | (inc > 0)
-        sub = inst.candidates.restrict_pairs(keep, inst.types.counts, k, "lagrangian")
-        try:
-            check_memory(inst.with_candidates(sub), self.request.criteria, self.request.model.max_memory_gb,
-                         pulp_model=False)
-        except ModelTooLargeError:
-            return False
-        return True
+        _, _, keep = self.restriction(G)
+        sub = self.instance.candidates.restrict_pairs(keep, self.instance.types.counts,
+                                                      self.request.min_group_size(), "lagrangian")
+        return self.too_large(sub) is None
 
     def fitting_threshold(self, G: float) -> float | None:
         """The largest threshold below ``G`` whose round fits the memory allowed and lies above both ``LB`` and
@@ -335,12 +349,7 @@ class LagrangianReduction:
         """Build and solve the model restricted to ``S(G)``; update ``LB``/``UB``. False ends the rounds."""
         inst = self.instance
         k, counts = self.request.min_group_size(), inst.types.counts
-        below = self.thresholds < G
-        # the restriction may be any superset of S(G): a solution cheaper than G uses pairs of S(G) only,
-        # so it still costs at least the restricted model's bound B. It also holds the incumbent's
-        # pairs, so it is feasible and starts from the incumbent (HiGHS improves from it)
-        inc = self.incumbent_pairs() if ROUND_HOLDS_INCUMBENT else None
-        keep = below if inc is None else below | (inc > 0)
+        below, inc, keep = self.restriction(G)
         if keep.all():  # nothing is fixed: the whole model, whose optimum settles it
             G = self.ub
             below = self.thresholds < G
@@ -358,10 +367,8 @@ class LagrangianReduction:
         sub = inst.candidates.restrict_pairs(keep, counts, k, "lagrangian")
         full = np.flatnonzero(kept)  # the restricted model's pairs among the whole instance's
         rnd.candidates, rnd.pairs = sub.n_candidates, sub.n_pairs
-        restricted = inst.with_candidates(sub)
-        try:
-            check_memory(restricted, self.request.criteria, self.request.model.max_memory_gb, pulp_model=False)
-        except ModelTooLargeError as exc:
+        exc = self.too_large(sub)
+        if exc is not None:
             rnd.status = "too large"
             smaller = self.fitting_threshold(G)
             if smaller is not None:
@@ -381,7 +388,7 @@ class LagrangianReduction:
         progress.report(phase=f"round {len(self.log.rounds)}, G = {G:g}", bound=self.lb,
                         incumbent=self.ub if math.isfinite(self.ub) else None, solver_bound_is_global=False)
         with self.timings.phase("build"):
-            am = build(restricted, self.request)
+            am = build(inst.with_candidates(sub), self.request)
         self.size = ModelSize.of_model(am, self.size)
         hint = None
         if inc is not None and np.array_equal(am.pair_cand, sub.pair_cand) and inc[full].sum() == inc.sum():
