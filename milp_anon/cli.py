@@ -222,6 +222,10 @@ def _add_option_args(p):
     g.add_argument("--reduce", default="auto", choices=["auto", "lagrangian", "none"],
                    help="exact Lagrangian reduced-cost fixing for k-anonymity alone (default auto: where it "
                         "applies; none: build the whole model; formulations/reduction.md)")
+    g.add_argument("--criteria-rows", default="auto", choices=["auto", "generated", "all"],
+                   help="sensitive criteria: generated (default auto: where it applies) solves relaxations that "
+                        "hold the criteria's rows only for candidates whose groups failed them, until one solution "
+                        "meets every criterion; all: the whole model at once; formulations/row-generation.md")
     g.add_argument("--warm-start", default="none", choices=["none", "greedy"],
                    help="start HiGHS from a verified greedy table (suppression: the plain suppression greedy, any "
                         "criteria; patterns: the pattern greedy, k only; hierarchies: the level greedy (k only) and "
@@ -232,6 +236,7 @@ def _request(args, criteria):
     return Request(criteria, recoding=_recoding(args), closure=not args.no_closure, budget=args.budget,
                    t_out=args.t_out, t_out_min=args.t_out_min, t_out_max=args.t_out_max, objective=args.objective,
                    warm_start=args.warm_start, reduction=args.reduce,
+                   criteria_rows=getattr(args, "criteria_rows", "auto"),
                    max_memory_gb=getattr(args, "max_memory_gb", None),
                    max_suppressed_records=args.max_suppressed_records)
 

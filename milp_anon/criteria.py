@@ -37,7 +37,7 @@ from .errors import InputError
 from .hierarchy import Hierarchy
 
 __all__ = ["Criterion", "GroupCounts", "KAnonymity", "LDiversity", "PSensitivity", "TCloseness", "exact",
-           "first_violation", "group_test"]
+           "failing_groups", "first_violation", "group_test"]
 
 
 def _positive_int(value, what: str) -> int:
@@ -133,6 +133,11 @@ class GroupCounts:
                            for s, v in enumerate(table.sensitive_values))
         return GroupCounts(np.array([rows.size], dtype=np.int64), counts, self.whole, self.columns, self.values)
 
+    def group(self, i: int) -> "GroupCounts":
+        """Group ``i`` alone."""
+        return GroupCounts(self.size[i:i + 1], tuple(c[i:i + 1] for c in self.counts), self.whole, self.columns,
+                           self.values, self.label)
+
     def name(self, i: int) -> str:
         """How group ``i`` is named in a message."""
         return self.label if self.label is not None else f"group {int(i)}"
@@ -145,6 +150,12 @@ def first_violation(criteria, groups: GroupCounts) -> str | None:
         if why:
             return why
     return None
+
+
+def failing_groups(criteria, groups: GroupCounts) -> np.ndarray:
+    """``(G,)`` bool: group ``i`` fails some criterion (each group put to :func:`first_violation` alone)."""
+    return np.array([first_violation(criteria, groups.group(i)) is not None for i in range(groups.size.shape[0])],
+                    dtype=bool)
 
 
 def group_test(table, criteria):

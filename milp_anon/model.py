@@ -123,6 +123,38 @@ class LinearModel:
         return dict(cost=cost, lower=lo, upper=up, integer=integer, row_lower=rlo, row_upper=rup,
                     start=start, index=r, value=v)
 
+    def with_rows(self, keep: np.ndarray, *, fix_orphans: bool = True) -> "LinearModel":
+        """The same columns with only the rows where ``keep`` (a bool per row) is true.
+
+        Dropping rows relaxes the model. ``fix_orphans``: a column with zero
+        cost that no kept row mentions is fixed at its lower bound (0 for every
+        column this package builds), so the relaxation carries no free columns;
+        its value is then meaningless, as the dropped rows were its only use.
+        """
+        keep = np.asarray(keep, dtype=bool)
+        if keep.shape != (self.n_rows,):
+            raise ValueError("keep needs one flag per row")
+        a = self.arrays()
+        col = np.repeat(np.arange(self.n_cols), np.diff(a["start"]))
+        ent = keep[a["index"]]
+        new_row = np.cumsum(keep) - 1
+        lo, up = a["lower"], a["upper"]
+        if fix_orphans:
+            mentioned = np.zeros(self.n_cols, dtype=bool)
+            mentioned[col[ent]] = True
+            orphan = ~mentioned & (a["cost"] == 0)
+            up = np.where(orphan, lo, up)
+        out = LinearModel(name=self.name, col_cost=[a["cost"]], col_lower=[lo], col_upper=[up],
+                          col_integer=[a["integer"]], row_lower=[a["row_lower"][keep]],
+                          row_upper=[a["row_upper"][keep]],
+                          entries=[(new_row[a["index"][ent]], col[ent], a["value"][ent])],
+                          var_blocks=dict(self.var_blocks), n_cols=self.n_cols, n_rows=int(keep.sum()))
+        for b in self.row_blocks.values():  # every block keeps its name, with the rows left in it
+            left = int(keep[b.start:b.start + b.size].sum())
+            if left:
+                out.row_blocks[b.name] = RowBlock(b.name, int(new_row[b.start + b.size - 1]) - left + 1, left)
+        return out
+
     @property
     def n_nonzeros(self) -> int:
         return int(sum(int(np.count_nonzero(e[2])) for e in self.entries))

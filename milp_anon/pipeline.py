@@ -25,6 +25,7 @@ import numpy as np
 from . import interrupt, progress
 from . import lns as _lns
 from . import reduction as _reduction
+from . import row_generation as _rows
 from .errors import InfeasibleRequest, InputError, VerificationError
 from .files import Outputs
 from .formulations import AssignmentModel, build, read_assignment
@@ -99,6 +100,9 @@ def solve(table: Table, request, solver: SolverOptions | None = None, *, start: 
     why_not = _reduction.unavailable(request, solver, instance.candidates, table.n)
     if request.model.reduction == "lagrangian" and why_not:
         raise InputError(f"the Lagrangian reduction does not apply here: {why_not}")
+    no_rows = _rows.unavailable(request, solver)
+    if request.model.criteria_rows == "generated" and no_rows:
+        raise InputError(f"the criteria's rows cannot be generated here: {no_rows}")
     stage = solver
     if solver.time_limit is not None and solver.lns > 0 and _lns.unavailable(request) is None:
         stage = dataclasses.replace(solver, time_limit=(1.0 - solver.lns) * solver.time_limit)
@@ -157,6 +161,8 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
     grid = ObjectiveGrid.for_objective(request.model.objective, instance.candidates.cost if not request.model.withholds
                                        else np.append(instance.candidates.cost, instance.record_cost))
     relaxed, relaxed_source, hs = _relaxation_bound(instance, request, solver, grid, timings)
+    if request.model.criteria_rows != "all" and _rows.unavailable(request, solver) is None:
+        return _generate_rows(am, request, hs, timings, size, grid, hint, ws_cost, start, relaxed, relaxed_source)
     progress.report(solver_bound_is_global=True)  # the whole model: HiGHS's bound is the problem's
     with timings.phase("solve"):
         out = solve_model(am.lm, hs, grid, hint=hint)
@@ -188,6 +194,37 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
         if alt is not None and _sense(request) * alt.objective < _sense(request) * release.objective - 1e-9:
             release = alt
     return Outcome(release, out.bound, out.status, **common)
+
+
+ROW_GENERATION_SOURCE = ("HiGHS's bound of the model with the criteria's rows on some candidates only "
+                         "(a relaxation; formulations/row-generation.md)")
+
+
+def _generate_rows(am: AssignmentModel, request, solver: SolverOptions, timings: Timings, size: ModelSize,
+                   grid: ObjectiveGrid, hint, ws_cost, start: Release | None, relaxed, relaxed_source) -> Outcome:
+    """The whole model's criteria by row generation (:mod:`.row_generation`); the fallback table as for
+    the whole model when it ends without a verified release or with a poorer one."""
+    deadline = None if solver.time_limit is None else time.perf_counter() + solver.time_limit
+    progress.report(solver_bound_is_global=True)  # every R(A) is a relaxation: its bound is the problem's
+    with timings.phase("solve"):
+        release, bound, status, solver_status, log = _rows.row_generation(am, request, solver, grid, hint=hint,
+                                                                          deadline=deadline)
+    common = dict(solver_status=solver_status, size=size, candidate_counts=dict(am.instance.candidates.counts),
+                  warm_start_cost=ws_cost, grid=grid, row_generation=log, bound_certifies=True)
+    if status == Status.INFEASIBLE:
+        return Outcome(None, None, status, reason="the solver proved a relaxation of the model infeasible",
+                       **common)
+    source = ROW_GENERATION_SOURCE if bound is not None else None
+    if relaxed is not None and (bound is None or relaxed > bound):
+        bound, source = relaxed, relaxed_source
+    if status != Status.OPTIMAL and not interrupt.stop_requested():
+        with timings.phase("fallback"):
+            alt = _fallback(am.instance, request, start)
+        if alt is not None and (release is None or alt.objective < release.objective - 1e-9):
+            release = alt
+    if release is None:
+        status = Status.NO_SOLUTION
+    return Outcome(release, bound, status, bound_source=source, **common)
 
 
 def _fallback(instance: Instance, request, start: Release | None) -> Release | None:
@@ -236,6 +273,7 @@ def _finish(outcome: Outcome, request, solver: SolverOptions, timings: Timings, 
     common = dict(size=outcome.size, timings=timings.stop(), candidate_counts=outcome.candidate_counts,
                   reduction=outcome.reduction, bound_source=outcome.bound_source,
                   warm_start_cost=outcome.warm_start_cost, full_domain=outcome.full_domain, lns=outcome.lns,
+                  row_generation=outcome.row_generation,
                   criteria=request.describe(), solver=solver.solver, solver_status=outcome.solver_status,
                   provenance=origin)
     if rel is None:

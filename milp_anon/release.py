@@ -106,3 +106,5 @@ class Outcome:
     bound_source: str | None = None
     #: the large-neighbourhood search's log (:class:`~milp_anon.lns.LnsLog`), when it ran
     lns: object | None = None
+    #: the criteria's row generation (:class:`~milp_anon.row_generation.RowGenerationLog`), when it ran
+    row_generation: object | None = None

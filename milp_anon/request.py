@@ -24,6 +24,7 @@ from . import progress as _progress
 from .criteria import Criterion, KAnonymity
 from .errors import InputError
 from .recoding import Patterns, Recoding, as_recoding
+from .row_generation import CRITERIA_ROWS
 from .solvers import SolverOptions
 
 __all__ = ["ModelOptions", "Request", "anonymize", "split_options"]
@@ -74,6 +75,15 @@ class ModelOptions:
         reduced-cost fixing, ``formulations/reduction.md``); ``"none"`` builds
         the whole model. ``"lagrangian"`` where it does not apply is an
         error; ``"auto"`` then builds the whole model.
+    criteria_rows
+        ``"auto"`` (default), ``"generated"`` or ``"all"``. With sensitive
+        criteria (p-sensitivity, ℓ-diversity, t-closeness) ``"auto"`` and
+        ``"generated"`` solve models that hold the criteria's rows only for
+        the candidates whose groups failed them in an earlier model, each a
+        relaxation, until a solution meets every criterion
+        (``formulations/row-generation.md``); ``"all"`` solves the whole
+        model at once. ``"generated"`` where it does not apply is an error;
+        ``"auto"`` then builds the whole model.
     max_memory_gb
         Refuse to build a model whose estimate, with what the process already
         holds, is above this many GiB (``None``: a model estimated above 80 %
@@ -95,13 +105,15 @@ class ModelOptions:
     objective: str = "cost"
     warm_start: str = "none"
     reduction: str = "auto"
+    criteria_rows: str = "auto"
     max_memory_gb: float | None = None
     max_suppressed_records: int | None = None
 
     def __post_init__(self):
         for name, value, allowed in (("reduction", self.reduction, REDUCTIONS),
                                      ("objective", self.objective, OBJECTIVES),
-                                     ("assignment", self.assignment, ASSIGNMENTS)):
+                                     ("assignment", self.assignment, ASSIGNMENTS),
+                                     ("criteria_rows", self.criteria_rows, CRITERIA_ROWS)):
             if value not in allowed:
                 raise InputError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
         if self.warm_start not in WARM_STARTS:

@@ -258,6 +258,8 @@ class Result:
     bound_source: str | None = None
     #: the large-neighbourhood search's log (:class:`~milp_anon.lns.LnsLog`), when it ran
     lns: object | None = None
+    #: the criteria's row generation (:class:`~milp_anon.row_generation.RowGenerationLog`), when it ran
+    row_generation: object | None = None
 
     def __post_init__(self):
         try:
@@ -302,6 +304,8 @@ class Result:
             out["reduction"] = self.reduction.as_dict()
         if self.bound_source is not None:
             out["bound_source"] = self.bound_source
+        if self.row_generation is not None:
+            out["row_generation"] = self.row_generation.as_dict()
         if self.full_domain is not None:
             out["full_domain"] = dict(self.full_domain)
         if self.lns is not None:
@@ -401,6 +405,12 @@ class Result:
                              "candidates -> "
                              f"{status}" + (f"; incumbent {rnd.objective:g}" if rnd.objective is not None else "")
                              + (f"; round bound {rnd.bound:g}" if rnd.bound is not None else ""))
+        rg = self.row_generation
+        if rg is not None:
+            last = rg.iterations[-1] if rg.iterations else None
+            lines.append(f"row gen.      {len(rg.iterations)} models; criteria rows on "
+                         f"{fmt(last.active if last else 0)} of {fmt(rg.candidates)} candidates"
+                         + ("; the last one's groups meet every criterion" if rg.converged else "; not converged"))
         if self.full_domain is not None:
             fd = self.full_domain
             lines.append("levels        " + "  ".join(f"{c} {v}" for c, v in fd.get("levels", {}).items())

@@ -162,9 +162,9 @@ def test_never_empty_handed(monkeypatch, criteria, recoding):
                                             "d": ["cd", "*"]}})
     table = ma.Table.from_frame(frame, ["a", "b"], "s")
     exact = ma.anonymize(table, *criteria, recoding=recoding)
-    from milp_anon import reduction
+    from milp_anon import reduction, row_generation
 
-    for stage in (pipeline, reduction):  # the whole model's solve and the reduction's rounds
+    for stage in (pipeline, reduction, row_generation):  # the whole model, the reduction's rounds, R(A)
         monkeypatch.setattr(stage, "solve_model",
                             lambda *a, **k: SolveOutcome("no_solution", None, None, 1.0, "Time limit reached", 1.0))
     for warm in ("greedy", "none"):  # a greedy warm start is a (start, cost) pair, never the fallback itself
@@ -176,7 +176,9 @@ def test_never_empty_handed(monkeypatch, criteria, recoding):
     if len(criteria) == 1:
         assert r.bound == 1.0 and r.bound_source is None
     else:  # sensitive criteria under a time limit: the k-anonymity LP bound when it is larger
-        assert 1.0 <= r.bound <= exact.objective and (r.bound == 1.0) == (r.bound_source is None)
+        # (the solver's bound there is that of a relaxation R(A) of the row generation, named as such)
+        assert 1.0 <= r.bound <= exact.objective
+        assert (r.bound == 1.0) == (r.bound_source == pipeline.ROW_GENERATION_SOURCE)
     # with the Lagrangian reduction (k alone): the bound is the larger of the LP bound and the solver's
     if len(criteria) == 1 and recoding is None:
         r = ma.anonymize(table, *criteria, recoding=recoding, time_limit=1, reduction="lagrangian")

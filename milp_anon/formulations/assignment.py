@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..criteria import GroupCounts, first_violation
+from ..criteria import GroupCounts, KAnonymity, first_violation
 from ..errors import VerificationError
 from ..instance import Instance
 from ..model import LinearModel
@@ -71,6 +71,10 @@ class AssignmentModel:
     #: integer too. Exact (a sum of integers), and it keeps HiGHS 1.10-1.15.1 with presolve off from
     #: wrong results seen on the continuous form (formulations/p-sensitivity.md, benchmarks/highs/).
     integer: bool = False
+    #: the rows added by the sensitive criteria (every criterion but k-anonymity), ascending: each
+    #: is a condition on one candidate's group, so leaving some out relaxes the model
+    #: (:mod:`milp_anon.row_generation`)
+    criterion_rows: np.ndarray | None = None
 
     @property
     def table(self):
@@ -114,6 +118,36 @@ class AssignmentModel:
                              vals=np.concatenate([np.ones(n_cells), -np.ones(P)]), lower=0.0, upper=0.0)
             self.count_cells[column] = (uniq // V, uniq % V, cvar, pair_cell)
         return self.count_cells[column][:3]
+
+    def row_candidates(self, rows: np.ndarray) -> np.ndarray:
+        """The candidate each of ``rows`` constrains, ``-1`` for a row over several candidates or none.
+
+        Read from the columns the row mentions that belong to one candidate:
+        ``y_j``, the pairs ``g_uj``, the size ``s_j`` and the count cells
+        ``c_jσ``. A row of auxiliary columns only (e.g. recursive ℓ-diversity's
+        ``T_j >= q λ_j + Σ μ_jσ``) belongs to the candidate of the other rows
+        among ``rows`` that mention those columns. Leaving out any row relaxes
+        the model, so this decides what a relaxation drops, never its validity.
+        """
+        owner = np.full(self.lm.n_cols, -1, dtype=np.int64)
+        owner[self.y] = np.arange(self.cands.n_candidates)
+        owner[self.g] = self.pair_cand
+        if self.size_columns is not None:
+            owner[self.size_columns] = np.arange(self.cands.n_candidates)
+        for cell_cand, _, cvar, _ in self.count_cells.values():
+            owner[cvar] = cell_cand
+        rows = np.asarray(rows, dtype=np.int64)
+        at = np.full(self.lm.n_rows, -1, dtype=np.int64)
+        at[rows] = np.arange(rows.shape[0])
+        r = np.concatenate([e[0] for e in self.lm.entries])
+        c = np.concatenate([e[1] for e in self.lm.entries])
+        sel = at[r] >= 0
+        r, c = at[r[sel]], c[sel]
+        first = _unique_owner(r, owner[c], rows.shape[0])  # -1 mixed, -2 no owned column
+        aux = owner[c] < 0
+        col_owner = _unique_owner(c[aux], first[r[aux]], self.lm.n_cols)  # each auxiliary column's rows
+        second = _unique_owner(r[aux], col_owner[c[aux]], rows.shape[0])
+        return np.where(first >= 0, first, np.where((first == -2) & (second >= 0), second, -1))
 
     # -- solutions -------------------------------------------------------------------
     def split(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -209,6 +243,17 @@ def release_assignment(instance: Instance, pair_unit: np.ndarray, pair_cand: np.
     return out, groups, cost
 
 
+def _unique_owner(key: np.ndarray, value: np.ndarray, size: int) -> np.ndarray:
+    """Per key in ``0..size-1``: the one value ``>= 0`` its entries carry, ``-1`` if several differ,
+    ``-2`` if none (values below 0 are ignored)."""
+    has = value >= 0
+    hi = np.full(size, -1, dtype=np.int64)
+    lo = np.full(size, np.iinfo(np.int64).max, dtype=np.int64)
+    np.maximum.at(hi, key[has], value[has])
+    np.minimum.at(lo, key[has], value[has])
+    return np.where(hi < 0, -2, np.where(hi == lo, hi, -1))
+
+
 def integer_assignment(request) -> bool:
     """Whether the assignment variables are integer (asked for, or needed by a criterion's rows)."""
     return request.model.assignment == "integer" or any(rows_of(c).integer_assignment(c) for c in request.criteria)
@@ -239,9 +284,14 @@ def build(instance: Instance, request) -> AssignmentModel:
                 vals=np.concatenate([np.ones(P), -n_u[pair_unit]]), upper=0.0)
     am = AssignmentModel(lm=lm, instance=instance, pair_unit=pair_unit, pair_cand=pair_cand, y=y, g=g,
                          withheld=r, max_withheld=N, integer=integer)
+    lazy = []
     for crit in request.criteria:
         if cands.n_candidates:  # none (record suppression of every row): no group to constrain
+            before = lm.n_rows
             rows_of(crit).add(crit, am)
+            if not isinstance(crit, KAnonymity):
+                lazy.append(np.arange(before, lm.n_rows, dtype=np.int64))
+    am.criterion_rows = np.concatenate(lazy) if lazy else np.zeros(0, dtype=np.int64)
     add_option_rows(am, request.model)
     return am
 

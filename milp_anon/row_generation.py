@@ -1,0 +1,172 @@
+"""Sensitive criteria by row generation (``formulations/row-generation.md``).
+
+Problem: the assignment model with sensitive criteria (p-sensitivity,
+ℓ-diversity, t-closeness) carries every criterion's rows for every candidate,
+although in an optimum only a few groups are where the criteria bind. Each
+criterion row is a condition on one candidate's group, so the model ``R(A)``
+that keeps them only for the candidates in ``A`` (and k-anonymity, the
+assignment and the options everywhere) is a relaxation: its proven bound is a
+lower bound on the optimum, for every ``A``.
+
+Algorithm: ``A = ∅``; solve ``R(A)``; put the used candidates whose groups
+fail a criterion (the group test of :mod:`milp_anon.criteria`) into ``A``;
+repeat until the solution's groups all meet the criteria. That solution is
+then a release of the whole problem at the optimum of a relaxation: optimal.
+``A`` only grows, so this ends, at worst with ``R(A)`` the whole model.
+Under a time limit it stops with the best bound of any ``R(A)``.
+
+Complexity: one MILP per iteration; the iterations' models are the whole
+model less the criterion rows of the candidates outside ``A``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import progress
+from .criteria import KAnonymity, failing_groups
+from .errors import VerificationError
+from .formulations import AssignmentModel
+from .grid import ObjectiveGrid
+from .release import Release
+from .solvers import SolverOptions, solve_model
+from .status import Status
+
+__all__ = ["CRITERIA_ROWS", "Iteration", "RowGenerationLog", "row_generation", "unavailable"]
+
+#: ``ModelOptions.criteria_rows``: ``"auto"`` generates them where :func:`unavailable` says it applies
+CRITERIA_ROWS = ("auto", "generated", "all")
+
+
+def unavailable(request, solver: SolverOptions) -> str | None:
+    """Why the criteria's rows cannot be generated for ``request``, or ``None``."""
+    if request.k_alone:
+        return "k-anonymity alone has no criterion rows to generate (its reduction applies instead)"
+    if request.model.objective == "types":
+        return "the types objective is maximized"
+    if not solver.in_bulk:
+        return "row generation solves its models with HiGHS in bulk (solver 'highs')"
+    return None
+
+
+@dataclass
+class Iteration:
+    """One model ``R(A)``: ``active`` candidates with their criterion rows, of ``candidates``."""
+
+    active: int
+    rows: int
+    status: str
+    objective: float | None
+    bound: float | None
+    #: used candidates whose groups failed a criterion (they join ``A``), or ``None`` (no solution read)
+    failing: int | None
+    seconds: float
+
+
+@dataclass
+class RowGenerationLog:
+    """What the row generation did: every iteration, and whether the last one met every criterion."""
+
+    candidates: int
+    criterion_rows: int
+    converged: bool = False
+    bound: float | None = None
+    iterations: list = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        out = {k: v for k, v in dataclasses.asdict(self).items() if k != "iterations"}
+        out["iterations"] = [dataclasses.asdict(it) for it in self.iterations]
+        return out
+
+
+def _assignment(am: AssignmentModel, x: np.ndarray, k_criteria) -> np.ndarray | None:
+    """The integral assignment of ``x``, or ``None`` when rounding does not give a release of ``R(A)``'s
+    k-anonymity part (the caller then solves the next models with integer assignment columns)."""
+    raw = x[am.g] if am.withheld is None else np.concatenate([x[am.g], x[am.withheld]])
+    g = np.rint(raw)
+    if np.any(np.abs(raw - g) > 1e-6):
+        return None
+    used = x[am.y] > 0.5
+    return g.astype(np.int64) if am.check(used, g, k_criteria) is None else None
+
+
+def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveGrid, *, hint=None,
+                   deadline: float | None = None):
+    """Run the row generation on the built whole model ``am``.
+
+    Returns ``(release, bound, status, solver_status, log)``: the verified
+    release of the last iteration when its groups meet every criterion (else
+    ``None``), the best bound of any ``R(A)`` (on ``grid``; ``None`` if none
+    was proven), the status (``optimal`` when the release's cost is that
+    bound, ``infeasible`` when some ``R(A)`` is, ``time_limit`` otherwise).
+    ``hint``: a start feasible for the whole model (hence for every ``R(A)``).
+    """
+    lm, C = am.lm, am.cands.n_candidates
+    rows = am.criterion_rows
+    owner = am.row_candidates(rows)
+    lazy = rows[owner >= 0]
+    lazy_owner = owner[owner >= 0]
+    always = np.ones(lm.n_rows, dtype=bool)
+    always[lazy] = False  # rows over several candidates (none today) stay in every R(A)
+    k_criteria = [c for c in request.criteria if isinstance(c, KAnonymity)]
+    active = np.zeros(C, dtype=bool)
+    log = RowGenerationLog(candidates=int(C), criterion_rows=int(lazy.shape[0]))
+    best = -math.inf
+    integer = False
+    solver_status = ""
+    while True:
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0:
+            return None, _finite(best), Status.TIME_LIMIT, solver_status, log
+        keep = always.copy()
+        keep[lazy[active[lazy_owner]]] = True
+        sub = lm.with_rows(keep)
+        if integer:  # a rounded solution was no release: the assignment columns become integer
+            sub.col_integer[0][am.g] = True
+        progress.report(phase=f"row generation {len(log.iterations) + 1}: criteria on {int(active.sum())} of "
+                              f"{C} candidates")
+        t0 = time.perf_counter()
+        out = solve_model(sub, dataclasses.replace(solver, time_limit=left), grid, hint=hint)
+        solver_status = out.solver_status
+        if out.bound is not None:
+            best = max(best, out.bound)
+            log.bound = _finite(best)
+            progress.report(bound=best)
+        it = Iteration(active=int(active.sum()), rows=int(sub.n_rows), status=str(out.status),
+                       objective=out.objective, bound=out.bound, failing=None, seconds=time.perf_counter() - t0)
+        log.iterations.append(it)
+        if out.status == Status.INFEASIBLE:  # a relaxation without a solution: nor has the whole model
+            return None, None, Status.INFEASIBLE, solver_status, log
+        if out.x is None:
+            return None, _finite(best), Status.TIME_LIMIT, solver_status, log
+        g = _assignment(am, out.x, k_criteria)
+        if g is None:
+            if integer:
+                raise VerificationError("row generation: an integer assignment did not round to a release")
+            integer = True
+            continue
+        gp, _ = am.split(g)
+        size = np.bincount(am.pair_cand, weights=gp, minlength=C)
+        used = np.flatnonzero(size > 0)  # group_counts lists the used candidates in this order
+        fails = used[failing_groups(request.criteria, am.group_counts(g))]
+        it.failing = int(fails.shape[0])
+        if fails.size == 0:
+            released, groups, cost = am.release(g)
+            release = Release.verified(am.table, request, released, cost=cost, groups=groups)
+            log.converged = out.status == Status.OPTIMAL
+            status = Status.OPTIMAL if log.converged else Status.TIME_LIMIT
+            return release, _finite(best), status, solver_status, log
+        if out.status != Status.OPTIMAL:  # stopped with a solution that fails: no time for another model
+            return None, _finite(best), Status.TIME_LIMIT, solver_status, log
+        if np.all(active[fails]):  # pragma: no cover - R(A) holds their rows, so its groups meet them
+            raise VerificationError("row generation: a group fails criteria whose rows the model holds")
+        active[fails] = True
+
+
+def _finite(x: float) -> float | None:
+    return None if not math.isfinite(x) else float(x)

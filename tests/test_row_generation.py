@@ -1,0 +1,174 @@
+"""The criteria by row generation (milp_anon.row_generation): every R(A) a relaxation, the result the
+optimum (brute force, the whole model), the helpers it rests on (LinearModel.with_rows,
+AssignmentModel.row_candidates, criteria.failing_groups)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import milp_anon as ma
+from milp_anon import pipeline, row_generation
+from milp_anon.criteria import GroupCounts, failing_groups, first_violation
+from milp_anon.errors import InputError
+from milp_anon.formulations import build
+from milp_anon.grid import ObjectiveGrid
+from milp_anon.result import Timings
+from milp_anon.solvers import SolverOptions, solve_model
+from milp_anon.status import Status
+
+from helpers import brute, criteria_for, sensitive_tables
+
+
+def _model(table, request):
+    instance, _, why = pipeline._prepare(table, request, Timings())
+    assert not why
+    return build(instance, request), ObjectiveGrid.for_objective("cost", instance.candidates.cost)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_generated_rows_reach_the_brute_force_optimum(data):
+    """Every criterion kind: the row generation's release is the optimum (brute force), proven."""
+    frame, qi, k = data.draw(sensitive_tables(n=(4, 9), k=(1, 3)))
+    crit = data.draw(criteria_for(frame))
+    criteria = [ma.KAnonymity(k), crit]
+    expected = brute(frame, qi, criteria)
+    table = ma.Table.from_frame(frame, qi, "s")
+    r = ma.Request(*criteria, criteria_rows="generated").solve(table)
+    if expected is None:
+        assert r.status == Status.INFEASIBLE
+        return
+    assert r.status == Status.OPTIMAL
+    assert r.verified and r.objective == pytest.approx(expected)
+    assert r.row_generation is not None and r.row_generation.converged
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_every_relaxation_bound_lies_below_the_optimum(data):
+    """R(A) for a random A: its optimum never exceeds the whole model's (brute force)."""
+    frame, qi, k = data.draw(sensitive_tables(n=(4, 9), k=(2, 3)))
+    crit = data.draw(criteria_for(frame))
+    criteria = [ma.KAnonymity(k), crit]
+    expected = brute(frame, qi, criteria)
+    if expected is None:
+        return
+    table = ma.Table.from_frame(frame, qi, "s")
+    am, grid = _model(table, ma.Request(*criteria))
+    C = am.cands.n_candidates
+    active = np.array(data.draw(st.lists(st.booleans(), min_size=C, max_size=C)), dtype=bool)
+    owner = am.row_candidates(am.criterion_rows)
+    keep = np.ones(am.lm.n_rows, dtype=bool)
+    keep[am.criterion_rows[(owner >= 0) & ~active[np.maximum(owner, 0)]]] = False
+    out = solve_model(am.lm.with_rows(keep), SolverOptions(), grid)
+    assert out.status == Status.OPTIMAL
+    assert out.objective <= expected + 1e-9
+    if active.all():
+        assert out.objective == pytest.approx(expected)
+
+
+def test_every_criterion_row_belongs_to_one_candidate():
+    """Each sensitive criterion's rows are conditions on one group: none spans candidates, none is owned by
+    no candidate; k-anonymity's rows are not among them."""
+    frame = pd.DataFrame({"q0": list("aabbbcccdd"), "q1": list("xyxyxyxyxy"), "s": list("1231231234")})
+    table = ma.Table.from_frame(frame, ["q0", "q1"], "s")
+    for crit in (ma.PSensitivity(2), ma.LDiversity(2), ma.LDiversity(2, kind="distinct"),
+                 ma.LDiversity(3, kind="recursive", c=2), ma.TCloseness(0.4), ma.TCloseness(0.4, distance="ordered"),
+                 ma.TCloseness(0.4, distance="hierarchical",
+                               hierarchy={"1": ["lo", "*"], "2": ["lo", "*"], "3": ["hi", "*"], "4": ["hi", "*"]})):
+        am, _ = _model(table, ma.Request(ma.KAnonymity(2), crit))
+        rows = am.criterion_rows
+        assert rows.size > 0
+        assert "kanon" not in {name for name, b in am.lm.row_blocks.items()
+                               if np.any((rows >= b.start) & (rows < b.start + b.size))}
+        owner = am.row_candidates(rows)
+        assert np.all(owner >= 0), crit.describe()
+    am, _ = _model(table, ma.Request(ma.KAnonymity(2)))
+    assert am.criterion_rows.size == 0
+
+
+def test_row_candidates_marks_rows_over_several_candidates():
+    frame = pd.DataFrame({"q0": list("aabb"), "s": list("1212")})
+    am, _ = _model(ma.Table.from_frame(frame, ["q0"], "s"), ma.Request(ma.KAnonymity(2), ma.PSensitivity(2)))
+    assign = am.lm.row_blocks["assign"]
+    owner = am.row_candidates(np.arange(assign.start, assign.start + assign.size))
+    assert np.all(owner == -1)  # every unit has two compatible candidates here (its value and "*")
+    link = am.lm.row_blocks["link"]
+    assert np.array_equal(am.row_candidates(np.arange(link.start, link.start + link.size)), am.pair_cand)
+
+
+def test_with_rows_keeps_columns_drops_rows_and_fixes_orphans():
+    from milp_anon.model import LinearModel
+
+    lm = LinearModel()
+    x = lm.add_vars("x", 3, upper=5.0, cost=[1.0, 0.0, 0.0])
+    lm.add_rows("a", 2, rows=[0, 0, 1], cols=[x[0], x[1], x[2]], vals=[1.0, 1.0, 1.0], lower=[2.0, 3.0])
+    lm.add_rows("b", 1, rows=[0], cols=[x[0]], vals=[1.0], upper=4.0)
+    sub = lm.with_rows(np.array([True, False, True]))
+    assert sub.n_cols == 3 and sub.n_rows == 2
+    a = sub.arrays()
+    assert list(a["row_lower"]) == [2.0, -np.inf] and list(a["row_upper"]) == [np.inf, 4.0]
+    assert list(a["upper"]) == [5.0, 5.0, 0.0]  # x2 is only in the dropped row and costs nothing: fixed
+    assert {n: (b.start, b.size) for n, b in sub.row_blocks.items()} == {"a": (0, 1), "b": (1, 1)}
+    out = solve_model(sub, SolverOptions(), ObjectiveGrid(1e-9))
+    assert out.objective == pytest.approx(0.0)  # x0 = 0, x1 = 2
+    with pytest.raises(ValueError):
+        lm.with_rows(np.array([True]))
+
+
+def test_failing_groups_tests_each_group_alone():
+    table = ma.Table.from_frame(pd.DataFrame({"q": list("abcdef"), "s": list("112233")}), ["q"], "s")
+    groups = GroupCounts.of(table, [3, 3, 2], [np.array([[1, 1, 1], [3, 0, 0], [0, 1, 1]])])
+    crits = [ma.LDiversity(2, kind="distinct")]
+    assert failing_groups(crits, groups).tolist() == [False, True, False]
+    assert first_violation(crits, groups) is not None
+
+
+def test_generated_and_whole_model_agree_on_a_larger_table():
+    """A table no brute force reaches: both ways prove the same optimum."""
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"q0": rng.integers(0, 4, 60).astype(str), "q1": rng.integers(0, 3, 60).astype(str),
+                          "q2": rng.integers(0, 2, 60).astype(str), "s": rng.integers(0, 5, 60).astype(str)})
+    table = ma.Table.from_frame(frame, ["q0", "q1", "q2"], "s")
+    for crit in (ma.TCloseness(0.3, distance="ordered"), ma.LDiversity(2)):
+        gen = ma.Request(ma.KAnonymity(3), crit, criteria_rows="generated").solve(table)
+        whole = ma.Request(ma.KAnonymity(3), crit, criteria_rows="all").solve(table)
+        assert gen.status == whole.status == Status.OPTIMAL
+        assert gen.objective == whole.objective
+        assert whole.row_generation is None and len(gen.row_generation.iterations) >= 1
+
+
+def test_generated_rows_where_they_do_not_apply_is_an_input_error():
+    frame = pd.DataFrame({"q0": list("aabb"), "s": list("1212")})
+    table = ma.Table.from_frame(frame, ["q0"], "s")
+    with pytest.raises(InputError, match="criteria's rows cannot be generated"):
+        ma.Request(ma.KAnonymity(2), criteria_rows="generated").solve(table)
+    with pytest.raises(InputError):
+        ma.Request(ma.KAnonymity(2), criteria_rows="lazy")
+    assert row_generation.unavailable(ma.Request(ma.KAnonymity(2), ma.PSensitivity(2)), SolverOptions()) is None
+
+
+def test_a_time_limit_keeps_a_verified_table_and_a_valid_bound(monkeypatch):
+    """Stopped before convergence: the fallback table is released with the best relaxation bound."""
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"q0": rng.integers(0, 4, 40).astype(str), "q1": rng.integers(0, 3, 40).astype(str),
+                          "s": rng.integers(0, 4, 40).astype(str)})
+    table = ma.Table.from_frame(frame, ["q0", "q1"], "s")
+    req = ma.Request(ma.KAnonymity(2), ma.TCloseness(0.2), criteria_rows="generated")
+    opt = req.solve(table)
+    assert opt.status == Status.OPTIMAL
+    calls = []
+    real = row_generation.solve_model
+
+    def one_model_only(lm, options, grid, **kw):
+        calls.append(1)
+        if len(calls) > 1:  # the deadline passes after the first relaxation
+            return real(lm, options.__class__(time_limit=1e-9), grid, **kw)
+        return real(lm, options, grid, **kw)
+
+    monkeypatch.setattr(row_generation, "solve_model", one_model_only)
+    r = req.solve(table, time_limit=60)
+    assert r.verified and r.objective >= opt.objective
+    assert r.bound is not None and r.bound <= opt.objective
