@@ -410,7 +410,9 @@ class Result:
             last = rg.iterations[-1] if rg.iterations else None
             lines.append(f"row gen.      {len(rg.iterations)} models; criteria rows on "
                          f"{fmt(last.active if last else 0)} of {fmt(rg.candidates)} candidates"
-                         + ("; the last one's groups meet every criterion" if rg.converged else "; not converged"))
+                         + ("; the last one's groups meet every criterion" if rg.converged else
+                            "; handed over to the whole model (too many groups failed)" if rg.handed_over else
+                            "; not converged"))
         if self.full_domain is not None:
             fd = self.full_domain
             lines.append("levels        " + "  ".join(f"{c} {v}" for c, v in fd.get("levels", {}).items())

@@ -75,6 +75,9 @@ class RowGenerationLog:
     candidates: int
     criterion_rows: int
     converged: bool = False
+    #: stopped because an iteration's share of failing groups exceeded ``max_failing`` (the whole model
+    #: is then solved instead, ``criteria_rows="auto"``)
+    handed_over: bool = False
     bound: float | None = None
     iterations: list = field(default_factory=list)
 
@@ -96,7 +99,7 @@ def _assignment(am: AssignmentModel, x: np.ndarray, k_criteria) -> np.ndarray | 
 
 
 def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveGrid, *, hint=None,
-                   deadline: float | None = None):
+                   deadline: float | None = None, max_failing: float | None = None):
     """Run the row generation on the built whole model ``am``.
 
     Returns ``(release, bound, status, solver_status, log)``: the verified
@@ -105,6 +108,9 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
     was proven), the status (``optimal`` when the release's cost is that
     bound, ``infeasible`` when some ``R(A)`` is, ``time_limit`` otherwise).
     ``hint``: a start feasible for the whole model (hence for every ``R(A)``).
+    ``max_failing``: stop (``log.handed_over``, status ``time_limit``) once
+    more than this share of a solution's groups fail a criterion: the
+    relaxations would soon hold most rows.
     """
     lm, C = am.lm, am.cands.n_candidates
     rows = am.criterion_rows
@@ -162,6 +168,9 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             status = Status.OPTIMAL if log.converged else Status.TIME_LIMIT
             return release, _finite(best), status, solver_status, log
         if out.status != Status.OPTIMAL:  # stopped with a solution that fails: no time for another model
+            return None, _finite(best), Status.TIME_LIMIT, solver_status, log
+        if max_failing is not None and fails.shape[0] > max_failing * used.shape[0]:
+            log.handed_over = True
             return None, _finite(best), Status.TIME_LIMIT, solver_status, log
         if np.all(active[fails]):  # pragma: no cover - R(A) holds their rows, so its groups meet them
             raise VerificationError("row generation: a group fails criteria whose rows the model holds")

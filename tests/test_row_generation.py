@@ -172,3 +172,25 @@ def test_a_time_limit_keeps_a_verified_table_and_a_valid_bound(monkeypatch):
     r = req.solve(table, time_limit=60)
     assert r.verified and r.objective >= opt.objective
     assert r.bound is not None and r.bound <= opt.objective
+
+
+def test_auto_hands_over_to_the_whole_model_when_many_groups_fail(monkeypatch):
+    """criteria_rows="auto": more than ROW_GENERATION_MAX_FAILING of a solution's groups failing ends the
+    row generation; the whole model then proves the optimum, and the log says so. "generated" goes on."""
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame({"q0": rng.integers(0, 4, 50).astype(str), "q1": rng.integers(0, 3, 50).astype(str),
+                          "s": rng.integers(0, 4, 50).astype(str)})
+    table = ma.Table.from_frame(frame, ["q0", "q1"], "s")
+    crit = ma.LDiversity(3, kind="distinct")
+    gen = ma.Request(ma.KAnonymity(2), crit, criteria_rows="generated").solve(table)
+    assert gen.status == Status.OPTIMAL and gen.row_generation.converged and not gen.row_generation.handed_over
+    first = gen.row_generation.iterations[0]
+    assert first.failing > 0  # the k-anonymity optimum fails the criterion somewhere
+    monkeypatch.setattr(pipeline, "ROW_GENERATION_MAX_FAILING", 0.0)  # any failing group hands over
+    auto = ma.Request(ma.KAnonymity(2), crit).solve(table)
+    assert auto.status == Status.OPTIMAL and auto.objective == gen.objective
+    assert auto.row_generation.handed_over and len(auto.row_generation.iterations) == 1
+    assert "handed over" in auto.summary() and auto.report()["row_generation"]["handed_over"]
+    monkeypatch.setattr(pipeline, "ROW_GENERATION_MAX_FAILING", 1.0)  # never: auto is the row generation
+    auto = ma.Request(ma.KAnonymity(2), crit).solve(table, time_limit=60)
+    assert auto.status == Status.OPTIMAL and auto.row_generation.converged
