@@ -158,7 +158,7 @@ def improve(table: Table, request, release: Release, seconds: float, solver) -> 
     max_rows = START_ROWS
     # sub-problems are small: the whole model, started from the current rows, beats the reduction's rounds
     sub_request = Request(*sub_criteria(table, request.criteria), recoding=request.recoding,
-                          model=dataclasses.replace(request.model, reduction="none"))
+                          model=dataclasses.replace(request.model, reduction="none", criteria_rows="all"))
     while idle < IDLE_PASSES and time.perf_counter() < deadline - 1.0 and not interrupt.stop_requested():
         order = qi[log.passes % len(qi):] + qi[:log.passes % len(qi)]
         log.passes += 1

@@ -165,16 +165,13 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
     if request.model.criteria_rows != "all" and _rows.unavailable(request, solver) is None:
         auto = request.model.criteria_rows == "auto"
         t0 = time.perf_counter()
-        rg = _generate_rows(am, request, dataclasses.replace(hs, time_limit=ROW_GENERATION_SHARE * hs.time_limit)
-                            if auto and hs.time_limit is not None else hs, timings, size, grid, hint, ws_cost, start,
-                            relaxed, relaxed_source, max_failing=ROW_GENERATION_MAX_FAILING if auto else None)
+        rg = _generate_rows(am, request, hs, timings, size, grid, hint, ws_cost, start, relaxed, relaxed_source,
+                            max_failing=ROW_GENERATION_MAX_FAILING if auto else None)
         left = None if hs.time_limit is None else hs.time_limit - (time.perf_counter() - t0)
-        if not auto or rg.status in (Status.OPTIMAL, Status.INFEASIBLE) or (left is not None and left < 1.0) \
-                or interrupt.stop_requested() \
-                or (rg.release is not None and rg.bound is not None and not grid.gap(rg.release.objective, rg.bound)):
+        if not rg.row_generation.handed_over or (left is not None and left < 1.0) or interrupt.stop_requested():
             return rg
-        # "auto" under a time limit, not converged: the whole model in the time left, from the best table
-        # known, keeping the relaxations' bound (ROW_GENERATION_SHARE, formulations/row-generation.md)
+        # "auto", too many groups failed: the whole model in the time left, from the best table known,
+        # keeping the relaxations' bound (ROW_GENERATION_MAX_FAILING, formulations/row-generation.md)
         hs, rows_log = dataclasses.replace(hs, time_limit=left), rg.row_generation
         relaxed, relaxed_source = rg.bound, rg.bound_source
         if rg.release is not None:
@@ -213,10 +210,9 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
     return Outcome(release, out.bound, out.status, **common)
 
 
-#: ``criteria_rows="auto"``: the row generation gets this share of the stage's time limit, and hands over as
-#: soon as more than ``ROW_GENERATION_MAX_FAILING`` of a solution's groups fail a criterion; the whole model
-#: then runs in the rest, from the best table known, keeping the relaxations' bound
-ROW_GENERATION_SHARE = 0.5
+#: ``criteria_rows="auto"``: the row generation hands over to the whole model as soon as more than this share
+#: of a solution's groups fail a criterion (the relaxations would soon hold most rows); the whole model then
+#: runs in the time left, from the best table known, keeping the relaxations' bound
 ROW_GENERATION_MAX_FAILING = 0.1
 
 ROW_GENERATION_SOURCE = ("HiGHS's bound of the model with the criteria's rows on some candidates only "
@@ -232,7 +228,8 @@ def _generate_rows(am: AssignmentModel, request, solver: SolverOptions, timings:
     progress.report(solver_bound_is_global=True)  # every R(A) is a relaxation: its bound is the problem's
     with timings.phase("solve"):
         release, bound, status, solver_status, log = _rows.row_generation(am, request, solver, grid, hint=hint,
-                                                                          deadline=deadline, max_failing=max_failing)
+                                                                          deadline=deadline, max_failing=max_failing,
+                                                                          incumbent=start)
     common = dict(solver_status=solver_status, size=size, candidate_counts=dict(am.instance.candidates.counts),
                   warm_start_cost=ws_cost, grid=grid, row_generation=log, bound_certifies=True)
     if status == Status.INFEASIBLE:

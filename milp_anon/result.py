@@ -410,7 +410,7 @@ class Result:
             last = rg.iterations[-1] if rg.iterations else None
             lines.append(f"row gen.      {len(rg.iterations)} models; criteria rows on "
                          f"{fmt(last.active if last else 0)} of {fmt(rg.candidates)} candidates"
-                         + ("; the last one's groups meet every criterion" if rg.converged else
+                         + ("; proven (a verified table at a relaxation's bound)" if rg.converged else
                             "; handed over to the whole model (too many groups failed)" if rg.handed_over else
                             "; not converged"))
         if self.full_domain is not None:

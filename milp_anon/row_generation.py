@@ -15,6 +15,12 @@ then a release of the whole problem at the optimum of a relaxation: optimal.
 ``A`` only grows, so this ends, at worst with ``R(A)`` the whole model.
 Under a time limit it stops with the best bound of any ``R(A)``.
 
+Incumbents (:func:`repair`): after an ``R(A)`` whose groups fail, the whole
+model restricted to the candidates that solution uses, the whole-table
+candidate and those of the best table so far (every criterion's rows, so
+each of its solutions is a release) is solved for a short time; a verified
+table that reaches the relaxations' bound ends the iteration as optimal.
+
 Complexity: one MILP per iteration; the iterations' models are the whole
 model less the criterion rows of the candidates outside ``A``.
 """
@@ -37,7 +43,7 @@ from .release import Release
 from .solvers import SolverOptions, solve_model
 from .status import Status
 
-__all__ = ["CRITERIA_ROWS", "Iteration", "RowGenerationLog", "row_generation", "unavailable"]
+__all__ = ["CRITERIA_ROWS", "Iteration", "RowGenerationLog", "repair", "row_generation", "unavailable"]
 
 #: ``ModelOptions.criteria_rows``: ``"auto"`` generates them where :func:`unavailable` says it applies
 CRITERIA_ROWS = ("auto", "generated", "all")
@@ -66,6 +72,9 @@ class Iteration:
     #: used candidates whose groups failed a criterion (they join ``A``), or ``None`` (no solution read)
     failing: int | None
     seconds: float
+    #: the repair's verified objective (:func:`repair`) and seconds, when it ran
+    repaired: float | None = None
+    repair_seconds: float | None = None
 
 
 @dataclass
@@ -74,6 +83,8 @@ class RowGenerationLog:
 
     candidates: int
     criterion_rows: int
+    #: proven optimal: a solution of some ``R(A)`` met every criterion, or a repaired table reached the
+    #: relaxations' bound
     converged: bool = False
     #: stopped because an iteration's share of failing groups exceeded ``max_failing`` (the whole model
     #: is then solved instead, ``criteria_rows="auto"``)
@@ -98,8 +109,42 @@ def _assignment(am: AssignmentModel, x: np.ndarray, k_criteria) -> np.ndarray | 
     return g.astype(np.int64) if am.check(used, g, k_criteria) is None else None
 
 
+#: at most this many seconds (and a quarter of the time left) for each repair model
+REPAIR_SECONDS = 30.0
+
+
+def repair(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveGrid, used: np.ndarray,
+           best: Release | None, seconds: float) -> Release | None:
+    """A verified release from the whole model restricted to the candidates ``used`` (an ``R(A)``
+    solution's), the whole-table candidate and those of ``best``; ``None`` if none was found in time.
+
+    The restriction holds every criterion's rows of its candidates, so any of
+    its solutions is a release of the whole problem; it is started from
+    ``best`` (or the whole table as one group, always feasible).
+    """
+    from .formulations import build, read_assignment
+    from .starts import release_pairs, release_start, whole_table_start
+
+    inst, cands = am.instance, am.cands
+    keep = np.zeros(cands.n_candidates, dtype=bool)
+    keep[used] = True
+    keep[cands.capacity == am.table.n] = True  # the whole table as one group: the restriction is feasible
+    if best is not None:
+        _, of_row = release_pairs(inst, am.pair_unit, am.pair_cand, best)
+        keep[of_row[of_row >= 0]] = True
+    sub = build(inst.with_candidates(cands.subset(keep, "repair")), request)
+    hint = release_start(sub, best) if best is not None else whole_table_start(sub)
+    out = solve_model(sub.lm, dataclasses.replace(solver, time_limit=seconds), grid, hint=hint)
+    if out.x is None:
+        return None
+    g, _ = read_assignment(sub, out.x, request.criteria, solver)
+    released, groups, cost = sub.release(g)
+    return Release.verified(am.table, request, released, cost=cost, groups=groups, source="row generation repair")
+
+
 def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveGrid, *, hint=None,
-                   deadline: float | None = None, max_failing: float | None = None):
+                   deadline: float | None = None, max_failing: float | None = None,
+                   incumbent: Release | None = None):
     """Run the row generation on the built whole model ``am``.
 
     Returns ``(release, bound, status, solver_status, log)``: the verified
@@ -110,7 +155,9 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
     ``hint``: a start feasible for the whole model (hence for every ``R(A)``).
     ``max_failing``: stop (``log.handed_over``, status ``time_limit``) once
     more than this share of a solution's groups fail a criterion: the
-    relaxations would soon hold most rows.
+    relaxations would soon hold most rows. ``incumbent``: a verified release
+    to improve on (the repairs start from the best one); the best verified
+    release found is returned when the iteration does not converge.
     """
     lm, C = am.lm, am.cands.n_candidates
     rows = am.criterion_rows
@@ -128,7 +175,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
     while True:
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
-            return None, _finite(best), Status.TIME_LIMIT, solver_status, log
+            return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
         keep = always.copy()
         keep[lazy[active[lazy_owner]]] = True
         sub = lm.with_rows(keep)
@@ -149,7 +196,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
         if out.status == Status.INFEASIBLE:  # a relaxation without a solution: nor has the whole model
             return None, None, Status.INFEASIBLE, solver_status, log
         if out.x is None:
-            return None, _finite(best), Status.TIME_LIMIT, solver_status, log
+            return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
         g = _assignment(am, out.x, k_criteria)
         if g is None:
             if integer:
@@ -168,10 +215,23 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             status = Status.OPTIMAL if log.converged else Status.TIME_LIMIT
             return release, _finite(best), status, solver_status, log
         if out.status != Status.OPTIMAL:  # stopped with a solution that fails: no time for another model
-            return None, _finite(best), Status.TIME_LIMIT, solver_status, log
+            return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
         if max_failing is not None and fails.shape[0] > max_failing * used.shape[0]:
             log.handed_over = True
-            return None, _finite(best), Status.TIME_LIMIT, solver_status, log
+            return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is None or left > 2.0:
+            t1 = time.perf_counter()
+            rel = repair(am, request, solver, grid, used, incumbent,
+                         REPAIR_SECONDS if left is None else min(REPAIR_SECONDS, 0.25 * left))
+            it.repaired = None if rel is None else rel.objective
+            it.repair_seconds = time.perf_counter() - t1
+            if rel is not None and (incumbent is None or rel.objective < incumbent.objective - 1e-9):
+                incumbent = rel
+                progress.report(incumbent=rel.objective)
+            if incumbent is not None and math.isfinite(best) and not grid.gap(incumbent.objective, best):
+                log.converged = True  # a release at the relaxations' bound: optimal
+                return incumbent, _finite(best), Status.OPTIMAL, solver_status, log
         if np.all(active[fails]):  # pragma: no cover - R(A) holds their rows, so its groups meet them
             raise VerificationError("row generation: a group fails criteria whose rows the model holds")
         active[fails] = True

@@ -194,3 +194,28 @@ def test_auto_hands_over_to_the_whole_model_when_many_groups_fail(monkeypatch):
     monkeypatch.setattr(pipeline, "ROW_GENERATION_MAX_FAILING", 1.0)  # never: auto is the row generation
     auto = ma.Request(ma.KAnonymity(2), crit).solve(table, time_limit=60)
     assert auto.status == Status.OPTIMAL and auto.row_generation.converged
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_repair_releases_a_verified_table_never_below_the_optimum(data):
+    """The repair model (the R(∅) solution's candidates, with every criterion's rows) gives a verified release,
+    never cheaper than brute force, from the whole table or from a given table."""
+    frame, qi, k = data.draw(sensitive_tables(n=(4, 9), k=(2, 3)))
+    crit = data.draw(criteria_for(frame))
+    criteria = [ma.KAnonymity(k), crit]
+    expected = brute(frame, qi, criteria)
+    if expected is None:
+        return
+    table = ma.Table.from_frame(frame, qi, "s")
+    request = ma.Request(*criteria)
+    am, grid = _model(table, request)
+    owner = am.row_candidates(am.criterion_rows)
+    keep = np.ones(am.lm.n_rows, dtype=bool)
+    keep[am.criterion_rows[owner >= 0]] = False
+    out = solve_model(am.lm.with_rows(keep), SolverOptions(), grid)
+    used = np.flatnonzero(np.bincount(am.pair_cand, weights=np.rint(out.x[am.g]), minlength=am.cands.n_candidates))
+    rel = row_generation.repair(am, request, SolverOptions(), grid, used, None, 30.0)
+    assert rel is not None and rel.objective >= expected - 1e-9
+    again = row_generation.repair(am, request, SolverOptions(), grid, used, rel, 30.0)
+    assert again is not None and expected - 1e-9 <= again.objective <= rel.objective + 1e-9
