@@ -109,7 +109,8 @@ def _assignment(am: AssignmentModel, x: np.ndarray, k_criteria) -> np.ndarray | 
     return g.astype(np.int64) if am.check(used, g, k_criteria) is None else None
 
 
-#: at most this many seconds (and a quarter of the time left) for each repair model
+#: at most this many seconds for each repair model (and a quarter of the time left, and the seconds of the
+#: relaxation it follows, at least 1)
 REPAIR_SECONDS = 30.0
 
 
@@ -220,10 +221,11 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             log.handed_over = True
             return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
         left = None if deadline is None else deadline - time.perf_counter()
-        if left is None or left > 2.0:
+        if active.any() and (left is None or left > 2.0):  # R(∅) is k-anonymity alone: too far to repair
             t1 = time.perf_counter()
-            rel = repair(am, request, solver, grid, used, incumbent,
-                         REPAIR_SECONDS if left is None else min(REPAIR_SECONDS, 0.25 * left))
+            # never longer than the relaxation it follows: where R(A) is quick, the next one may converge
+            budget = min(REPAIR_SECONDS, max(it.seconds, 1.0), math.inf if left is None else 0.25 * left)
+            rel = repair(am, request, solver, grid, used, incumbent, budget)
             it.repaired = None if rel is None else rel.objective
             it.repair_seconds = time.perf_counter() - t1
             if rel is not None and (incumbent is None or rel.objective < incumbent.objective - 1e-9):

@@ -121,7 +121,8 @@ BAD = [
     ("l-distinct-fraction", [*SOLVE_S, "--l", "2.5", "--l-kind", "distinct"], None, 2, "whole number"),
     # -- choices and combinations -----------------------------------------------------------
     *[(f"choice-{o}", [*SOLVE_S, f"--{o}", "bogus"], None, 2, "invalid choice")
-      for o in ("l-kind", "distance", "objective", "reduce", "warm-start", "presolve", "isolate", "cost")],
+      for o in ("l-kind", "distance", "objective", "reduce", "warm-start", "presolve", "isolate", "cost",
+                "criteria-rows")],
     ("objective-types-no-budget", [*SOLVE, "--objective", "types"], None, 2, "needs a budget"),
     ("c-without-recursive", [*SOLVE_S, "--l", "2", "--c", "2"], None, 2, "recursive only"),
     ("order-without-t", [*SOLVE_S, "--order", "a,b,c"], None, 2, "need --t"),
@@ -130,6 +131,8 @@ BAD = [
     ("hierarchical-without-file", [*SOLVE_S, "--t", "0.3", "--distance", "hierarchical"], None, 2,
      "needs a hierarchy"),
     ("reduce-lagrangian-not-k", [*SOLVE_S, "--p", "2", "--reduce", "lagrangian"], None, 2, "reduction does not apply"),
+    ("criteria-rows-generated-k-alone", [*SOLVE, "--criteria-rows", "generated"], None, 2,
+     "criteria's rows cannot be generated"),
     ("warm-start-full-domain", [*SOLVE, "--hierarchy", "age=age_h.csv", "--scheme", "full-domain", "--warm-start",
                                 "greedy"], None, 2, "greedy warm start applies to local recoding"),
     # -- solvers ---------------------------------------------------------------------------------
