@@ -244,3 +244,15 @@ def test_cli_reports_the_row_generation(tmp_path):
             first = report["objective"]
         else:
             assert "row_generation" not in report and report["objective"] == first
+
+
+@pytest.mark.parametrize("rows", ["auto", "generated", "all"])
+def test_an_infeasible_request_with_record_suppression_is_infeasible_in_every_mode(rows):
+    """Withholding allowed (N = 0) skips the whole-table pre-check; R(∅) is feasible, the request is not. A
+    hand-over must not compute the heuristic fallback here (found by hypothesis in
+    test_record_suppression.py: the suppression greedy's table failed the verifier)."""
+    frame = pd.DataFrame({"q0": list("aaaaa"), "s": list("11112")})
+    table = ma.Table.from_frame(frame, ["q0"], "s")
+    r = ma.anonymize(table, ma.KAnonymity(1), ma.LDiversity(1.5), max_suppressed_records=0, criteria_rows=rows)
+    assert r.status == Status.INFEASIBLE
+    assert (r.row_generation is None) == (rows == "all")
