@@ -76,7 +76,8 @@ def run_one(job):
         r.bound_source]
     rg = r.row_generation
     models = "–" if rg is None else (f"{len(rg.iterations)} ({rg.iterations[-1].active if rg.iterations else 0} "
-                                     f"of {rg.candidates})" + ("" if rg.converged else ", not converged"))
+                                     f"of {rg.candidates})" + ("" if rg.converged else ", handed over" if rg.handed_over
+                                                              else ", not converged"))
     return {"qis": n_qi, "case": crit.describe(), "k": k, "variant": variant, "status": r.status,
             "objective": r.objective, "bound": r.bound, "gap": r.gap, "bound_from": source,
             "released_by": r.source, "models": models,
