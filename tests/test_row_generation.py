@@ -21,6 +21,13 @@ from milp_anon.status import Status
 from helpers import brute, criteria_for, sensitive_tables
 
 
+def _case(data, k):
+    """A random sensitive table, k-anonymity with one drawn criterion, its table and brute-force optimum."""
+    frame, qi, k_ = data.draw(sensitive_tables(n=(4, 9), k=k))
+    criteria = [ma.KAnonymity(k_), data.draw(criteria_for(frame))]
+    return ma.Table.from_frame(frame, qi, "s"), criteria, brute(frame, qi, criteria)
+
+
 def _model(table, request):
     instance, _, why = pipeline._prepare(table, request, Timings())
     assert not why
@@ -31,11 +38,7 @@ def _model(table, request):
 @given(data=st.data())
 def test_generated_rows_reach_the_brute_force_optimum(data):
     """Every criterion kind: the row generation's release is the optimum (brute force), proven."""
-    frame, qi, k = data.draw(sensitive_tables(n=(4, 9), k=(1, 3)))
-    crit = data.draw(criteria_for(frame))
-    criteria = [ma.KAnonymity(k), crit]
-    expected = brute(frame, qi, criteria)
-    table = ma.Table.from_frame(frame, qi, "s")
+    table, criteria, expected = _case(data, (1, 3))
     r = ma.Request(*criteria, criteria_rows="generated").solve(table)
     if expected is None:
         assert r.status == Status.INFEASIBLE
@@ -49,13 +52,9 @@ def test_generated_rows_reach_the_brute_force_optimum(data):
 @given(data=st.data())
 def test_every_relaxation_bound_lies_below_the_optimum(data):
     """R(A) for a random A: its optimum never exceeds the whole model's (brute force)."""
-    frame, qi, k = data.draw(sensitive_tables(n=(4, 9), k=(2, 3)))
-    crit = data.draw(criteria_for(frame))
-    criteria = [ma.KAnonymity(k), crit]
-    expected = brute(frame, qi, criteria)
+    table, criteria, expected = _case(data, (2, 3))
     if expected is None:
         return
-    table = ma.Table.from_frame(frame, qi, "s")
     am, grid = _model(table, ma.Request(*criteria))
     C = am.cands.n_candidates
     active = np.array(data.draw(st.lists(st.booleans(), min_size=C, max_size=C)), dtype=bool)
@@ -201,13 +200,9 @@ def test_auto_hands_over_to_the_whole_model_when_many_groups_fail(monkeypatch):
 def test_repair_releases_a_verified_table_never_below_the_optimum(data):
     """The repair model (the R(∅) solution's candidates, with every criterion's rows) gives a verified release,
     never cheaper than brute force, from the whole table or from a given table."""
-    frame, qi, k = data.draw(sensitive_tables(n=(4, 9), k=(2, 3)))
-    crit = data.draw(criteria_for(frame))
-    criteria = [ma.KAnonymity(k), crit]
-    expected = brute(frame, qi, criteria)
+    table, criteria, expected = _case(data, (2, 3))
     if expected is None:
         return
-    table = ma.Table.from_frame(frame, qi, "s")
     request = ma.Request(*criteria)
     am, grid = _model(table, request)
     owner = am.row_candidates(am.criterion_rows)
