@@ -238,7 +238,7 @@ def _generate_rows(am: AssignmentModel, request, solver: SolverOptions, timings:
     source = ROW_GENERATION_SOURCE if bound is not None else None
     if relaxed is not None and (bound is None or relaxed > bound):
         bound, source = relaxed, relaxed_source
-    if status != Status.OPTIMAL and not log.handed_over and not interrupt.stop_requested():
+    if status != Status.OPTIMAL and not log.handed_over and (release is None or not interrupt.stop_requested()):
         # (handed over: the whole model runs next, with its own fallback)
         with timings.phase("fallback"):
             alt = _fallback(am.instance, request, start)

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import progress
+from . import interrupt, progress
 from .criteria import KAnonymity, failing_groups
 from .errors import VerificationError
 from .formulations import AssignmentModel
@@ -175,7 +175,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
     solver_status = ""
     while True:
         left = None if deadline is None else deadline - time.perf_counter()
-        if left is not None and left <= 0:
+        if (left is not None and left <= 0) or interrupt.stop_requested():  # Ctrl-C: keep what is found
             return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
         keep = always.copy()
         keep[lazy[active[lazy_owner]]] = True
@@ -221,7 +221,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             log.handed_over = True
             return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
         left = None if deadline is None else deadline - time.perf_counter()
-        if active.any() and (left is None or left > 2.0):  # R(∅) is k-anonymity alone: too far to repair
+        if active.any() and (left is None or left > 2.0) and not interrupt.stop_requested():  # R(∅) is k-anonymity alone: too far to repair
             t1 = time.perf_counter()
             # never longer than the relaxation it follows: where R(A) is quick, the next one may converge
             budget = min(REPAIR_SECONDS, max(it.seconds, 1.0), math.inf if left is None else 0.25 * left)

@@ -251,3 +251,30 @@ def test_an_infeasible_request_with_record_suppression_is_infeasible_in_every_mo
     r = ma.anonymize(table, ma.KAnonymity(1), ma.LDiversity(1.5), max_suppressed_records=0, criteria_rows=rows)
     assert r.status == Status.INFEASIBLE
     assert (r.row_generation is None) == (rows == "all")
+
+
+def test_a_stop_request_ends_the_iteration_with_a_verified_table(monkeypatch):
+    """Ctrl-C (a stop request) after the first relaxation: no further model, the best verified table so far
+    (here the fallback heuristic's) as time_limit, with the relaxation's bound."""
+    from milp_anon import interrupt
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"q0": rng.integers(0, 4, 40).astype(str), "q1": rng.integers(0, 3, 40).astype(str),
+                          "s": rng.integers(0, 4, 40).astype(str)})
+    table = ma.Table.from_frame(frame, ["q0", "q1"], "s")
+    req = ma.Request(ma.KAnonymity(2), ma.TCloseness(0.2), criteria_rows="generated")
+    opt = req.solve(table)
+    assert len(opt.row_generation.iterations) > 1  # the stop below cuts it short
+    solves = []
+    real = row_generation.solve_model
+
+    def count(*a, **k):
+        solves.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(row_generation, "solve_model", count)
+    monkeypatch.setattr(interrupt, "stop_requested", lambda: len(solves) >= 1)
+    r = req.solve(table)
+    assert len(solves) == 1 and len(r.row_generation.iterations) == 1
+    assert r.status == Status.TIME_LIMIT and r.verified and r.objective >= opt.objective
+    assert r.bound is not None and r.bound <= opt.objective
