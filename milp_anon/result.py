@@ -218,6 +218,9 @@ class Result:
         Candidate counts after each pruning stage.
     reduction
         :class:`ReductionLog` when the Lagrangian reduction ran.
+    row_generation
+        :class:`~milp_anon.row_generation.RowGenerationLog` when the sensitive
+        criteria's rows were generated (``formulations/row-generation.md``).
     source
         ``"solver"``, or the heuristic whose verified table was released
         (``"suppression greedy"``, ``"pattern greedy"``, ``"whole table"``).
