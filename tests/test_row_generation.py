@@ -149,14 +149,19 @@ def test_generated_rows_where_they_do_not_apply_is_an_input_error():
     assert row_generation.unavailable(ma.Request(ma.KAnonymity(2), ma.PSensitivity(2)), SolverOptions()) is None
 
 
-def test_a_time_limit_keeps_a_verified_table_and_a_valid_bound(monkeypatch):
-    """Stopped before convergence: the fallback table is released with the best relaxation bound."""
+def _close_case():
+    """A 40-row table, 0.2-closeness by row generation, and its optimum (more than one model)."""
     rng = np.random.default_rng(5)
     frame = pd.DataFrame({"q0": rng.integers(0, 4, 40).astype(str), "q1": rng.integers(0, 3, 40).astype(str),
                           "s": rng.integers(0, 4, 40).astype(str)})
     table = ma.Table.from_frame(frame, ["q0", "q1"], "s")
     req = ma.Request(ma.KAnonymity(2), ma.TCloseness(0.2), criteria_rows="generated")
-    opt = req.solve(table)
+    return table, req, req.solve(table)
+
+
+def test_a_time_limit_keeps_a_verified_table_and_a_valid_bound(monkeypatch):
+    """Stopped before convergence: the fallback table is released with the best relaxation bound."""
+    table, req, opt = _close_case()
     assert opt.status == Status.OPTIMAL
     calls = []
     real = row_generation.solve_model
@@ -258,12 +263,7 @@ def test_a_stop_request_ends_the_iteration_with_a_verified_table(monkeypatch):
     (here the fallback heuristic's) as time_limit, with the relaxation's bound."""
     from milp_anon import interrupt
 
-    rng = np.random.default_rng(5)
-    frame = pd.DataFrame({"q0": rng.integers(0, 4, 40).astype(str), "q1": rng.integers(0, 3, 40).astype(str),
-                          "s": rng.integers(0, 4, 40).astype(str)})
-    table = ma.Table.from_frame(frame, ["q0", "q1"], "s")
-    req = ma.Request(ma.KAnonymity(2), ma.TCloseness(0.2), criteria_rows="generated")
-    opt = req.solve(table)
+    table, req, opt = _close_case()
     assert len(opt.row_generation.iterations) > 1  # the stop below cuts it short
     solves = []
     real = row_generation.solve_model
