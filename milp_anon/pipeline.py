@@ -89,6 +89,9 @@ def solve(table: Table, request, solver: SolverOptions | None = None, *, start: 
     solver = solver or SolverOptions()
     timings = Timings()
     origin = provenance(table, request, solver)
+    no_rows = _rows.unavailable(request, solver)  # from the request alone: before any work
+    if request.model.criteria_rows == "generated" and no_rows:
+        raise InputError(f"the criteria's rows cannot be generated here: {no_rows}")
     if request.recoding.scheme == "full-domain":
         return _solve_full_domain(table, request, solver, timings, origin)
     instance, size, why = _prepare(table, request, timings)
@@ -100,9 +103,6 @@ def solve(table: Table, request, solver: SolverOptions | None = None, *, start: 
     why_not = _reduction.unavailable(request, solver, instance.candidates, table.n)
     if request.model.reduction == "lagrangian" and why_not:
         raise InputError(f"the Lagrangian reduction does not apply here: {why_not}")
-    no_rows = _rows.unavailable(request, solver)
-    if request.model.criteria_rows == "generated" and no_rows:
-        raise InputError(f"the criteria's rows cannot be generated here: {no_rows}")
     stage = solver
     if solver.time_limit is not None and solver.lns > 0 and _lns.unavailable(request) is None:
         stage = dataclasses.replace(solver, time_limit=(1.0 - solver.lns) * solver.time_limit)
