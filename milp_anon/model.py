@@ -123,13 +123,13 @@ class LinearModel:
         return dict(cost=cost, lower=lo, upper=up, integer=integer, row_lower=rlo, row_upper=rup,
                     start=start, index=r, value=v)
 
-    def with_rows(self, keep: np.ndarray, *, fix_orphans: bool = True) -> "LinearModel":
+    def with_rows(self, keep: np.ndarray) -> "LinearModel":
         """The same columns with only the rows where ``keep`` (a bool per row) is true.
 
-        Dropping rows relaxes the model. ``fix_orphans``: a column with zero
-        cost that no kept row mentions is fixed at its lower bound (0 for every
-        column this package builds), so the relaxation carries no free columns;
-        its value is then meaningless, as the dropped rows were its only use.
+        Dropping rows relaxes the model. A column with zero cost that no kept
+        row mentions is fixed at its lower bound (0 for every column this
+        package builds), so the relaxation carries no free columns; its value
+        is then meaningless, as the dropped rows were its only use.
         """
         keep = np.asarray(keep, dtype=bool)
         if keep.shape != (self.n_rows,):
@@ -138,12 +138,10 @@ class LinearModel:
         col = np.repeat(np.arange(self.n_cols), np.diff(a["start"]))
         ent = keep[a["index"]]
         new_row = np.cumsum(keep) - 1
-        lo, up = a["lower"], a["upper"]
-        if fix_orphans:
-            mentioned = np.zeros(self.n_cols, dtype=bool)
-            mentioned[col[ent]] = True
-            orphan = ~mentioned & (a["cost"] == 0)
-            up = np.where(orphan, lo, up)
+        lo = a["lower"]
+        mentioned = np.zeros(self.n_cols, dtype=bool)
+        mentioned[col[ent]] = True
+        up = np.where(~mentioned & (a["cost"] == 0), lo, a["upper"])
         out = LinearModel(name=self.name, col_cost=[a["cost"]], col_lower=[lo], col_upper=[up],
                           col_integer=[a["integer"]], row_lower=[a["row_lower"][keep]],
                           row_upper=[a["row_upper"][keep]],

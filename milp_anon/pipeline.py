@@ -191,8 +191,7 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
         if out.status in (Status.TIME_LIMIT, Status.NO_SOLUTION):
             # never empty-handed: the solver stopped without an incumbent; release the best
             # verified heuristic table instead, labelled as a limit result with the bound
-            with timings.phase("fallback"):
-                release = _fallback(instance, request, start)
+            release = _or_fallback(None, instance, request, start, timings)
         status = Status.TIME_LIMIT if release is not None else out.status
         reason = "the solver proved the model infeasible" if out.status == Status.INFEASIBLE else None
         return Outcome(release, out.bound, status, reason=reason, **common)
@@ -203,10 +202,7 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
     if out.status == Status.TIME_LIMIT and grid.gap(_sense(request) * release.objective, out.bound) \
             and not interrupt.stop_requested():
         # stopped early: release the heuristic table instead when it is better than the incumbent
-        with timings.phase("fallback"):
-            alt = _fallback(instance, request, start)
-        if alt is not None and _sense(request) * alt.objective < _sense(request) * release.objective - 1e-9:
-            release = alt
+        release = _or_fallback(release, instance, request, start, timings)
     return Outcome(release, out.bound, out.status, **common)
 
 
@@ -240,18 +236,22 @@ def _generate_rows(am: AssignmentModel, request, solver: SolverOptions, timings:
         bound, source = relaxed, relaxed_source
     if status != Status.OPTIMAL and not log.handed_over and (release is None or not interrupt.stop_requested()):
         # (handed over: the whole model runs next, with its own fallback)
-        with timings.phase("fallback"):
-            alt = _fallback(am.instance, request, start)
-        if alt is not None and (release is None or alt.objective < release.objective - 1e-9):
-            release = alt
+        release = _or_fallback(release, am.instance, request, start, timings)
     if release is None:
         status = Status.NO_SOLUTION
     return Outcome(release, bound, status, bound_source=source, **common)
 
 
-def _fallback(instance: Instance, request, start: Release | None) -> Release | None:
-    """The table released when the solver's is missing or poorer: the given start, else the best heuristic's."""
-    return start if start is not None else best_heuristic(instance.table, request)
+def _or_fallback(release: Release | None, instance: Instance, request, start: Release | None,
+                 timings: Timings) -> Release | None:
+    """The better of ``release`` (or none) and the fallback table, released when the solver's is missing or
+    poorer: the given start, else the best heuristic's."""
+    with timings.phase("fallback"):
+        alt = start if start is not None else best_heuristic(instance.table, request)
+    if alt is not None and (release is None or _sense(request) * alt.objective < _sense(request) * release.objective
+                            - 1e-9):
+        return alt
+    return release
 
 
 K_BOUND_SOURCE = ("the k-anonymity LP bound over the same candidates (column generation): every release "

@@ -37,10 +37,11 @@ import numpy as np
 from . import interrupt, progress
 from .criteria import KAnonymity, failing_groups
 from .errors import VerificationError
-from .formulations import AssignmentModel
+from .formulations import AssignmentModel, build, read_assignment
 from .grid import ObjectiveGrid
 from .release import Release
 from .solvers import SolverOptions, solve_model
+from .starts import release_pairs, release_start, whole_table_start
 from .status import Status
 
 __all__ = ["CRITERIA_ROWS", "Iteration", "RowGenerationLog", "repair", "row_generation", "unavailable"]
@@ -98,17 +99,6 @@ class RowGenerationLog:
         return out
 
 
-def _assignment(am: AssignmentModel, x: np.ndarray, k_criteria) -> np.ndarray | None:
-    """The integral assignment of ``x``, or ``None`` when rounding does not give a release of ``R(A)``'s
-    k-anonymity part (the caller then solves the next models with integer assignment columns)."""
-    raw = x[am.g] if am.withheld is None else np.concatenate([x[am.g], x[am.withheld]])
-    g = np.rint(raw)
-    if np.any(np.abs(raw - g) > 1e-6):
-        return None
-    used = x[am.y] > 0.5
-    return g.astype(np.int64) if am.check(used, g, k_criteria) is None else None
-
-
 #: at most this many seconds for each repair model (and a quarter of the time left, and the seconds of the
 #: relaxation it follows, at least 1)
 REPAIR_SECONDS = 30.0
@@ -123,9 +113,6 @@ def repair(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveG
     its solutions is a release of the whole problem; it is started from
     ``best`` (or the whole table as one group, always feasible).
     """
-    from .formulations import build, read_assignment
-    from .starts import release_pairs, release_start, whole_table_start
-
     inst, cands = am.instance, am.cands
     keep = np.zeros(cands.n_candidates, dtype=bool)
     keep[used] = True
@@ -171,7 +158,6 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
     active = np.zeros(C, dtype=bool)
     log = RowGenerationLog(candidates=int(C), criterion_rows=int(lazy.shape[0]))
     best = -math.inf
-    integer = False
     solver_status = ""
     while True:
         left = None if deadline is None else deadline - time.perf_counter()
@@ -180,8 +166,6 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
         keep = always.copy()
         keep[lazy[active[lazy_owner]]] = True
         sub = lm.with_rows(keep)
-        if integer:  # a rounded solution was no release: the assignment columns become integer
-            sub.col_integer[0][am.g] = True
         progress.report(phase=f"row generation {len(log.iterations) + 1}: criteria on {int(active.sum())} of "
                               f"{C} candidates")
         t0 = time.perf_counter()
@@ -198,12 +182,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             return None, None, Status.INFEASIBLE, solver_status, log
         if out.x is None:
             return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
-        g = _assignment(am, out.x, k_criteria)
-        if g is None:
-            if integer:
-                raise VerificationError("row generation: an integer assignment did not round to a release")
-            integer = True
-            continue
+        g, _ = read_assignment(am, out.x, k_criteria, solver, lm=sub)  # R(A) holds k-anonymity everywhere
         gp, _ = am.split(g)
         size = np.bincount(am.pair_cand, weights=gp, minlength=C)
         used = np.flatnonzero(size > 0)  # group_counts lists the used candidates in this order

@@ -278,3 +278,23 @@ def test_a_stop_request_ends_the_iteration_with_a_verified_table(monkeypatch):
     assert len(solves) == 1 and len(r.row_generation.iterations) == 1
     assert r.status == Status.TIME_LIMIT and r.verified and r.objective >= opt.objective
     assert r.bound is not None and r.bound <= opt.objective
+
+
+def test_a_fractional_relaxation_solution_is_repaired_in_the_relaxation():
+    """read_assignment(lm=R(A)): a drifted solution is re-solved for its y in R(A) (not in the whole model,
+    whose criteria its groups may fail), giving an integral release of R(A)'s k-anonymity part."""
+    from milp_anon.formulations import read_assignment
+
+    table, req, _ = _close_case()
+    am, grid = _model(table, req)
+    keep = np.ones(am.lm.n_rows, dtype=bool)
+    keep[am.criterion_rows] = False  # R(∅)
+    sub = am.lm.with_rows(keep)
+    out = solve_model(sub, SolverOptions(), grid)
+    x = out.x.copy()
+    p = int(np.flatnonzero(x[am.g] > 0.5)[0])
+    x[am.g[p]] -= 0.4  # tolerance drift far beyond rounding
+    k = [c for c in req.criteria if isinstance(c, ma.KAnonymity)]
+    g, why = read_assignment(am, x, k, SolverOptions(), lm=sub)
+    assert why == "fractional assignment"
+    assert am.check(x[am.y] > 0.5, g, k) is None

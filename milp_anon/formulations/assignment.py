@@ -296,13 +296,18 @@ def build(instance: Instance, request) -> AssignmentModel:
     return am
 
 
-def read_assignment(am: AssignmentModel, x: np.ndarray, criteria, options: SolverOptions):
+def read_assignment(am: AssignmentModel, x: np.ndarray, criteria, options: SolverOptions,
+                    lm: LinearModel | None = None):
     """The integral assignment ``g`` of a solver's column values ``x``, and why it was repaired (or ``None``).
 
     The rounded ``g`` is checked (:meth:`AssignmentModel.check`); if it fails,
     the assignment problem for the chosen ``y`` is re-solved exactly with
-    ``g`` integer. Raises :class:`VerificationError` if that fails too.
+    ``g`` integer, in ``lm`` — the model ``x`` solved, when it is not
+    ``am.lm`` itself (a relaxation of the row generation, with ``criteria``
+    the ones it holds everywhere). Raises :class:`VerificationError` if that
+    fails too.
     """
+    lm = am.lm if lm is None else lm
     used = x[am.y] > 0.5
     graw = x[am.g] if am.withheld is None else np.concatenate([x[am.g], x[am.withheld]])
     g = np.rint(graw)
@@ -311,14 +316,14 @@ def read_assignment(am: AssignmentModel, x: np.ndarray, criteria, options: Solve
     if why is None:
         return g.astype(np.int64), None
     # exact repair: the assignment problem for the chosen y, with g integer
-    a = am.lm.arrays()
+    a = lm.arrays()
     lo, up, integer = a["lower"].copy(), a["upper"].copy(), a["integer"].copy()
     lo[am.y] = up[am.y] = used.astype(float)
     integer[am.g] = True
     if am.withheld is not None:
         integer[am.withheld] = True
-    fixed = dataclasses.replace(am.lm, col_lower=[lo], col_upper=[up], col_integer=[integer],
-                                var_blocks=dict(am.lm.var_blocks))
+    fixed = dataclasses.replace(lm, col_lower=[lo], col_upper=[up], col_integer=[integer],
+                                var_blocks=dict(lm.var_blocks))
     out = solve_model(fixed, SolverOptions(time_limit=options.time_limit, threads=options.threads))
     if out.x is None:
         raise VerificationError(f"solver returned an invalid assignment ({why}) that could not be repaired")
