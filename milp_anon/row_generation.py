@@ -192,6 +192,8 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             released, groups, cost = am.release(g)
             release = Release.verified(am.table, request, released, cost=cost, groups=groups)
             log.converged = out.status == Status.OPTIMAL
+            if not log.converged and incumbent is not None and incumbent.objective < release.objective:
+                release = incumbent  # stopped early: a repair's table may be better
             status = Status.OPTIMAL if log.converged else Status.TIME_LIMIT
             return release, _finite(best), status, solver_status, log
         if out.status != Status.OPTIMAL:  # stopped with a solution that fails: no time for another model
