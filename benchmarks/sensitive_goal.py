@@ -11,7 +11,10 @@ search when the solve ends with a gap (a proof in the remaining time is not
 affected). One run at a time, each in its own process.
 
 ``--variants all-rows`` solves the whole model at once (``criteria_rows="all"``),
-the package before the criteria's row generation.
+the package before the criteria's row generation; ``--variants unsplit`` solves
+every ``R(A)`` over unit pairs for all candidates
+(``row_generation.PARTIAL_SPLIT = False``), the row generation before the
+partial split.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -65,6 +68,10 @@ def run_one(job):
 
         reduction.request_blocks = lambda instance, request: None
         TCloseness.prune = Criterion.prune  # nor t-closeness's distinct-values pruning
+    if variant == "unsplit":  # every R(A) over unit pairs for all candidates (before the partial split)
+        from milp_anon import row_generation
+
+        row_generation.PARTIAL_SPLIT = False
 
     table = ma.Table.from_frame(load_adult(), QI_ORDER[:n_qi], "occupation")
     crit = criterion(case)
@@ -95,7 +102,7 @@ def main(argv=None):
     ap.add_argument("--lns", type=float, default=0.25)
     ap.add_argument("--cases", default=",".join(CASES), help="comma-separated subset of the cases")
     ap.add_argument("--variants", default="after", help="comma-separated: before (no group blocks), all-rows (the whole model instead of row "
-                                                      "generation), after")
+                                                      "generation), unsplit (R(A) without the partial split), after")
     ap.add_argument("--out", default="benchmarks/results/sensitive_goal")
     a = ap.parse_args(argv)
     cases = [c.strip() for c in a.cases.split(",")]
@@ -106,8 +113,8 @@ def main(argv=None):
     if any(not 1 <= q <= len(QI_ORDER) for q in qis):
         ap.error(f"--qis takes 1 to {len(QI_ORDER)} QIs ({', '.join(QI_ORDER)})")
     variants = [v.strip() for v in a.variants.split(",")]
-    if any(v not in ("before", "after", "all-rows") for v in variants):
-        ap.error("variants are 'before', 'all-rows' and 'after'")
+    if any(v not in ("before", "after", "all-rows", "unsplit") for v in variants):
+        ap.error("variants are 'before', 'all-rows', 'unsplit' and 'after'")
     jobs = [(q, c, a.k, a.time_limit, a.lns, v) for q in qis for c in cases for v in variants]
     rows = run_serial(run_one, jobs)
     intro = (f"{provenance_line('sensitive_goal')}; sensitive occupation, k = {a.k}, QIs in the order "

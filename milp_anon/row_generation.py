@@ -38,6 +38,7 @@ from . import interrupt, progress
 from .criteria import KAnonymity, failing_groups
 from .errors import VerificationError
 from .formulations import AssignmentModel, build, read_assignment
+from .formulations import partial_split
 from .grid import ObjectiveGrid
 from .release import Release
 from .solvers import SolverOptions, solve_model
@@ -48,6 +49,10 @@ __all__ = ["CRITERIA_ROWS", "Iteration", "RowGenerationLog", "repair", "row_gene
 
 #: ``ModelOptions.criteria_rows``: ``"auto"`` generates them where :func:`unavailable` says it applies
 CRITERIA_ROWS = ("auto", "generated", "all")
+#: solve each ``R(A)`` with the units split only for the candidates in ``A``
+#: (:class:`~milp_anon.formulations.partial_split.PartialSplit`, where it applies); off: the whole model
+#: less the rows outside ``A``
+PARTIAL_SPLIT = True
 
 
 def unavailable(request, solver: SolverOptions) -> str | None:
@@ -159,6 +164,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
     log = RowGenerationLog(candidates=int(C), criterion_rows=int(lazy.shape[0]))
     best = -math.inf
     solver_status = ""
+    merge = PARTIAL_SPLIT and partial_split.applies(request) and am.units.n_units > am.instance.types.t_in
     while True:
         left = None if deadline is None else deadline - time.perf_counter()
         if (left is not None and left <= 0) or interrupt.stop_requested():  # Ctrl-C: keep what is found
@@ -169,13 +175,18 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
         progress.report(phase=f"row generation {len(log.iterations) + 1}: criteria on {int(active.sum())} of "
                               f"{C} candidates")
         t0 = time.perf_counter()
-        out = solve_model(sub, dataclasses.replace(solver, time_limit=left), grid, hint=hint)
+        split = partial_split.PartialSplit.build(am, request, active) if merge else None
+        model = sub if split is None else split.lm
+        out = solve_model(model, dataclasses.replace(solver, time_limit=left), grid,
+                          hint=hint if split is None else split.hint(hint))
+        if split is not None and out.x is not None:
+            out = dataclasses.replace(out, x=split.to_whole(out.x))
         solver_status = out.solver_status
         if out.bound is not None:
             best = max(best, out.bound)
             log.bound = _finite(best)
             progress.report(bound=best)
-        it = Iteration(active=int(active.sum()), rows=int(sub.n_rows), status=str(out.status),
+        it = Iteration(active=int(active.sum()), rows=int(model.n_rows), status=str(out.status),
                        objective=out.objective, bound=out.bound, failing=None, seconds=time.perf_counter() - t0)
         log.iterations.append(it)
         if out.status == Status.INFEASIBLE:  # a relaxation without a solution: nor has the whole model
