@@ -2,7 +2,8 @@
 
 * :mod:`.assignment` — the model's columns and core rows, building, reading a solution back, release;
 * :mod:`.rows` — each criterion's rows and size estimate;
-* :mod:`.options` — budget, number of output groups, objectives.
+* :mod:`.options` — budget, number of output groups, objectives;
+* :mod:`.partial_split` — the row generation's ``R(A)`` with units split by sensitive value only inside ``A``.
 """
 
 from .assignment import AssignmentModel, build, integer_assignment, read_assignment, release_assignment
