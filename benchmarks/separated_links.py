@@ -23,16 +23,20 @@ one at a time:
 
 The MIP's table is released only through the verifier (``Release.verified``).
 
-``master``: the column generation (``lagrangian.column_generation``) with its
-restricted master as shipped (every master pair with its link), or with the
-master's links separated the same way after each master solve; its
-``L(π)`` is a bound whatever the master holds.
+``master``: the column generation (``lagrangian.column_generation``) with
+every master pair's link built (``links``; before 2026-11-25 the only form,
+called ``shipped`` in the first results), with the master's links separated
+the same way after each master solve (``separated``), or as the package
+does by default (``auto``: separated from the first master run cut short);
+its ``L(π)`` is a bound whatever the master holds. (At 18894ba, where
+``separated_links_master_8qi.md`` was measured, this script carried its own
+subclass of the master; the package's ``RestrictedMaster(separate_links=True)``
+is the same procedure.)
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import time
 
@@ -149,68 +153,6 @@ def run_whole(job):
     return row
 
 
-def _separated_master():
-    """The column generation's master with its links separated (a subclass of the shipped one)."""
-    import highspy
-    import numpy as np
-
-    from milp_anon.lagrangian import RestrictedMaster
-
-    class SeparatedMaster(RestrictedMaster):
-        def __init__(self, n, w, pair_type, pair_cand, k, highs_options=None):
-            super().__init__(n, w, pair_type, pair_cand, k, highs_options)
-            C = w.shape[0]
-            self.N = np.bincount(pair_cand, weights=n[pair_type], minlength=C)
-            self.agg_row = np.full(C, -1, dtype=np.int64)
-            self.link_in = np.zeros(pair_type.shape[0], dtype=bool)
-
-        def add_candidates(self, js):
-            super().add_candidates(js)
-            q = js.shape[0]
-            self.h.addRows(q, np.full(q, -highspy.kHighsInf), np.zeros(q), q, np.arange(q, dtype=np.int32),
-                           self.y_col[js].astype(np.int32), -self.N[js])
-            self.agg_row[js] = np.arange(self.rows, self.rows + q)
-            self.rows += q
-
-        def add_pairs(self, ps):  # the pair's column in its type's, candidate's and aggregated rows; no link
-            q = ps.shape[0]
-            if q == 0:
-                return
-            pt, pc = self.pair_type[ps], self.pair_cand[ps]
-            rows = np.column_stack([pt, self.k_row[pc], self.agg_row[pc]]).ravel().astype(np.int32)
-            self.h.addCols(q, self.w[pc], np.zeros(q), self.n[pt], 3 * q, np.arange(0, 3 * q, 3, dtype=np.int32),
-                           rows, np.ones(3 * q))
-            self.pair_col[ps] = np.arange(self.cols, self.cols + q)
-            self.cols += q
-            self.pair_in[ps] = True
-
-        def solve(self, time_limit, cap=None):
-            t0, out = time.perf_counter(), None
-            while True:
-                spent = time.perf_counter() - t0
-                left = None if time_limit is None else time_limit - spent
-                c = None if cap is None else cap - spent
-                if out is not None and ((left is not None and left <= 0) or (c is not None and c <= 0)):
-                    return out
-                out = super().solve(left, c)
-                if out is None or not math.isfinite(out[0]):
-                    return out
-                y, g = self.primal()
-                held = np.flatnonzero(self.pair_in & ~self.link_in)
-                viol = held[g[held] > self.n[self.pair_type[held]] * y[self.pair_cand[held]] + 1e-7]
-                if viol.size == 0:
-                    return out  # optimal for the master with every link: its value is the master's
-                q = viol.size
-                cols = np.column_stack([self.pair_col[viol], self.y_col[self.pair_cand[viol]]]).ravel()
-                vals = np.column_stack([np.ones(q), -self.n[self.pair_type[viol]]]).ravel()
-                self.h.addRows(q, np.full(q, -highspy.kHighsInf), np.zeros(q), 2 * q,
-                               np.arange(0, 2 * q, 2, dtype=np.int32), cols.astype(np.int32), vals)
-                self.rows += q
-                self.link_in[viol] = True
-
-    return SeparatedMaster
-
-
 def run_master(job):
     import resource
 
@@ -219,13 +161,13 @@ def run_master(job):
     from milp_anon.result import Timings
 
     q, k, recoding, variant, limit = job
-    if variant == "separated":
-        lagrangian.RestrictedMaster = _separated_master()
     table, request = _request(q, k, recoding)
     instance, _, _ = _prepare(table, request, Timings())
     c, types = instance.candidates, instance.types
+    separate = {"links": False, "shipped": False, "separated": True, "auto": None}[variant]
     cg = lagrangian.column_generation(types.counts, c.cost, c.pair_type, c.pair_cand, k, time_limit=limit,
-                                      highs_options={"output_flag": False, "threads": 1, "presolve": "off"})
+                                      highs_options={"output_flag": False, "threads": 1, "presolve": "off"},
+                                      separate_links=separate)
     return {"qis": q, "k": k, "recoding": recoding, "variant": variant, "limit": limit, "pairs": int(c.n_pairs),
             "bound": cg.bound, "LP bound": cg.lp_value if cg.converged else None, "converged": cg.converged,
             "CG rounds": cg.iterations, "master pairs": cg.master_pairs, "wall s": cg.seconds,
@@ -239,10 +181,10 @@ def main(argv=None):
     ap.add_argument("--ks", default="5")
     ap.add_argument("--recoding", default="suppression", choices=["suppression", "lm", "height"])
     ap.add_argument("--limit", type=float, default=300.0)
-    ap.add_argument("--variants", default=None, help="whole: links,separated; master: shipped,separated")
+    ap.add_argument("--variants", default=None, help="whole: links,separated; master: links,separated,auto")
     ap.add_argument("--out", default=None)
     a = ap.parse_args(argv)
-    names = ("links", "separated") if a.what == "whole" else ("shipped", "separated")
+    names = ("links", "separated") if a.what == "whole" else ("links", "separated", "auto")
     variants = names if a.variants is None else tuple(v.strip() for v in a.variants.split(","))
     if any(v not in names for v in variants):
         ap.error(f"{a.what}'s variants are {', '.join(names)}")
