@@ -174,7 +174,7 @@ class RestrictedMaster:
 
     def __init__(self, n, w, pair_type, pair_cand, k, highs_options=None, separate_links=False):
         self.n, self.w, self.pair_type, self.pair_cand, self.k = n, w, pair_type, pair_cand, k
-        self.separate_links = bool(separate_links)
+        self.separate_links = False
         C, P, T = w.shape[0], pair_type.shape[0], n.shape[0]
         self.h = highspy.Highs()
         for key, value in (highs_options or {"output_flag": False}).items():
@@ -186,10 +186,9 @@ class RestrictedMaster:
         self.y_col = np.full(C, -1, dtype=np.int64)
         self.k_row = np.full(C, -1, dtype=np.int64)
         self.pair_col = np.full(P, -1, dtype=np.int64)
-        if self.separate_links:
-            self.capacity = np.bincount(pair_cand, weights=n[pair_type], minlength=C)
-            self.agg_row = np.full(C, -1, dtype=np.int64)
         self.link_in = np.zeros(P, dtype=bool)
+        if separate_links:
+            self.start_separating()
 
     def add_candidates(self, js: np.ndarray) -> None:
         """Columns ``y_j`` and rows ``Σ_i g_ij − k y_j >= 0`` (the ``g`` entries arrive with the pairs), and
@@ -240,6 +239,8 @@ class RestrictedMaster:
         ps = np.flatnonzero(self.pair_in)
         ps = ps[np.argsort(self.pair_cand[ps], kind="stable")]
         q = js.shape[0]
+        if q == 0:  # an empty master: the candidates to come get their rows in add_candidates
+            return
         at = np.full(C, -1, dtype=np.int64)
         at[js] = np.arange(q)
         per = np.bincount(at[self.pair_cand[ps]], minlength=q) + 1  # its pairs and y_j

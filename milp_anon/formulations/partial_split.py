@@ -69,9 +69,10 @@ class PartialSplit:
     #: columns ``y_j`` of the candidates outside ``A``, and of their type pairs ``h_ij``
     y_rest: np.ndarray
     h: np.ndarray
-    #: the type pairs outside ``A``: type and candidate (of ``whole``)
+    #: the type pairs outside ``A``: type, candidate (of ``whole``) and that candidate's place in ``outside``
     rest_type: np.ndarray
     rest_cand: np.ndarray
+    rest_at: np.ndarray
     #: every pair of ``whole``: whether its candidate is in ``A``, and its index among ``part``'s pairs
     #: (where it is) or among the type pairs (where it is not)
     in_part: np.ndarray
@@ -94,6 +95,7 @@ class PartialSplit:
         n_t = types.counts.astype(float)
         col = np.full(cands.n_candidates, -1, dtype=np.int64)
         col[outside] = np.arange(outside.shape[0])
+        at = col[rc]  # each type pair's candidate among the outside ones
         R, H = outside.shape[0], rt.shape[0]
         y_rest = lm.add_vars("y_rest", R, lower=0, upper=1, integer=True)
         h = lm.add_vars("h", H, lower=0, upper=n_t[rt], cost=cands.cost[rc], integer=part.integer)
@@ -102,10 +104,10 @@ class PartialSplit:
                     cols=np.concatenate([part.g, h]), vals=1.0, lower=n_t, upper=n_t)
         ks = [c.k for c in request.criteria if isinstance(c, KAnonymity)]
         if ks and R:
-            lm.add_rows("kanon_rest", R, rows=np.concatenate([col[rc], np.arange(R)]), cols=np.concatenate([h, y_rest]),
+            lm.add_rows("kanon_rest", R, rows=np.concatenate([at, np.arange(R)]), cols=np.concatenate([h, y_rest]),
                         vals=np.concatenate([np.ones(H), np.full(R, -float(max(ks)))]), lower=0.0)
         hr = np.arange(H)
-        lm.add_rows("link_rest", H, rows=np.concatenate([hr, hr]), cols=np.concatenate([h, y_rest[col[rc]]]),
+        lm.add_rows("link_rest", H, rows=np.concatenate([hr, hr]), cols=np.concatenate([h, y_rest[at]]),
                     vals=np.concatenate([np.ones(H), -n_t[rt]]), upper=0.0)
         # where every pair of the whole model lies here
         U = units.n_units
@@ -117,7 +119,7 @@ class PartialSplit:
         index[in_part] = _lookup(part.pair_cand * U + part.pair_unit, new_id[p] * U + q)
         p, q = whole.pair_cand[~in_part], units.unit_type[whole.pair_unit[~in_part]]
         index[~in_part] = _lookup(rc * T + rt, p * T + q)
-        return cls(whole, part, lm, inside, outside, y_rest, h, rt, rc, in_part, index)
+        return cls(whole, part, lm, inside, outside, y_rest, h, rt, rc, at, in_part, index)
 
     def to_whole(self, x: np.ndarray) -> np.ndarray:
         """A column vector of the whole model (``y`` and ``g``; 0 elsewhere) for this model's ``x``.
@@ -173,8 +175,6 @@ class PartialSplit:
         gp[self.index[self.in_part]] = g[self.in_part]
         idx, val = self.part.start(gp)
         hv = np.bincount(self.index[~self.in_part], weights=g[~self.in_part], minlength=self.h.shape[0])
-        col = np.full(whole.cands.n_candidates, -1, dtype=np.int64)
-        col[self.outside] = np.arange(self.outside.shape[0])
-        per = np.bincount(col[self.rest_cand], weights=hv, minlength=self.outside.shape[0])
+        per = np.bincount(self.rest_at, weights=hv, minlength=self.outside.shape[0])
         return (np.concatenate([idx, self.y_rest, self.h]),
                 np.concatenate([val, (per > 0).astype(float), hv]))
