@@ -14,7 +14,9 @@ affected). One run at a time, each in its own process.
 the package before the criteria's row generation; ``--variants unsplit`` solves
 every ``R(A)`` over unit pairs for all candidates
 (``row_generation.PARTIAL_SPLIT = False``), the row generation before the
-partial split.
+partial split. ``--variants no-criteria-greedy`` switches the pattern greedy
+with criteria off in that run's process (its heuristic list is then the
+suppression greedy's alone), the package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -68,6 +70,10 @@ def run_one(job):
 
         reduction.request_blocks = lambda instance, request: None
         TCloseness.prune = Criterion.prune  # nor t-closeness's distinct-values pruning
+    if variant == "no-criteria-greedy":  # the heuristics before the pattern greedy with criteria
+        from milp_anon import starts
+
+        starts.criteria_pattern_greedy = lambda *a, **k: None
     if variant == "unsplit":  # every R(A) over unit pairs for all candidates (before the partial split)
         from milp_anon import row_generation
 
@@ -88,7 +94,7 @@ def run_one(job):
                                                               else ", not converged"))
     return {"qis": n_qi, "case": crit.describe(), "k": k, "variant": variant, "status": r.status,
             "objective": r.objective, "bound": r.bound, "gap": r.gap, "bound_from": source,
-            "released_by": r.source, "models": models,
+            "released_by": r.source, "models": models, "start": r.warm_start_cost,
             "lns": "–" if ln is None else f"{ln.start:.6g} → {ln.end:.6g} ({ln.solved} solved, {ln.improved} "
                                           f"improved)",
             "wall_s": time.perf_counter() - t0, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
@@ -102,7 +108,8 @@ def main(argv=None):
     ap.add_argument("--lns", type=float, default=0.25)
     ap.add_argument("--cases", default=",".join(CASES), help="comma-separated subset of the cases")
     ap.add_argument("--variants", default="after", help="comma-separated: before (no group blocks), all-rows (the whole model instead of row "
-                                                      "generation), unsplit (R(A) without the partial split), after")
+                                                      "generation), unsplit (R(A) without the partial split), "
+                                                      "no-criteria-greedy (without the pattern greedy with criteria), after")
     ap.add_argument("--out", default="benchmarks/results/sensitive_goal")
     a = ap.parse_args(argv)
     cases = [c.strip() for c in a.cases.split(",")]
@@ -113,8 +120,8 @@ def main(argv=None):
     if any(not 1 <= q <= len(QI_ORDER) for q in qis):
         ap.error(f"--qis takes 1 to {len(QI_ORDER)} QIs ({', '.join(QI_ORDER)})")
     variants = [v.strip() for v in a.variants.split(",")]
-    if any(v not in ("before", "after", "all-rows", "unsplit") for v in variants):
-        ap.error("variants are 'before', 'all-rows', 'unsplit' and 'after'")
+    if any(v not in ("before", "after", "all-rows", "unsplit", "no-criteria-greedy") for v in variants):
+        ap.error("variants are 'before', 'all-rows', 'unsplit', 'no-criteria-greedy' and 'after'")
     jobs = [(q, c, a.k, a.time_limit, a.lns, v) for q in qis for c in cases for v in variants]
     rows = run_serial(run_one, jobs)
     intro = (f"{provenance_line('sensitive_goal')}; sensitive occupation, k = {a.k}, QIs in the order "
@@ -122,7 +129,7 @@ def main(argv=None):
              "each in its own process. Peak MB is the parent process (an isolated HiGHS child is not counted).")
     cols = [("qis", "QIs"), ("case", "criterion (with k)"), ("variant", "variant"), ("status", "status"), ("objective", "objective"),
             ("bound", "bound"), ("gap", "gap"), ("bound_from", "bound from"), ("released_by", "released by"),
-            ("models", "row generation: models (A of candidates)"), ("lns", "search"), ("wall_s", "total s"), ("peak_mb", "peak MB")]
+            ("start", "heuristic start"), ("models", "row generation: models (A of candidates)"), ("lns", "search"), ("wall_s", "total s"), ("peak_mb", "peak MB")]
     write_results(a.out, rows, "Issue 13's sensitive cases on UCI Adult (30,162 rows)", cols, intro)
 
 

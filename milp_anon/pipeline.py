@@ -221,6 +221,16 @@ def _generate_rows(am: AssignmentModel, request, solver: SolverOptions, timings:
     """The whole model's criteria by row generation (:mod:`.row_generation`); the fallback table as for
     the whole model when it ends without a verified release or with a poorer one."""
     deadline = None if solver.time_limit is None else time.perf_counter() + solver.time_limit
+    if start is None and not request.model.withholds:
+        # the heuristic table first (seconds; it is the fallback anyway): the repairs start from it, every
+        # R(A) gets it as its start, and a relaxation's bound that reaches it proves it optimal (withholding
+        # skips the whole-table pre-check, so the heuristics may have no table to give there)
+        with timings.phase("warm_start"):
+            start = best_heuristic(am.table, request)
+        if start is not None:
+            hint = release_start(am, start)
+            ws_cost = start.cost if ws_cost is None else ws_cost
+            progress.report(incumbent=start.objective)
     progress.report(solver_bound_is_global=True)  # every R(A) is a relaxation: its bound is the problem's
     with timings.phase("solve"):
         release, bound, status, solver_status, log = _rows.row_generation(am, request, solver, grid, hint=hint,

@@ -222,6 +222,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             it.repair_seconds = time.perf_counter() - t1
             if rel is not None and (incumbent is None or rel.objective < incumbent.objective - 1e-9):
                 incumbent = rel
+                hint = release_start(am, rel)  # the next R(A) starts from it (its cost bounds R(A)'s optimum)
                 progress.report(incumbent=rel.objective)
             if incumbent is not None and math.isfinite(best) and not grid.gap(incumbent.objective, best):
                 log.converged = True  # a release at the relaxations' bound: optimal

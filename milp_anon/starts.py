@@ -2,9 +2,11 @@
 
 Which heuristics run (:func:`heuristic_tables`) is decided here only:
 
-* suppression: the plain suppression greedy (any criteria) and, for
-  k-anonymity alone with at most ``ALL_MASKS_MAX_M`` QIs, the pattern greedy
-  over every suppression mask;
+* suppression: the plain suppression greedy (any criteria) and, with at most
+  ``ALL_MASKS_MAX_M`` QIs, the pattern greedy over every suppression mask
+  (for k-anonymity alone) or its variant that trims each pattern instance to
+  its largest part meeting the sensitive criteria
+  (:func:`~milp_anon.heuristics.criteria_pattern_greedy`);
 * pattern-guided suppression (k-anonymity alone): the pattern greedy over the patterns;
 * interval and value-set cells: strict Mondrian (its classes at their hulls);
 * hierarchies (and suppressed columns beside them): strict Mondrian with the
@@ -29,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import MilpAnonError, OptionViolation, VerificationError
-from .heuristics import level_greedy, mondrian, pattern_greedy, suppression_greedy
+from .heuristics import criteria_pattern_greedy, level_greedy, mondrian, pattern_greedy, suppression_greedy
 from .partition import release_blocks
 from .recoding import Generalization, Patterns, Suppression
 from .release import Release
@@ -58,6 +60,10 @@ def heuristic_tables(table, request) -> list[tuple[str, object, float]]:
             res = pattern_greedy(table, k, all_masks(table.m))
             if res is not None:
                 out.append(("pattern greedy", *res))
+        elif table.m <= ALL_MASKS_MAX_M and any(c.needs_sensitive for c in request.criteria):
+            res = criteria_pattern_greedy(table, request.criteria, all_masks(table.m))
+            if res is not None:
+                out.append(("pattern greedy with criteria", *res))
     elif isinstance(request.recoding, Generalization):
         if request.k_alone and not request.recoding.cell_columns:
             res = level_greedy(table, k, request.recoding)
