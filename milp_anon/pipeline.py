@@ -228,7 +228,9 @@ def _generate_rows(am: AssignmentModel, request, solver: SolverOptions, timings:
         with timings.phase("warm_start"):
             start = best_heuristic(am.table, request)
         if start is not None:
-            hint = release_start(am, start)
+            # a full start only: every R(A) split only in A (PartialSplit.hint) needs every row placed
+            full = release_start(am, start, partial=False)
+            hint = hint if full is None else full
             ws_cost = start.cost if ws_cost is None else ws_cost
             progress.report(incumbent=start.objective)
     progress.report(solver_bound_is_global=True)  # every R(A) is a relaxation: its bound is the problem's

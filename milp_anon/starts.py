@@ -178,16 +178,18 @@ def release_pairs(instance, pair_unit: np.ndarray, pair_cand: np.ndarray, releas
     return np.bincount(at, minlength=pair_cand.shape[0]).astype(float), cand_of_row
 
 
-def release_start(am, release: Release):
+def release_start(am, release: Release, *, partial: bool = True):
     """Map a verified release onto the model's columns as a start (:func:`release_pairs`).
 
     Rows whose released vector is not a kept candidate are left out; then
     only the candidates used by the others are fixed (HiGHS completes a
-    partial start).
+    partial start), or, with ``partial=False``, ``None`` is returned.
     """
     g, cand_of_row = release_pairs(am.instance, am.pair_unit, am.pair_cand, release)
     if np.all(cand_of_row >= 0):
         return am.start(g)
+    if not partial:
+        return None
     have = np.unique(cand_of_row[cand_of_row >= 0])  # fix only the candidates that are fully described
     return am.y[have], np.ones(have.shape[0])
 

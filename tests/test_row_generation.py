@@ -298,3 +298,49 @@ def test_a_fractional_relaxation_solution_is_repaired_in_the_relaxation():
     g, why = read_assignment(am, x, k, SolverOptions(), lm=sub)
     assert why == "fractional assignment"
     assert am.check(x[am.y] > 0.5, g, k) is None
+
+
+def test_every_relaxation_starts_from_the_best_verified_table(monkeypatch):
+    """The best heuristic table is the first incumbent, so R(∅) starts from it; once a repair finds a better
+    table, every later R(A) starts from that one (a start's cost, on the model's own columns, is the
+    incumbent's)."""
+    from milp_anon.starts import best_heuristic
+
+    rng = np.random.default_rng(2)  # 4 relaxations, two repairs each better than the table before
+    frame = pd.DataFrame({"q0": rng.integers(0, 4, 60).astype(str), "q1": rng.integers(0, 3, 60).astype(str),
+                          "s": rng.integers(0, 4, 60).astype(str)})
+    table = ma.Table.from_frame(frame, ["q0", "q1"], "s")
+    req = ma.Request(ma.KAnonymity(2), ma.TCloseness(0.2), criteria_rows="generated")
+    opt = req.solve(table)
+    heuristic = best_heuristic(table, req).objective
+    assert heuristic > opt.objective  # the relaxations have a table to beat
+    relaxations, incumbents, in_repair = [], [heuristic], []
+    real_solve, real_repair = row_generation.solve_model, row_generation.repair
+
+    def record(lm, options, grid, hint=None, **kw):
+        if not in_repair:
+            cost = np.concatenate([np.ravel(c) for c in lm.col_cost])
+            if isinstance(hint, tuple):
+                relaxations.append((float(cost[np.asarray(hint[0])] @ np.asarray(hint[1], dtype=float)),
+                                    min(incumbents)))
+            else:
+                relaxations.append((None if hint is None else float(cost @ np.asarray(hint)), min(incumbents)))
+        return real_solve(lm, options, grid, hint=hint, **kw)
+
+    def repair(*a, **k):
+        in_repair.append(1)
+        try:
+            rel = real_repair(*a, **k)
+        finally:
+            in_repair.pop()
+        if rel is not None:
+            incumbents.append(rel.objective)
+        return rel
+
+    monkeypatch.setattr(row_generation, "solve_model", record)
+    monkeypatch.setattr(row_generation, "repair", repair)
+    r = req.solve(table)
+    assert r.status == Status.OPTIMAL and r.objective == opt.objective
+    assert len(relaxations) > 2 and len(set(incumbents)) > 2
+    for start, best in relaxations:
+        assert start == pytest.approx(best)

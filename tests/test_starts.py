@@ -72,3 +72,26 @@ def test_a_suppression_release_reads_back_exactly_with_units_split_by_sensitive_
     table = ma.Table.from_frame(frame, qi, "s")
     labels = np.array(data.draw(st.lists(st.integers(0, 3), min_size=table.n, max_size=table.n)))
     _read_back(table, ma.Request(ma.KAnonymity(k), ma.PSensitivity(1)), labels)
+
+
+def test_a_release_outside_the_candidates_gives_a_partial_start_or_none():
+    """Rows released as a vector the model has no candidate for: only the other rows' candidates are fixed
+    (a partial start), or ``partial=False`` gives no start at all."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"a": list("xxyyzz"), "b": list("112233")})
+    table = ma.Table.from_frame(frame, ["a", "b"])
+    request = ma.Request(ma.KAnonymity(2))
+    rel = Release.verified(table, request, release_blocks(table, [np.arange(4), np.arange(4, 6)]))
+    lattices = request.recoding.lattices(table)
+    types, units = collapse(table, request)
+    cands = generate_candidates(table, request, types, units, lattices)
+    inst = Instance(table, lattices, types, units, cands)
+    full = build(inst, request)
+    assert len(release_start(full, rel)[0]) > 0 and release_start(full, rel, partial=False) is not None
+    keep = np.ones(cands.n_candidates, dtype=bool)
+    keep[np.argmax(cands.capacity)] = False  # (*, *): the first block's vector is gone
+    am = build(inst.with_candidates(cands.subset(keep, "test")), request)
+    idx, vals = release_start(am, rel)
+    assert set(idx.tolist()) <= set(am.y.tolist()) and vals.tolist() == [1.0]  # (z, 3) alone
+    assert release_start(am, rel, partial=False) is None
