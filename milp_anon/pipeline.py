@@ -174,6 +174,7 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
         # keeping the relaxations' bound (ROW_GENERATION_MAX_FAILING, formulations/row-generation.md)
         hs, rows_log = dataclasses.replace(hs, time_limit=left), rg.row_generation
         relaxed, relaxed_source = rg.bound, rg.bound_source
+        ws_cost = rg.warm_start_cost if ws_cost is None else ws_cost  # the heuristic table it started from
         if rg.release is not None:
             start = rg.release
             hint = release_start(am, start)

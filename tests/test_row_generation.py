@@ -194,6 +194,9 @@ def test_auto_hands_over_to_the_whole_model_when_many_groups_fail(monkeypatch):
     auto = ma.Request(ma.KAnonymity(2), crit).solve(table)
     assert auto.status == Status.OPTIMAL and auto.objective == gen.objective
     assert auto.row_generation.handed_over and len(auto.row_generation.iterations) == 1
+    from milp_anon.starts import best_heuristic
+
+    assert auto.warm_start_cost == best_heuristic(table, ma.Request(ma.KAnonymity(2), crit)).cost  # the start
     assert "handed over" in auto.summary() and auto.report()["row_generation"]["handed_over"]
     monkeypatch.setattr(pipeline, "ROW_GENERATION_MAX_FAILING", 1.0)  # never: auto is the row generation
     auto = ma.Request(ma.KAnonymity(2), crit).solve(table, time_limit=60)
