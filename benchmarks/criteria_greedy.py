@@ -14,7 +14,7 @@ import argparse
 import time
 
 from benchmarks.common import provenance_line, write_results
-from benchmarks.sensitive_goal import CASES, QI_ORDER, criterion
+from benchmarks.sensitive_goal import CASES, QI_ORDER, cases_and_qis, criterion
 
 
 def run(qis, cases):
@@ -48,13 +48,7 @@ def main(argv=None):
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--out", default="benchmarks/results/criteria_greedy")
     a = ap.parse_args(argv)
-    cases = [c.strip() for c in a.cases.split(",")]
-    unknown = [c for c in cases if c not in CASES]
-    if unknown:
-        ap.error(f"unknown case(s): {', '.join(unknown)}")
-    qis = [int(q) for q in a.qis.split(",")]
-    if any(not 1 <= q <= len(QI_ORDER) for q in qis):
-        ap.error(f"--qis takes 1 to {len(QI_ORDER)} QIs ({', '.join(QI_ORDER)})")
+    cases, qis = cases_and_qis(ap, a)
     rows = run(qis, cases)
     intro = (f"{provenance_line('criteria_greedy')}; sensitive occupation, k = 5, QIs in the order "
              f"{', '.join(QI_ORDER)}; both heuristics in one process, one after the other. Cost = suppressed "

@@ -100,6 +100,18 @@ def run_one(job):
             "wall_s": time.perf_counter() - t0, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
+def cases_and_qis(ap, a):
+    """The ``--cases`` and ``--qis`` arguments, checked (``ap.error`` on an unknown case or QI count)."""
+    cases = [c.strip() for c in a.cases.split(",")]
+    unknown = [c for c in cases if c not in CASES]
+    if unknown:
+        ap.error(f"unknown case(s): {', '.join(unknown)}")
+    qis = [int(q) for q in a.qis.split(",")]
+    if any(not 1 <= q <= len(QI_ORDER) for q in qis):
+        ap.error(f"--qis takes 1 to {len(QI_ORDER)} QIs ({', '.join(QI_ORDER)})")
+    return cases, qis
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--time-limit", type=float, default=600.0)
@@ -112,13 +124,7 @@ def main(argv=None):
                                                       "no-criteria-greedy (without the pattern greedy with criteria), after")
     ap.add_argument("--out", default="benchmarks/results/sensitive_goal")
     a = ap.parse_args(argv)
-    cases = [c.strip() for c in a.cases.split(",")]
-    unknown = [c for c in cases if c not in CASES]
-    if unknown:
-        ap.error(f"unknown case(s): {', '.join(unknown)}")
-    qis = [int(q) for q in a.qis.split(",")]
-    if any(not 1 <= q <= len(QI_ORDER) for q in qis):
-        ap.error(f"--qis takes 1 to {len(QI_ORDER)} QIs ({', '.join(QI_ORDER)})")
+    cases, qis = cases_and_qis(ap, a)
     variants = [v.strip() for v in a.variants.split(",")]
     if any(v not in ("before", "after", "all-rows", "unsplit", "no-criteria-greedy") for v in variants):
         ap.error("variants are 'before', 'all-rows', 'unsplit', 'no-criteria-greedy' and 'after'")
