@@ -119,7 +119,7 @@ def _borrow(left, groups, values, V, share, closeness, k, meets):
         while True:
             if len(left) >= k and meets(np.asarray(left)):
                 break
-            score = counts - len(left) * share if closeness else counts.copy()
+            score = _excess(counts, len(left), share, closeness)
             # a row helps when its value is below the table's share (t-closeness) or not the most frequent
             helps = (score < 0) if closeness else (score < score.max())
             have = np.bincount(values[rows], minlength=V) > 0
@@ -153,8 +153,8 @@ def _trimmed_column(criteria, table) -> int:
 
 
 def _largest_meeting(rows, values, V, share, closeness, k, meets):
-    """The longest prefix of ``rows``' removal order (module docstring) that leaves at least ``k`` rows
-    meeting the criteria, as the rows kept; ``None`` if none does."""
+    """The rows kept after the fewest removals, in ``rows``' removal order (module docstring), that leave at
+    least ``k`` rows meeting the criteria; ``None`` if no number of removals does."""
     m = rows.size
     if meets(rows):
         return rows
@@ -177,6 +177,12 @@ def _largest_meeting(rows, values, V, share, closeness, k, meets):
     return np.delete(rows, drop[:hi])
 
 
+def _excess(counts, m, share, closeness):
+    """How over-represented each sensitive value is in a group of ``m`` rows with ``counts``: its rows above
+    the table's share of ``m`` for t-closeness, its rows otherwise (a new array)."""
+    return counts - m * share if closeness else counts.copy()
+
+
 def _removal_order(values, V, share, closeness, limit):
     """Positions in ``values`` (sensitive codes of an instance's rows) in the order they leave, at most
     ``limit`` of them: each time a row of the value with the most rows (t-closeness: the most rows above
@@ -186,7 +192,7 @@ def _removal_order(values, V, share, closeness, limit):
     out = []
     m = float(values.size)
     for _ in range(max(0, limit)):
-        score = counts - m * share if closeness else counts.copy()
+        score = _excess(counts, m, share, closeness)
         score[counts == 0] = -np.inf
         v = int(np.argmax(score))
         out.append(pos[v].pop())
