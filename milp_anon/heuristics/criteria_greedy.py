@@ -113,11 +113,13 @@ def _borrow(left, groups, values, V, share, closeness, k, meets):
     criteria without it), until ``left`` meets them or no donor can spare a row. Returns the new ``left``."""
     left = list(left)
     counts = np.bincount(values[left], minlength=V).astype(float)
+    ok = False
     for g, (rows, stars) in enumerate(groups):
         rows = list(rows)
         moved = False
         while True:
-            if len(left) >= k and meets(np.asarray(left)):
+            ok = len(left) >= k and meets(np.asarray(left))
+            if ok:
                 break
             score = _excess(counts, len(left), share, closeness)
             # a row helps when its value is below the table's share (t-closeness) or not the most frequent
@@ -138,7 +140,7 @@ def _borrow(left, groups, values, V, share, closeness, k, meets):
                 break  # this donor spares nothing the group lacks
         if moved:
             groups[g] = (np.asarray(rows, dtype=np.int64), stars)
-        if len(left) >= k and meets(np.asarray(left)):
+        if ok:  # (a donor that spared nothing left ``left`` as it was tested)
             break
     return np.asarray(left, dtype=np.int64)
 
