@@ -16,7 +16,9 @@ every ``R(A)`` over unit pairs for all candidates
 (``row_generation.PARTIAL_SPLIT = False``), the row generation before the
 partial split. ``--variants no-criteria-greedy`` switches the pattern greedy
 with criteria off in that run's process (its heuristic list is then the
-suppression greedy's alone), the package before it.
+suppression greedy's alone), the package before it. ``--variants no-lp-rounding``
+switches the LP relaxation's stage before the whole model off in that run's process
+(``milp_anon.relaxation.unavailable`` always gives a reason), the package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -62,7 +64,7 @@ def criterion(case):
 def run_one(job):
     n_qi, case, k, time_limit, share, variant = job
     import milp_anon as ma
-    from milp_anon import pipeline, reduction
+    from milp_anon import pipeline, reduction, relaxation
     from milp_anon.datasets import load_adult
 
     if variant == "before":  # this process only (run_serial spawns one per run)
@@ -74,6 +76,10 @@ def run_one(job):
         from milp_anon import starts
 
         starts.criteria_pattern_greedy = lambda *a, **k: None
+    if variant == "no-lp-rounding":  # no LP relaxation and rounding before the whole model
+        from milp_anon import relaxation
+
+        relaxation.unavailable = lambda request, solver: "switched off by the benchmark"
     if variant == "unsplit":  # every R(A) over unit pairs for all candidates (before the partial split)
         from milp_anon import row_generation
 
@@ -86,15 +92,20 @@ def run_one(job):
     r = ma.Request(ma.KAnonymity(k), crit, criteria_rows=rows).solve(table, time_limit=time_limit, lns=share)
     ln = r.lns
     source = {None: "HiGHS", pipeline.K_BOUND_SOURCE: "k-anonymity LP",
-              pipeline.BLOCK_BOUND_SOURCE: "group blocks", pipeline.ROW_GENERATION_SOURCE: "row generation"}[
+              pipeline.BLOCK_BOUND_SOURCE: "group blocks", pipeline.ROW_GENERATION_SOURCE: "row generation",
+              relaxation.LP_BOUND_SOURCE: "LP relaxation"}[
         r.bound_source]
     rg = r.row_generation
     models = "–" if rg is None else (f"{len(rg.iterations)} ({rg.iterations[-1].active if rg.iterations else 0} "
                                      f"of {rg.candidates})" + ("" if rg.converged else ", handed over" if rg.handed_over
                                                               else ", not converged"))
+    lr = r.lp_rounding
+    lp = "–" if lr is None else (f"LP {lr.lp_objective:.6g} ({lr.lp_seconds:.0f} s)" if lr.lp_objective is not None
+                                 else f"LP {lr.lp_status} ({lr.lp_seconds:.0f} s)") + (
+        f", rounded {lr.rounded:.6g}" if lr.rounded is not None else "") + (", model skipped" if lr.model_skipped else "")
     return {"qis": n_qi, "case": crit.describe(), "k": k, "variant": variant, "status": r.status,
             "objective": r.objective, "bound": r.bound, "gap": r.gap, "bound_from": source,
-            "released_by": r.source, "models": models, "start": r.warm_start_cost,
+            "released_by": r.source, "models": models, "start": r.warm_start_cost, "lp_rounding": lp,
             "lns": "–" if ln is None else f"{ln.start:.6g} → {ln.end:.6g} ({ln.solved} solved, {ln.improved} "
                                           f"improved)",
             "wall_s": time.perf_counter() - t0, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
@@ -121,13 +132,15 @@ def main(argv=None):
     ap.add_argument("--cases", default=",".join(CASES), help="comma-separated subset of the cases")
     ap.add_argument("--variants", default="after", help="comma-separated: before (no group blocks), all-rows (the whole model instead of row "
                                                       "generation), unsplit (R(A) without the partial split), "
-                                                      "no-criteria-greedy (without the pattern greedy with criteria), after")
+                                                      "no-criteria-greedy (without the pattern greedy with criteria), "
+                                                      "no-lp-rounding (without the LP relaxation's stage), after")
     ap.add_argument("--out", default="benchmarks/results/sensitive_goal")
     a = ap.parse_args(argv)
     cases, qis = cases_and_qis(ap, a)
     variants = [v.strip() for v in a.variants.split(",")]
-    if any(v not in ("before", "after", "all-rows", "unsplit", "no-criteria-greedy") for v in variants):
-        ap.error("variants are 'before', 'all-rows', 'unsplit', 'no-criteria-greedy' and 'after'")
+    if any(v not in ("before", "after", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding")
+           for v in variants):
+        ap.error("variants are 'before', 'all-rows', 'unsplit', 'no-criteria-greedy', 'no-lp-rounding' and 'after'")
     jobs = [(q, c, a.k, a.time_limit, a.lns, v) for q in qis for c in cases for v in variants]
     rows = run_serial(run_one, jobs)
     intro = (f"{provenance_line('sensitive_goal')}; sensitive occupation, k = {a.k}, QIs in the order "
@@ -135,7 +148,8 @@ def main(argv=None):
              "each in its own process. Peak MB is the parent process (an isolated HiGHS child is not counted).")
     cols = [("qis", "QIs"), ("case", "criterion (with k)"), ("variant", "variant"), ("status", "status"), ("objective", "objective"),
             ("bound", "bound"), ("gap", "gap"), ("bound_from", "bound from"), ("released_by", "released by"),
-            ("start", "heuristic start"), ("models", "row generation: models (A of candidates)"), ("lns", "search"), ("wall_s", "total s"), ("peak_mb", "peak MB")]
+            ("start", "heuristic start"), ("models", "row generation: models (A of candidates)"),
+            ("lp_rounding", "LP rounding"), ("lns", "search"), ("wall_s", "total s"), ("peak_mb", "peak MB")]
     write_results(a.out, rows, "Issue 13's sensitive cases on UCI Adult (30,162 rows)", cols, intro)
 
 

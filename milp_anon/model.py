@@ -13,6 +13,7 @@ Both carry the same variables, rows, names and coefficients.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import highspy
@@ -152,6 +153,15 @@ class LinearModel:
             if left:
                 out.row_blocks[b.name] = RowBlock(b.name, int(new_row[b.start + b.size - 1]) - left + 1, left)
         return out
+
+    def relaxed(self) -> "LinearModel":
+        """The LP relaxation: the same model with every column continuous (a shallow copy; the arrays are
+        shared, never written)."""
+        return dataclasses.replace(self, col_integer=[np.zeros_like(b) for b in self.col_integer],
+                                   col_cost=list(self.col_cost), col_lower=list(self.col_lower),
+                                   col_upper=list(self.col_upper), row_lower=list(self.row_lower),
+                                   row_upper=list(self.row_upper), entries=list(self.entries),
+                                   var_blocks=dict(self.var_blocks), row_blocks=dict(self.row_blocks))
 
     @property
     def n_nonzeros(self) -> int:

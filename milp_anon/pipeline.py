@@ -25,6 +25,7 @@ import numpy as np
 from . import interrupt, progress
 from . import lns as _lns
 from . import reduction as _reduction
+from . import relaxation as _relaxation
 from . import row_generation as _rows
 from .errors import InfeasibleRequest, InputError, VerificationError
 from .files import Outputs
@@ -178,11 +179,35 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
         if rg.release is not None:
             start = rg.release
             hint = release_start(am, start)
+    lp_log = None
+    if _relaxation.unavailable(request, hs) is None and not interrupt.stop_requested():
+        # the LP relaxation: a bound, and its rounding a start (formulations/row-generation.md, "LP rounding")
+        t0 = time.perf_counter()
+        with timings.phase("lp_rounding"):
+            if start is None:
+                start = best_heuristic(instance.table, request)
+            lp_bound, rounded, lp_log = _relaxation.lp_rounding_stage(am, request, hs, grid, start)
+        if lp_bound is not None and (relaxed is None or lp_bound > relaxed):
+            relaxed, relaxed_source = lp_bound, _relaxation.LP_BOUND_SOURCE
+        if rounded is not None:
+            start, hint = rounded, release_start(am, rounded)
+            progress.report(incumbent=rounded.objective)
+        spent = time.perf_counter() - t0
+        left = hs.time_limit - spent
+        if start is not None and lp_log.lp_objective is not None and left < lp_log.lp_seconds:
+            # the whole model's root LP would not finish in the time left: the search gets it instead
+            lp_log = dataclasses.replace(lp_log, model_skipped=True)
+            return Outcome(start, relaxed, Status.TIME_LIMIT, solver_status="the whole model skipped (its LP "
+                           "relaxation took longer than the time left)", size=size,
+                           candidate_counts=dict(instance.candidates.counts), warm_start_cost=ws_cost, grid=grid,
+                           row_generation=rows_log, bound_certifies=True, bound_source=relaxed_source,
+                           lp_rounding=lp_log)
+        hs = dataclasses.replace(hs, time_limit=max(left, 1.0))
     progress.report(solver_bound_is_global=True)  # the whole model: HiGHS's bound is the problem's
     with timings.phase("solve"):
         out = solve_model(am.lm, hs, grid, hint=hint)
     common = dict(solver_status=out.solver_status, size=size, candidate_counts=dict(instance.candidates.counts),
-                  warm_start_cost=ws_cost, grid=grid, row_generation=rows_log)
+                  warm_start_cost=ws_cost, grid=grid, row_generation=rows_log, lp_rounding=lp_log)
     if relaxed is not None and out.status != Status.INFEASIBLE and (out.bound is None or relaxed > out.bound):
         out = dataclasses.replace(out, bound=relaxed)
         # a proven bound: reaching the verified cost proves optimality
@@ -308,7 +333,7 @@ def _finish(outcome: Outcome, request, solver: SolverOptions, timings: Timings, 
     common = dict(size=outcome.size, timings=timings.stop(), candidate_counts=outcome.candidate_counts,
                   reduction=outcome.reduction, bound_source=outcome.bound_source,
                   warm_start_cost=outcome.warm_start_cost, full_domain=outcome.full_domain, lns=outcome.lns,
-                  row_generation=outcome.row_generation,
+                  row_generation=outcome.row_generation, lp_rounding=outcome.lp_rounding,
                   criteria=request.describe(), solver=solver.solver, solver_status=outcome.solver_status,
                   provenance=origin)
     if rel is None:

@@ -108,3 +108,5 @@ class Outcome:
     lns: object | None = None
     #: the criteria's row generation (:class:`~milp_anon.row_generation.RowGenerationLog`), when it ran
     row_generation: object | None = None
+    #: the LP relaxation and its rounding before the whole model (:class:`~milp_anon.relaxation.LpRoundingLog`)
+    lp_rounding: object | None = None

@@ -82,6 +82,7 @@ class Timings:
     lp: float | None = None
     build: float | None = None
     warm_start: float | None = None
+    lp_rounding: float | None = None
     solve: float | None = None
     verify: float | None = None
     fallback: float | None = None
@@ -263,6 +264,8 @@ class Result:
     lns: object | None = None
     #: the criteria's row generation (:class:`~milp_anon.row_generation.RowGenerationLog`), when it ran
     row_generation: object | None = None
+    #: the LP relaxation and its rounding before the whole model (:class:`~milp_anon.relaxation.LpRoundingLog`)
+    lp_rounding: object | None = None
 
     def __post_init__(self):
         try:
@@ -309,6 +312,8 @@ class Result:
             out["bound_source"] = self.bound_source
         if self.row_generation is not None:
             out["row_generation"] = self.row_generation.as_dict()
+        if self.lp_rounding is not None:
+            out["lp_rounding"] = {k: _clean(v) for k, v in self.lp_rounding.as_dict().items()}
         if self.full_domain is not None:
             out["full_domain"] = dict(self.full_domain)
         if self.lns is not None:
@@ -416,6 +421,13 @@ class Result:
                          + ("; proven (a verified table at a relaxation's bound)" if rg.converged else
                             "; handed over to the whole model (too many groups failed)" if rg.handed_over else
                             "; not converged"))
+        lr = self.lp_rounding
+        if lr is not None:
+            lines.append(f"LP rounding   LP {lr.lp_status}" + (f" {lr.lp_objective:.6g}" if lr.lp_objective is not None
+                                                            else "") + f" in {lr.lp_seconds:.1f} s"
+                         + (f"; rounded table {lr.rounded:g}" if lr.rounded is not None else "")
+                         + ("" if lr.used or lr.rounded is None else " (not better than the start)")
+                         + ("; the whole model skipped" if lr.model_skipped else ""))
         if self.full_domain is not None:
             fd = self.full_domain
             lines.append("levels        " + "  ".join(f"{c} {v}" for c, v in fd.get("levels", {}).items())

@@ -1,0 +1,95 @@
+"""The LP relaxation of the whole model as a bound and, rounded, as a start (issue 13, items 2 and 3).
+
+Where the sensitive criteria bind for most groups (t-closeness under equal or hierarchical distance on
+Adult) the row generation hands over to the whole model, whose root LP takes most of the time limit (4 QIs,
+0.2-closeness (equal): 258 s by interior point), and HiGHS then seldom finds a table better than the
+heuristic start: at 2 QIs it kept the pattern greedy's 12,760 for 1,500 s against an LP of 6,499. The LP's
+own solution is a far better start: rounded (:mod:`milp_anon.heuristics.lp_rounding`) it costs 7,963
+there.
+
+So, before the whole model under a time limit, its LP relaxation is solved (HiGHS, interior point with
+crossover, presolve as the request says — off by default; at most ``LP_SHARE`` of the time left: where it
+needs more, the whole model's root LP would not finish either). When
+HiGHS reports it Optimal, its objective is a lower bound on the problem (a relaxation: the same rows, every
+column continuous), and its rounding, verified, becomes the whole model's start and the fallback when it
+beats the best table so far. When the LP took longer than the time then left, the whole model's own root
+LP would not finish either: the model is skipped and its time goes to the large-neighbourhood search.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+
+from .heuristics.lp_rounding import lp_rounding
+from .release import Release
+from .solvers import SolverOptions, solve_model
+from .status import Status
+
+__all__ = ["LP_BOUND_SOURCE", "LP_SHARE", "LpRoundingLog", "lp_rounding_stage", "unavailable"]
+
+#: share of the time left that the LP relaxation may take
+LP_SHARE = 0.8
+
+LP_BOUND_SOURCE = ("the LP relaxation of the whole model (HiGHS Optimal, interior point with crossover): every "
+                   "column continuous, the same rows")
+
+
+@dataclass(frozen=True)
+class LpRoundingLog:
+    """The stage in ``REPORT.json`` (``lp_rounding``): the LP's status, objective and seconds, the
+    rounded table's objective (``None``: no table), whether it became the start, and whether the whole
+    model was skipped (the LP took longer than the time left)."""
+
+    lp_status: str
+    lp_objective: float | None
+    lp_seconds: float
+    rounded: float | None
+    rounding_seconds: float
+    used: bool
+    model_skipped: bool = False
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def unavailable(request, solver: SolverOptions) -> str | None:
+    """Why the stage does not run for ``request`` under ``solver``, or ``None``."""
+    m = request.model
+    if request.k_alone:
+        return "k-anonymity alone: the reduction and the heuristics' tables serve it"
+    if solver.time_limit is None:
+        return "without a time limit the whole model is solved to its optimum"
+    if not solver.in_bulk:
+        return "the LP is solved by HiGHS through highspy"
+    if m.withholds or m.objective != "cost" or m.budget is not None or m.t_out_min is not None \
+            or m.t_out_max is not None:
+        return "the rounding places rows by the criteria alone (no budget, t_out, withheld records or group count)"
+    return None
+
+
+def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Release | None):
+    """Solve the LP relaxation of ``am``'s model and round it: ``(bound or None, release or None, log)``.
+
+    ``bound`` is the LP's optimum rounded up to ``grid`` when HiGHS reports it Optimal; ``release`` the
+    verified rounded table when it is better than ``incumbent`` (or there is none)."""
+    lp_options = dataclasses.replace(solver, time_limit=LP_SHARE * solver.time_limit,
+                                     highs_options=(("solver", "ipm"),) + tuple(solver.highs_options))
+    out = solve_model(am.lm.relaxed(), lp_options, grid)
+    if out.status != Status.OPTIMAL or out.x is None:
+        return None, None, LpRoundingLog(lp_status=out.solver_status, lp_objective=None,
+                                         lp_seconds=round(out.seconds, 3), rounded=None, rounding_seconds=0.0,
+                                         used=False)
+    t0 = time.perf_counter()
+    rounded = lp_rounding(am.instance, request.criteria, am.pair_unit, am.pair_cand, out.x[am.g])
+    release = None
+    if rounded is not None:
+        released, groups, cost = rounded
+        release = Release.verified(am.instance.table, request, released, cost=cost, groups=groups,
+                                   source="LP rounding")
+    used = release is not None and (incumbent is None or release.objective < incumbent.objective - 1e-9)
+    log = LpRoundingLog(lp_status=out.solver_status, lp_objective=out.objective, lp_seconds=round(out.seconds, 3),
+                        rounded=None if release is None else release.objective,
+                        rounding_seconds=round(time.perf_counter() - t0, 3), used=used)
+    return out.bound, (release if used else None), log

@@ -1,0 +1,120 @@
+"""LP rounding with criteria (milp_anon.heuristics.lp_rounding) and its stage before the whole model
+(milp_anon.relaxation): the rounding keeps every unit's rows; its tables meet the criteria (independent
+verifier) from any split of the units, never cost less than the optimum (brute force); the stage's bound
+never exceeds the optimum, and a solve with it is verified and reports it."""
+
+import highspy
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import milp_anon as ma
+from milp_anon import pipeline, relaxation
+from milp_anon.formulations import build
+from milp_anon.heuristics.lp_rounding import lp_rounding, round_units
+from milp_anon.result import Timings
+from milp_anon.table import SUPPRESSED
+from milp_anon.verify import verify_release
+
+from helpers import brute, criteria_for, sensitive_tables
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_rounding_keeps_every_units_rows_within_a_row_of_the_lp(data):
+    U = data.draw(st.integers(1, 6))
+    counts = np.array(data.draw(st.lists(st.integers(1, 9), min_size=U, max_size=U)))
+    per = data.draw(st.lists(st.integers(1, 4), min_size=U, max_size=U))
+    pair_unit = np.repeat(np.arange(U), per)
+    # a split of each unit's rows among its pairs (an LP's assignment rows)
+    x = np.concatenate([counts[u] * np.asarray(data.draw(st.lists(st.floats(0.01, 1.0), min_size=n, max_size=n)))
+                        / 1.0 for u, n in enumerate(per)])
+    share = np.bincount(pair_unit, weights=x)
+    x = x * (counts / share)[pair_unit]
+    g = round_units(x, pair_unit, counts)
+    assert (np.bincount(pair_unit, weights=g, minlength=U) == counts).all()
+    assert (g >= np.floor(x + 1e-9)).all() and (g <= np.floor(x + 1e-9) + 1).all()
+
+
+def test_rounding_refuses_floors_above_a_units_rows():
+    assert round_units(np.array([2.0, 2.0]), np.array([0, 0]), np.array([3])) is None
+
+
+def _instance(frame, qi, criteria):
+    table = ma.Table.from_frame(frame, qi, "s")
+    request = ma.Request(*criteria)
+    instance, _, why = pipeline._prepare(table, request, Timings())
+    return table, request, instance, why
+
+
+def _lp(am):
+    h = am.lm.relaxed().to_highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("presolve", "off")
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    return np.asarray(h.getSolution().col_value), h.getInfo().objective_function_value
+
+
+@settings(max_examples=120, deadline=None)
+@given(data=st.data())
+def test_tables_from_the_lp_and_from_any_split_meet_the_criteria(data):
+    frame, qi, k = data.draw(sensitive_tables(n=(4, 12), m=(1, 3), k=(1, 3)))
+    criteria = [ma.KAnonymity(k), data.draw(criteria_for(frame))]
+    table, request, instance, why = _instance(frame, qi, criteria)
+    if why:
+        return
+    am = build(instance, request)
+    x, lp = _lp(am)
+    best = brute(frame, qi, criteria)
+    assert lp <= best + 1e-6  # a relaxation
+    random_split = np.asarray(data.draw(st.lists(st.floats(0.0, 1.0), min_size=am.g.size, max_size=am.g.size)))
+    for values in (x[am.g], random_split):
+        if values is random_split:  # scaled to the units' rows, as the assignment rows ask
+            total = np.bincount(am.pair_unit, weights=values, minlength=instance.units.n_units)
+            values = np.where(total[am.pair_unit] > 0, values / np.maximum(total, 1e-12)[am.pair_unit], 1.0)
+            per = np.bincount(am.pair_unit, weights=values, minlength=instance.units.n_units)
+            values = values * (instance.units.counts / per)[am.pair_unit]
+        out = lp_rounding(instance, criteria, am.pair_unit, am.pair_cand, values)
+        assert out is not None
+        released, groups, cost = out
+        v = verify_release(frame, released, qi, criteria, sensitive=["s"])  # raises on a violation
+        assert v.cost == cost == int((released[qi].astype(str) == SUPPRESSED).to_numpy().sum())
+        assert cost >= best
+
+
+def test_the_stage_runs_before_the_whole_model_and_reports():
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"a": rng.integers(0, 4, 60).astype(str), "b": rng.integers(0, 3, 60).astype(str),
+                          "s": rng.choice(list("uvwxyz"), 60)})
+    table = ma.Table.from_frame(frame, ["a", "b"], "s")
+    request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.25), criteria_rows="all")
+    r = request.solve(table, time_limit=30)
+    assert r.verified and r.lp_rounding is not None
+    lr = r.lp_rounding
+    assert lr.lp_objective is not None and lr.lp_objective <= r.objective + 1e-6
+    assert r.bound <= r.objective
+    assert "lp_rounding" in r.report() and "LP rounding" in r.summary()
+    exact = request.solve(table)  # no time limit: no stage, HiGHS to its optimum
+    assert exact.lp_rounding is None and exact.is_optimal
+    assert r.bound <= exact.objective <= r.objective
+    assert r.is_optimal == (r.objective == exact.objective and r.gap == 0)
+
+
+def test_where_the_stage_does_not_run():
+    t = ma.TCloseness(0.3)
+    assert relaxation.unavailable(ma.Request(ma.KAnonymity(2)), ma.SolverOptions(time_limit=5))
+    assert relaxation.unavailable(ma.Request(ma.KAnonymity(2), t), ma.SolverOptions())
+    assert relaxation.unavailable(ma.Request(ma.KAnonymity(2), t, max_suppressed_records=1),
+                                  ma.SolverOptions(time_limit=5))
+    assert relaxation.unavailable(ma.Request(ma.KAnonymity(2), t), ma.SolverOptions(time_limit=5)) is None
+
+
+def test_the_relaxation_has_no_integer_column_and_leaves_the_model_alone():
+    frame = pd.DataFrame({"q": list("aabbc"), "s": list("xyxyz")})
+    criteria = [ma.KAnonymity(2), ma.LDiversity(2)]
+    _, request, instance, _ = _instance(frame, ["q"], criteria)
+    am = build(instance, request)
+    before = am.lm.n_integer
+    assert am.lm.relaxed().n_integer == 0 and am.lm.n_integer == before > 0
