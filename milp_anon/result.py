@@ -222,9 +222,13 @@ class Result:
     row_generation
         :class:`~milp_anon.row_generation.RowGenerationLog` when the sensitive
         criteria's rows were generated (``formulations/row-generation.md``).
+    lp_rounding
+        :class:`~milp_anon.relaxation.LpRoundingLog` when the LP relaxation
+        was solved and rounded before the whole model (same document, "LP rounding").
     source
         ``"solver"``, or the heuristic whose verified table was released
-        (``"suppression greedy"``, ``"pattern greedy"``, ``"whole table"``).
+        (``"suppression greedy"``, ``"pattern greedy"``, ``"whole table"``,
+        ``"LP rounding"``).
     warm_start_cost
         Cost of the verified heuristic table the solve started from, if any.
     reason
