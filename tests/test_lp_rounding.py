@@ -69,13 +69,11 @@ def test_tables_from_the_lp_and_from_any_split_meet_the_criteria(data):
     x, lp = _lp(am)
     best = brute(frame, qi, criteria)
     assert lp <= best + 1e-6  # a relaxation
-    random_split = np.asarray(data.draw(st.lists(st.floats(0.0, 1.0), min_size=am.g.size, max_size=am.g.size)))
+    weights = np.asarray(data.draw(st.lists(st.integers(0, 4), min_size=am.g.size, max_size=am.g.size))) + 0.5
+    # any split of every unit's rows among its pairs, as the assignment rows ask
+    per = np.bincount(am.pair_unit, weights=weights, minlength=instance.units.n_units)
+    random_split = weights * (instance.units.counts / per)[am.pair_unit]
     for values in (x[am.g], random_split):
-        if values is random_split:  # scaled to the units' rows, as the assignment rows ask
-            total = np.bincount(am.pair_unit, weights=values, minlength=instance.units.n_units)
-            values = np.where(total[am.pair_unit] > 0, values / np.maximum(total, 1e-12)[am.pair_unit], 1.0)
-            per = np.bincount(am.pair_unit, weights=values, minlength=instance.units.n_units)
-            values = values * (instance.units.counts / per)[am.pair_unit]
         out = lp_rounding(instance, criteria, am.pair_unit, am.pair_cand, values)
         assert out is not None
         released, groups, cost = out
@@ -118,3 +116,24 @@ def test_the_relaxation_has_no_integer_column_and_leaves_the_model_alone():
     am = build(instance, request)
     before = am.lm.n_integer
     assert am.lm.relaxed().n_integer == 0 and am.lm.n_integer == before > 0
+
+
+def test_an_lp_stopped_early_gives_no_bound():
+    """An LP's objective bounds the problem only at its optimum: stopped by a limit, the outcome has none."""
+    from milp_anon.grid import ObjectiveGrid
+    from milp_anon.solvers import SolverOptions
+    from milp_anon.solvers.highs import solve_highs
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"a": rng.integers(0, 5, 80).astype(str), "b": rng.integers(0, 4, 80).astype(str),
+                          "s": rng.choice(list("uvwxyz"), 80)})
+    _, request, instance, _ = _instance(frame, ["a", "b"], [ma.KAnonymity(3), ma.TCloseness(0.2)])
+    lp = build(instance, request).lm.relaxed()
+    whole = solve_highs(lp, SolverOptions(), ObjectiveGrid(1))
+    assert whole.bound is not None and whole.bound <= whole.objective + 1e-9
+    early = solve_highs(lp, SolverOptions(highs_options={"simplex_iteration_limit": 1}), ObjectiveGrid(1))
+    assert early.bound is None
+
+
+def test_rounding_refuses_values_that_are_not_finite():
+    assert round_units(np.array([np.inf, 1.0]), np.array([0, 0]), np.array([3])) is None

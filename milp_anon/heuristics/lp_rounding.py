@@ -38,8 +38,11 @@ __all__ = ["lp_rounding", "round_units"]
 def round_units(x: np.ndarray, pair_unit: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Integer rows per (unit, candidate) pair from LP values ``x``: the floors, then each unit's remaining
     rows one each to its pairs of largest fractional part. Every unit's rows sum to its count; ``None``
-    when the floors alone exceed a unit's count (``x`` far from the assignment rows)."""
+    when the floors alone exceed a unit's count or a value is not finite (``x`` far from the assignment
+    rows)."""
     x = np.clip(np.asarray(x, dtype=float), 0.0, None)
+    if not np.isfinite(x).all():
+        return None
     g = np.floor(x + 1e-9).astype(np.int64)
     U = counts.shape[0]
     rest = np.asarray(counts, dtype=np.int64) - np.bincount(pair_unit, weights=g, minlength=U).astype(np.int64)

@@ -55,7 +55,11 @@ def map_status(h, grid: ObjectiveGrid):
     x = np.asarray(h.getSolution().col_value, dtype=float) if has_solution else None
     obj = float(info.objective_function_value) if has_solution else None
     is_lp = len(h.getLp().integrality_) == 0  # HiGHS reports mip_dual_bound 0 for an LP
-    bound = grid.ceil(obj if (is_lp and has_solution) else float(info.mip_dual_bound))
+    if is_lp:  # an LP's objective bounds the problem only at its optimum (a simplex iterate's is above it)
+        optimal = has_solution and ms == highspy.HighsModelStatus.kOptimal
+        bound = grid.ceil(obj) if optimal else None
+    else:
+        bound = grid.ceil(float(info.mip_dual_bound))
     if ms == highspy.HighsModelStatus.kOptimal and has_solution:
         status = Status.OPTIMAL if grid.gap(obj, bound) == 0 else Status.GAP_LIMIT
     elif ms == highspy.HighsModelStatus.kInfeasible:
