@@ -8,8 +8,7 @@ own solution is a far better start: rounded (:mod:`milp_anon.heuristics.lp_round
 there.
 
 So, before the whole model under a time limit, its LP relaxation is solved (HiGHS, interior point with
-crossover, presolve as the request says — off by default; at most ``LP_SHARE`` of the time left: where it
-needs more, the whole model's root LP would not finish either). When
+crossover, presolve as the request says — off by default; at most ``LP_SHARE`` of the time left). When
 HiGHS reports it Optimal, its objective is a lower bound on the problem (a relaxation: the same rows, every
 column continuous), and its rounding, verified, becomes the whole model's start and the fallback when it
 beats the best table so far. When the LP took longer than the time then left, the whole model's own root
