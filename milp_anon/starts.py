@@ -113,6 +113,12 @@ def best_heuristic(table, request, *, whole_table: bool = True) -> Release | Non
     return _best(candidates, table, request)
 
 
+def whole_table_candidate(cands, n: int) -> int | None:
+    """The cheapest candidate that can hold all ``n`` rows (the closure of the whole table), or ``None``."""
+    full = np.flatnonzero(cands.capacity == n)
+    return None if full.size == 0 else int(full[np.argmin(cands.cost[full])])
+
+
 def whole_table_start(am):
     """The whole table as one group, as a sparse start ``(indices, values)``, or ``None``.
 
@@ -120,11 +126,9 @@ def whole_table_start(am):
     whole-table pre-check, so releasing every row as the cheapest candidate
     of capacity ``n`` (the closure of the whole table) is feasible.
     """
-    c = am.cands
-    full = np.flatnonzero(c.capacity == am.table.n)
-    if full.size == 0:
+    root = whole_table_candidate(am.cands, am.table.n)
+    if root is None:
         return None
-    root = int(full[np.argmin(c.cost[full])])
     return am.start(np.where(am.pair_cand == root, am.units.counts[am.pair_unit], 0))
 
 

@@ -89,21 +89,30 @@ def criteria_pattern_greedy(table: Table, criteria, masks):
     # the all-suppressed group: every row left, with rows borrowed from groups that can spare them (most stars
     # first), and if that is not enough, groups dissolved into it (most stars first) until it meets them
     groups.sort(key=lambda g: (-g[1], -g[0].size))
-    left = remaining
-    if left.size and not (left.size >= k and meets(left)):
-        left = _borrow(left, groups, s_codes[:, col], V, share, closeness, k, meets)
-    dissolved = np.zeros(len(groups), dtype=bool)
-    i = 0
-    while left.size and not (left.size >= k and meets(left)):
-        if i == len(groups):  # cannot happen when the whole table meets the criteria
-            return None
-        left = np.concatenate([left, groups[i][0]])
-        dissolved[i] = True
-        i += 1
-    blocks = [rows for (rows, _), d in zip(groups, dissolved) if not d]
+    closed = _close_all_suppressed(remaining, groups, s_codes[:, col], V, share, closeness, k, meets)
+    if closed is None:  # cannot happen when the whole table meets the criteria
+        return None
+    left, absorbed = closed
+    blocks = [rows for rows, _ in groups[absorbed:]]
     if left.size:
         blocks.append(left)
     return verified_release(table, blocks, criteria, None)
+
+
+def _close_all_suppressed(left, groups, values, V, share, closeness, k, meets):
+    """The all-suppressed group's rows once it meets the criteria, and how many of ``groups`` (``(rows, key)``
+    in order, most stars first) it absorbed from the front: it borrows what it lacks (:func:`_borrow`,
+    which updates ``groups`` in place), then absorbs whole groups in order. ``None`` if even every group
+    is not enough (impossible when the whole table meets the criteria)."""
+    if left.size and not (left.size >= k and meets(left)):
+        left = _borrow(left, groups, values, V, share, closeness, k, meets)
+    absorbed = 0
+    while left.size and not (left.size >= k and meets(left)):
+        if absorbed == len(groups):
+            return None
+        left = np.concatenate([left, groups[absorbed][0]])
+        absorbed += 1
+    return left, absorbed
 
 
 def _borrow(left, groups, values, V, share, closeness, k, meets):

@@ -30,7 +30,8 @@ import numpy as np
 
 from ..criteria import GroupCounts, TCloseness, first_violation
 from ..formulations.assignment import release_assignment
-from .criteria_greedy import _borrow, _excess, _largest_meeting, _trimmed_column
+from ..starts import whole_table_candidate
+from .criteria_greedy import _close_all_suppressed, _excess, _largest_meeting, _trimmed_column
 
 __all__ = ["lp_rounding", "round_units"]
 
@@ -65,10 +66,9 @@ def lp_rounding(instance, criteria, pair_unit: np.ndarray, pair_cand: np.ndarray
     (module docstring): ``(released frame, groups, cost)`` for :meth:`Release.verified`, or ``None`` when
     the instance has no whole-table candidate or no sensitive column."""
     table, cands, units = instance.table, instance.candidates, instance.units
-    full = np.flatnonzero(cands.capacity == table.n)
-    if full.size == 0 or not table.sensitive:
+    root = whole_table_candidate(cands, table.n)
+    if root is None or not table.sensitive:
         return None
-    root = int(full[np.argmin(cands.cost[full])])
     criteria = list(criteria)
     k = max(c.min_group_size() for c in criteria)
     base = GroupCounts.of(table, [])
@@ -140,17 +140,12 @@ def lp_rounding(instance, criteria, pair_unit: np.ndarray, pair_cand: np.ndarray
     # the whole-table candidate takes the rest (and what it must borrow or absorb to meet the criteria)
     ordered = sorted(groups.items(), key=lambda item: (-cands.cost[item[0]], -item[1].size))
     donors = [(rows, j) for j, rows in ordered]
-    if left.size and not (left.size >= k and meets(left)):
-        left = _borrow(left, donors, values, V, share, closeness, k, meets)
-    i = 0
-    while left.size and not (left.size >= k and meets(left)):
-        if i == len(donors):  # the whole table meets the criteria (the pre-check), so this cannot happen
-            return None
-        left = np.concatenate([left, donors[i][0]])
-        donors[i] = (np.zeros(0, dtype=np.int64), donors[i][1])
-        i += 1
+    closed = _close_all_suppressed(left, donors, values, V, share, closeness, k, meets)
+    if closed is None:  # the whole table meets the criteria (the pre-check), so this cannot happen
+        return None
+    absorbed = closed[1]
     cand_of_row = np.full(table.n, root, dtype=np.int64)
-    for rows, j in donors:
+    for rows, j in donors[absorbed:]:
         cand_of_row[rows] = j
     # rows per (unit, candidate) pair of the instance's pairs
     key = units.row_unit.astype(np.int64) * C + cand_of_row
