@@ -21,7 +21,7 @@ then are dissolved into it, until it meets the criteria. Every group is a candid
 the model's own (``release_assignment``) and goes through the verifier.
 
 Time: the LP (the caller's), then ``O(C · n)`` for the pass plus ``O(log n)`` group tests per group. No
-approximation guarantee; measured in ``benchmarks/results/lp_rounding.md``.
+approximation guarantee; measured in ``benchmarks/results/lp_rounding_goal_4qi_*.md``.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import numpy as np
 
 from ..criteria import GroupCounts, TCloseness, first_violation
 from ..formulations.assignment import release_assignment
+from ..formulations.partial_split import _lookup
 from ..starts import whole_table_candidate
 from .criteria_greedy import _close_all_suppressed, _excess, _largest_meeting, _trimmed_column
 
@@ -150,11 +151,10 @@ def lp_rounding(instance, criteria, pair_unit: np.ndarray, pair_cand: np.ndarray
     # rows per (unit, candidate) pair of the instance's pairs
     key = units.row_unit.astype(np.int64) * C + cand_of_row
     pair_key = pair_unit.astype(np.int64) * C + pair_cand
-    sort = np.argsort(pair_key)
-    at = np.minimum(np.searchsorted(pair_key[sort], key), key.size and pair_key.size - 1)
-    if not np.array_equal(pair_key[sort][at], key):  # a row placed outside its compatible candidates
+    at = _lookup(pair_key, key)  # rows go to compatible candidates only, so every key is a pair's
+    if not np.array_equal(pair_key[at], key):
         raise AssertionError("LP rounding placed a row in an incompatible candidate")
-    gp = np.bincount(sort[at], minlength=pair_key.size)
+    gp = np.bincount(at, minlength=pair_key.size)
     return release_assignment(instance, pair_unit, pair_cand, gp)
 
 
