@@ -102,6 +102,7 @@ def run_one(job):
     lr = r.lp_rounding
     lp = "–" if lr is None else (f"LP {lr.lp_objective:.6g} ({lr.lp_seconds:.0f} s)" if lr.lp_objective is not None
                                  else f"LP {lr.lp_status} ({lr.lp_seconds:.0f} s)") + (
+        f", dual bound {lr.lp_bound:.6g}" if lr.lp_bound is not None and lr.lp_objective is None else "") + (
         f", rounded {lr.rounded:.6g}" if lr.rounded is not None else "") + (", model skipped" if lr.model_skipped else "")
     return {"qis": n_qi, "case": crit.describe(), "k": k, "variant": variant, "status": r.status,
             "objective": r.objective, "bound": r.bound, "gap": r.gap, "bound_from": source,

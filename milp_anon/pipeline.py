@@ -194,8 +194,9 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
             progress.report(incumbent=rounded.objective)
         spent = time.perf_counter() - t0
         left = hs.time_limit - spent
-        if start is not None and lp_log.lp_objective is not None and left < lp_log.lp_seconds:
-            # the whole model's root LP would not finish in the time left: the search gets it instead
+        if start is not None and left < lp_log.lp_seconds:
+            # the whole model's root LP would not finish in the time left (the LP took longer, or stopped at
+            # its share of the time): the search gets it instead
             lp_log = dataclasses.replace(lp_log, model_skipped=True)
             return Outcome(start, relaxed, Status.TIME_LIMIT, solver_status="the whole model skipped (its LP "
                            "relaxation took longer than the time left)", size=size,

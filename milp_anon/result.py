@@ -429,6 +429,7 @@ class Result:
         if lr is not None:
             lines.append(f"LP rounding   LP {lr.lp_status}" + (f" {lr.lp_objective:.6g}" if lr.lp_objective is not None
                                                             else "") + f" in {lr.lp_seconds:.1f} s"
+                         + (f", dual bound {lr.lp_bound:.6g}" if lr.lp_bound is not None else "")
                          + (f"; rounded table {lr.rounded:g}" if lr.rounded is not None else "")
                          + ("" if lr.used or lr.rounded is None else " (not better than the start)")
                          + ("; the whole model skipped" if lr.model_skipped else ""))

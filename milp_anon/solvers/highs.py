@@ -161,4 +161,7 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
             break
     secs = time.perf_counter() - t0
     status, x, obj, bound, raw = map_status(h, grid)
-    return SolveOutcome(status, x, obj, bound, raw, secs)
+    row_dual = None
+    if len(h.getLp().integrality_) == 0 and h.getInfo().dual_solution_status != 0:  # an LP with multipliers
+        row_dual = np.asarray(h.getSolution().row_dual, dtype=float)
+    return SolveOutcome(status, x, obj, bound, raw, secs, row_dual=row_dual)

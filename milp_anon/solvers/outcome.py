@@ -18,7 +18,9 @@ class SolveOutcome:
     ``bound`` is the solver's proven lower bound, already rounded up to the
     objective's grid (:class:`~milp_anon.grid.ObjectiveGrid`), or ``None``;
     ``x`` the incumbent's column values when there is one; ``solver_status``
-    the solver's own words.
+    the solver's own words; ``row_dual`` an LP's row multipliers when HiGHS
+    has them (at its optimum or stopped by a limit: a dual simplex iterate),
+    for :func:`milp_anon.dual_bound.dual_bound`.
     """
 
     status: Status
@@ -27,3 +29,4 @@ class SolveOutcome:
     bound: float | None
     solver_status: str
     seconds: float
+    row_dual: np.ndarray | None = None

@@ -1,0 +1,114 @@
+"""The weak-duality bound of any row multipliers (milp_anon.dual_bound): never above an LP's optimum
+(HiGHS, solved apart) for any multipliers; the optimum itself at HiGHS's optimal ones; the implied upper
+bounds never cut off a feasible point (each column maximized over the LP by HiGHS); on the whole model of a
+t-closeness instance, a simplex stopped early still bounds the brute-force optimum."""
+
+import highspy
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import milp_anon as ma
+from milp_anon import pipeline
+from milp_anon.dual_bound import dual_bound, implied_upper
+from milp_anon.formulations import build
+from milp_anon.grid import ObjectiveGrid
+from milp_anon.model import LinearModel
+from milp_anon.result import Timings
+from milp_anon.solvers import SolverOptions
+from milp_anon.solvers.highs import solve_highs
+
+from helpers import brute
+
+INF = np.inf
+
+
+@st.composite
+def linear_programs(draw):
+    """A small LP: integer matrix, rows with one or two sides, columns with or without an upper bound."""
+    m, n = draw(st.integers(1, 4)), draw(st.integers(1, 5))
+    A = np.array(draw(st.lists(st.integers(-3, 3), min_size=m * n, max_size=m * n)), dtype=float).reshape(m, n)
+    lm = LinearModel()
+    upper = [draw(st.one_of(st.just(INF), st.integers(0, 6).map(float))) for _ in range(n)]
+    cost = draw(st.lists(st.integers(-4, 4), min_size=n, max_size=n))
+    cols = lm.add_vars("x", n, lower=0.0, upper=np.array(upper), cost=np.array(cost, dtype=float))
+    lo, up = [], []
+    for _ in range(m):
+        a, b = sorted(draw(st.lists(st.integers(-8, 8), min_size=2, max_size=2)))
+        kind = draw(st.sampled_from(["le", "ge", "range", "eq"]))
+        lo.append(-INF if kind == "le" else float(a if kind != "eq" else b))
+        up.append(INF if kind == "ge" else float(b))
+    r, c = np.nonzero(A)
+    lm.add_rows("r", m, rows=r, cols=cols[c], vals=A[r, c], lower=np.array(lo), upper=np.array(up))
+    return lm
+
+
+def _solve(lm, objective=None):
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("presolve", "off")
+    lm.to_highs(h)
+    if objective is not None:
+        h.changeColsCost(len(objective), np.arange(len(objective), dtype=np.int32), np.asarray(objective, float))
+    h.run()
+    return h
+
+
+@settings(max_examples=300, deadline=None)
+@given(lm=linear_programs(), data=st.data())
+def test_any_multipliers_bound_the_lp_and_optimal_ones_reach_it(lm, data):
+    a = lm.arrays()
+    up = implied_upper(a)
+    assert (up <= a["upper"]).all()
+    h = _solve(lm)
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return  # infeasible or unbounded: nothing to compare with
+    opt = h.getInfo().objective_function_value
+    y = np.asarray(data.draw(st.lists(st.floats(-5, 5), min_size=lm.n_rows, max_size=lm.n_rows)))
+    assert dual_bound(a, y, up) <= opt + 1e-9
+    assert dual_bound(a, y) <= opt + 1e-9
+    if np.isfinite(up).all():
+        at_optimum = dual_bound(a, np.asarray(h.getSolution().row_dual), up)
+        assert opt - 1e-6 * (1 + abs(opt)) <= at_optimum <= opt + 1e-9
+
+
+@settings(max_examples=200, deadline=None)
+@given(lm=linear_programs())
+def test_implied_upper_bounds_cut_off_no_feasible_point(lm):
+    a = lm.arrays()
+    up = implied_upper(a)
+    for j in range(lm.n_cols):
+        objective = np.zeros(lm.n_cols)
+        objective[j] = -1.0  # maximize column j
+        h = _solve(lm, objective)
+        status = h.getModelStatus()
+        if status == highspy.HighsModelStatus.kOptimal:
+            assert h.getSolution().col_value[j] <= up[j] + 1e-7
+        elif status == highspy.HighsModelStatus.kUnbounded:
+            assert up[j] == INF
+
+
+def test_a_simplex_stopped_early_still_bounds_the_optimum():
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"a": rng.integers(0, 3, 12).astype(str), "b": rng.integers(0, 2, 12).astype(str),
+                          "s": rng.choice(list("uvw"), 12)})
+    criteria = [ma.KAnonymity(2), ma.TCloseness(0.3)]
+    table = ma.Table.from_frame(frame, ["a", "b"], "s")
+    request = ma.Request(*criteria)
+    instance, _, why = pipeline._prepare(table, request, Timings())
+    assert why is None
+    lp = build(instance, request).lm.relaxed()
+    a = lp.arrays()
+    up = implied_upper(a)
+    assert np.isfinite(up).all()  # the criteria's auxiliary columns get bounds from their rows
+    whole = solve_highs(lp, SolverOptions(), ObjectiveGrid(1))
+    best = brute(frame, ["a", "b"], criteria)
+    assert whole.row_dual is not None
+    assert whole.objective - 1e-6 <= dual_bound(a, whole.row_dual, up) <= whole.objective <= best + 1e-9
+    seen = []
+    for limit in (1, 3, 10, 30):
+        early = solve_highs(lp, SolverOptions(highs_options={"simplex_iteration_limit": limit}), ObjectiveGrid(1))
+        if early.row_dual is not None:
+            seen.append(dual_bound(a, early.row_dual, up))
+    assert seen and max(seen) <= whole.objective + 1e-9
