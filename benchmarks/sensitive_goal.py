@@ -19,6 +19,8 @@ with criteria off in that run's process (its heuristic list is then the
 suppression greedy's alone), the package before it. ``--variants no-lp-rounding``
 switches the LP relaxation's stage before the whole model off in that run's process
 (``milp_anon.relaxation.unavailable`` always gives a reason), the package before it.
+``--variants lp-alone`` runs that stage's LP without the large-neighbourhood search
+beside it (``milp_anon.relaxation.SEARCH_BESIDE = False``), the package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -76,6 +78,10 @@ def run_one(job):
         from milp_anon import starts
 
         starts.criteria_pattern_greedy = lambda *a, **k: None
+    if variant == "lp-alone":  # the LP relaxation without the search beside it (the package before)
+        from milp_anon import relaxation
+
+        relaxation.SEARCH_BESIDE = False
     if variant == "no-lp-rounding":  # no LP relaxation and rounding before the whole model
         from milp_anon import relaxation
 
@@ -103,7 +109,9 @@ def run_one(job):
     lp = "–" if lr is None else (f"LP {lr.lp_objective:.6g} ({lr.lp_seconds:.0f} s)" if lr.lp_objective is not None
                                  else f"LP {lr.lp_status} ({lr.lp_seconds:.0f} s)") + (
         f", dual bound {lr.lp_bound:.6g}" if lr.lp_bound is not None and lr.lp_objective is None else "") + (
-        f", rounded {lr.rounded:.6g}" if lr.rounded is not None else "") + (", model skipped" if lr.model_skipped else "")
+        f", rounded {lr.rounded:.6g}" if lr.rounded is not None else "") + (
+        f", search beside it {lr.search['start']:.6g} → {lr.search['end']:.6g}" if lr.search else "") + (
+        ", model skipped" if lr.model_skipped else "")
     return {"qis": n_qi, "case": crit.describe(), "k": k, "variant": variant, "status": r.status,
             "objective": r.objective, "bound": r.bound, "gap": r.gap, "bound_from": source,
             "released_by": r.source, "models": models, "start": r.warm_start_cost, "lp_rounding": lp,
@@ -134,14 +142,16 @@ def main(argv=None):
     ap.add_argument("--variants", default="after", help="comma-separated: before (no group blocks), all-rows (the whole model instead of row "
                                                       "generation), unsplit (R(A) without the partial split), "
                                                       "no-criteria-greedy (without the pattern greedy with criteria), "
-                                                      "no-lp-rounding (without the LP relaxation's stage), after")
+                                                      "no-lp-rounding (without the LP relaxation's stage), lp-alone (the LP without the search "
+                                                      "beside it), after")
     ap.add_argument("--out", default="benchmarks/results/sensitive_goal")
     a = ap.parse_args(argv)
     cases, qis = cases_and_qis(ap, a)
     variants = [v.strip() for v in a.variants.split(",")]
-    if any(v not in ("before", "after", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding")
+    if any(v not in ("before", "after", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding", "lp-alone")
            for v in variants):
-        ap.error("variants are 'before', 'all-rows', 'unsplit', 'no-criteria-greedy', 'no-lp-rounding' and 'after'")
+        ap.error("variants are 'before', 'all-rows', 'unsplit', 'no-criteria-greedy', 'no-lp-rounding', 'lp-alone' "
+                 "and 'after'")
     jobs = [(q, c, a.k, a.time_limit, a.lns, v) for q in qis for c in cases for v in variants]
     rows = run_serial(run_one, jobs)
     intro = (f"{provenance_line('sensitive_goal')}; sensitive occupation, k = {a.k}, QIs in the order "

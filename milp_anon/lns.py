@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -142,8 +143,10 @@ def _sub_table(table: Table, rows: np.ndarray) -> Table:
     return Table.from_frame(table.frame.iloc[rows], list(table.qi), list(table.sensitive), sep=table.sep)
 
 
-def improve(table: Table, request, release: Release, seconds: float, solver) -> tuple[Release, LnsLog]:
-    """Improve ``release`` for ``seconds`` at most (module docstring); the result is verified, never worse."""
+def improve(table: Table, request, release: Release, seconds: float, solver,
+            stop: Callable[[], bool] | None = None) -> tuple[Release, LnsLog]:
+    """Improve ``release`` for ``seconds`` at most (module docstring), or until ``stop()`` is true (asked
+    between sub-problems); the result is verified, never worse."""
     from .pipeline import solve  # the same pipeline solves each sub-problem
     from .request import Request
 
@@ -159,7 +162,9 @@ def improve(table: Table, request, release: Release, seconds: float, solver) -> 
     # sub-problems are small: the whole model, started from the current rows, beats the reduction's rounds
     sub_request = Request(*sub_criteria(table, request.criteria), recoding=request.recoding,
                           model=dataclasses.replace(request.model, reduction="none", criteria_rows="all"))
-    while idle < IDLE_PASSES and time.perf_counter() < deadline - 1.0 and not interrupt.stop_requested():
+    stop = stop or (lambda: False)
+    while idle < IDLE_PASSES and time.perf_counter() < deadline - 1.0 and not interrupt.stop_requested() \
+            and not stop():
         order = qi[log.passes % len(qi):] + qi[:log.passes % len(qi)]
         log.passes += 1
         gained, quick, limited = 0, 0, 0
@@ -174,7 +179,7 @@ def improve(table: Table, request, release: Release, seconds: float, solver) -> 
         hoods.sort(key=lambda h: -h[2].objective)  # the costliest first: they have the most to give
         for rows, sub, now in hoods:
             left = deadline - time.perf_counter()
-            if left < 1.0 or interrupt.stop_requested():
+            if left < 1.0 or interrupt.stop_requested() or stop():
                 break
             limit = min(SUB_LIMIT, left)
             with progress.muted():

@@ -186,7 +186,11 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
         with timings.phase("lp_rounding"):
             if start is None:
                 start = best_heuristic(instance.table, request)
-            lp_bound, rounded, lp_log = _relaxation.lp_rounding_stage(am, request, hs, grid, start)
+            search = None
+            if hs.lns > 0 and _lns.unavailable(request) is None:  # the search beside the LP, on another core
+                def search(rel, seconds, stop):
+                    return _lns.improve(instance.table, request, rel, seconds, hs, stop=stop)
+            lp_bound, rounded, lp_log = _relaxation.lp_rounding_stage(am, request, hs, grid, start, search)
         if lp_bound is not None and (relaxed is None or lp_bound > relaxed):
             relaxed, relaxed_source = lp_bound, _relaxation.LP_BOUND_SOURCE
         if rounded is not None:

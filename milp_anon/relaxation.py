@@ -18,12 +18,21 @@ scratch. **The rounding** of an optimal LP solution, verified, becomes the whole
 fallback when it beats the best table so far. When the LP took longer than the time then left (or did not
 finish), the whole model's own root LP would not finish either: the model is skipped and its time goes to
 the large-neighbourhood search.
+
+**The search beside the LP.** A large LP is solved in its own process (:mod:`milp_anon.solvers.isolated`),
+where it keeps one core busy while this process waits. With a search requested (``lns > 0``) and two cores,
+the large-neighbourhood search runs in this process meanwhile, from the best table so far, until the LP
+ends (checked between its sub-problems, at most ``lns.SUB_LIMIT`` s late) or reaches its limit; the LP
+may then take ``LP_SHARE_BESIDE`` of the time left, as the table no longer waits for it. The better of the
+search's table and the rounding becomes the start.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import os
+import threading
 import time
 from dataclasses import dataclass
 
@@ -31,12 +40,18 @@ from .dual_bound import dual_bound, implied_upper
 from .heuristics.lp_rounding import lp_rounding
 from .release import Release
 from .solvers import SolverOptions, solve_model
+from .solvers.isolated import should_isolate
 from .status import Status
 
-__all__ = ["LP_BOUND_SOURCE", "LP_SHARE", "LpRoundingLog", "lp_rounding_stage", "unavailable"]
+__all__ = ["LP_BOUND_SOURCE", "LP_SHARE", "LP_SHARE_BESIDE", "LpRoundingLog", "SEARCH_BESIDE", "lp_rounding_stage",
+           "unavailable"]
 
 #: share of the time left that the LP relaxation may take
 LP_SHARE = 0.8
+#: the same with the search beside it on the other core (its time is not lost to the table then)
+LP_SHARE_BESIDE = 0.9
+#: run the large-neighbourhood search beside an isolated LP (two cores at least)
+SEARCH_BESIDE = True
 
 LP_BOUND_SOURCE = ("the LP relaxation of the whole model (every column continuous, the same rows): the weak-duality "
                    "bound of HiGHS's dual simplex multipliers, evaluated in numpy")
@@ -47,7 +62,8 @@ class LpRoundingLog:
     """The stage in ``REPORT.json`` (``lp_rounding``): the LP's status, objective (at its optimum only),
     dual bound (weak duality at its last multipliers, before rounding to the grid; ``None`` without
     multipliers) and seconds, the rounded table's objective (``None``: no table), whether it became the
-    start, and whether the whole model was skipped (the LP took longer than the time left)."""
+    start, whether the whole model was skipped (the LP took longer than the time left), and the search run
+    beside the LP."""
 
     lp_status: str
     lp_objective: float | None
@@ -57,6 +73,8 @@ class LpRoundingLog:
     rounding_seconds: float
     used: bool
     model_skipped: bool = False
+    #: the large-neighbourhood search run beside the LP (:class:`~milp_anon.lns.LnsLog` as a dict), if any
+    search: dict | None = None
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -77,16 +95,54 @@ def unavailable(request, solver: SolverOptions) -> str | None:
     return None
 
 
-def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Release | None):
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Release | None, search=None):
     """Solve the LP relaxation of ``am``'s model and round it: ``(bound or None, release or None, log)``.
 
     ``bound`` is the dual bound of the LP's last multipliers rounded up to ``grid``, optimal or not;
-    ``release`` the verified rounding of an optimal LP solution when it is better than ``incumbent`` (or
-    there is none)."""
-    lp_options = dataclasses.replace(solver, time_limit=LP_SHARE * solver.time_limit,
-                                     highs_options=(("solver", "simplex"),) + tuple(solver.highs_options))
+    ``release`` the best verified table better than ``incumbent`` (or any, if there is none): the rounding
+    of an optimal LP solution, or what ``search(incumbent, seconds, stop)`` (the large-neighbourhood
+    search, when given) found while the LP ran in its own process on another core. The search stops when
+    the LP ends (``stop()``) or at the LP's time limit."""
     lp = am.lm.relaxed()
-    out = solve_model(lp, lp_options, grid)
+    beside = search is not None and incumbent is not None and SEARCH_BESIDE and solver.isolate != "never" \
+        and _cores() >= 2 and should_isolate(solver, lp.n_cols)
+    lp_options = dataclasses.replace(solver, time_limit=(LP_SHARE_BESIDE if beside else LP_SHARE) * solver.time_limit,
+                                     highs_options=(("solver", "simplex"),) + tuple(solver.highs_options),
+                                     isolate="always" if beside else solver.isolate)
+    searched, search_log = None, None
+    if beside:
+        # the LP in a child process (the thread only waits on its pipe); the search in this thread
+        box: dict = {}
+
+        def run_lp():
+            try:
+                box["out"] = solve_model(lp, lp_options, grid)
+            except BaseException as exc:  # re-raised below, in the caller's thread
+                box["error"] = exc
+
+        worker = threading.Thread(target=run_lp, name="lp-relaxation", daemon=True)
+        worker.start()
+        try:
+            searched, log = search(incumbent, lp_options.time_limit, lambda: not worker.is_alive())
+            search_log = log.as_dict()
+        finally:
+            worker.join()
+        if "error" in box:
+            raise box["error"]
+        out = box["out"]
+    else:
+        out = solve_model(lp, lp_options, grid)
+    if searched is not None and searched.objective < incumbent.objective - 1e-9:
+        incumbent = searched
+    else:
+        searched = None
     lp_bound = None
     if out.row_dual is not None:
         a = lp.arrays()
@@ -94,9 +150,9 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
         lp_bound = value if math.isfinite(value) else None
     bound = grid.ceil(lp_bound)
     if out.status != Status.OPTIMAL or out.x is None:
-        return bound, None, LpRoundingLog(lp_status=out.solver_status, lp_objective=None, lp_bound=lp_bound,
-                                          lp_seconds=round(out.seconds, 3), rounded=None, rounding_seconds=0.0,
-                                          used=False)
+        return bound, searched, LpRoundingLog(lp_status=out.solver_status, lp_objective=None, lp_bound=lp_bound,
+                                              lp_seconds=round(out.seconds, 3), rounded=None, rounding_seconds=0.0,
+                                              used=False, search=search_log)
     t0 = time.perf_counter()
     rounded = lp_rounding(am.instance, request.criteria, am.pair_unit, am.pair_cand, out.x[am.g])
     release = None
@@ -108,5 +164,5 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     log = LpRoundingLog(lp_status=out.solver_status, lp_objective=out.objective, lp_bound=lp_bound,
                         lp_seconds=round(out.seconds, 3),
                         rounded=None if release is None else release.objective,
-                        rounding_seconds=round(time.perf_counter() - t0, 3), used=used)
-    return bound, (release if used else None), log
+                        rounding_seconds=round(time.perf_counter() - t0, 3), used=used, search=search_log)
+    return bound, (release if used else searched), log

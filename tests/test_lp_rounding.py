@@ -137,3 +137,38 @@ def test_an_lp_stopped_early_gives_no_bound():
 
 def test_rounding_refuses_values_that_are_not_finite():
     assert round_units(np.array([np.inf, 1.0]), np.array([0, 0]), np.array([3])) is None
+
+
+def test_the_search_runs_beside_an_isolated_lp_and_the_result_stays_exact():
+    import os
+
+    if len(os.sched_getaffinity(0)) < 2:
+        return  # the search runs beside the LP on a second core only
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame({"a": rng.integers(0, 4, 60).astype(str), "b": rng.integers(0, 3, 60).astype(str),
+                          "s": rng.choice(list("uvwxyz"), 60)})
+    table = ma.Table.from_frame(frame, ["a", "b"], "s")
+    request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.25), criteria_rows="all")
+    r = request.solve(table, time_limit=30, lns=0.5, isolate="always")
+    assert r.verified and r.lp_rounding is not None
+    search = r.lp_rounding.search
+    assert search is not None and search["end"] <= search["start"]
+    assert r.lp_rounding.lp_bound is not None and r.bound <= r.objective
+    exact = request.solve(table)
+    assert r.bound <= exact.objective <= r.objective
+    assert r.objective <= search["end"] + 1e-9  # the search's table is kept when it is the better one
+
+
+def test_the_search_stops_when_asked():
+    from milp_anon import lns
+    from milp_anon.release import Release
+
+    rng = np.random.default_rng(8)
+    frame = pd.DataFrame({"a": rng.integers(0, 4, 40).astype(str), "s": rng.choice(list("uvw"), 40)})
+    table = ma.Table.from_frame(frame, ["a"], "s")
+    request = ma.Request(ma.KAnonymity(2), ma.LDiversity(2))
+    whole = frame.copy()
+    whole["a"] = SUPPRESSED
+    start = Release.verified(table, request, whole)
+    best, log = lns.improve(table, request, start, 30.0, ma.SolverOptions(), stop=lambda: True)
+    assert best is start and log.solved == 0 and log.passes == 0
