@@ -39,8 +39,9 @@ from dataclasses import dataclass
 from .dual_bound import dual_bound, implied_upper
 from .heuristics.lp_rounding import lp_rounding
 from .release import Release
-from .solvers import SolverOptions, solve_model
-from .solvers.isolated import should_isolate
+from .solvers import SolverOptions
+from .solvers.highs import solve_highs
+from .solvers.isolated import should_isolate, solve_isolated
 from .status import Status
 
 __all__ = ["LP_BOUND_SOURCE", "LP_SHARE", "LP_SHARE_BESIDE", "LpRoundingLog", "SEARCH_BESIDE", "lp_rounding_stage",
@@ -52,6 +53,8 @@ LP_SHARE = 0.8
 LP_SHARE_BESIDE = 0.9
 #: run the large-neighbourhood search beside an isolated LP (two cores at least)
 SEARCH_BESIDE = True
+#: seconds between the LP's checkpoints, where the weak-duality bound of its multipliers is evaluated
+LP_CHECKPOINT = 30.0
 
 LP_BOUND_SOURCE = ("the LP relaxation of the whole model (every column continuous, the same rows): the weak-duality "
                    "bound of HiGHS's dual simplex multipliers, evaluated in numpy")
@@ -95,6 +98,21 @@ def unavailable(request, solver: SolverOptions) -> str | None:
     return None
 
 
+def _checkpointed(lm, options, grid, hint=None, on_improving=None, stop_bound=None):
+    """HiGHS on the LP in ``LP_CHECKPOINT``-second pieces, keeping the best multipliers (module-level, so
+    the isolated child can import it)."""
+    return solve_highs(lm, options, grid, hint, on_improving=on_improving, stop_bound=stop_bound,
+                       checkpoint=LP_CHECKPOINT)
+
+
+def _solve_lp(lp, options: SolverOptions, grid):
+    """The LP under ``options``: in its own process when large (as :func:`solve_model` decides), by
+    :func:`_checkpointed` either way."""
+    if should_isolate(options, lp.n_cols):
+        return solve_isolated(lp, options, grid, solve_fn=_checkpointed)
+    return _checkpointed(lp, options, grid)
+
+
 def _cores() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -123,7 +141,7 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
 
         def run_lp():
             try:
-                box["out"] = solve_model(lp, lp_options, grid)
+                box["out"] = _solve_lp(lp, lp_options, grid)
             except BaseException as exc:  # re-raised below, in the caller's thread
                 box["error"] = exc
 
@@ -138,7 +156,7 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
             raise box["error"]
         out = box["out"]
     else:
-        out = solve_model(lp, lp_options, grid)
+        out = _solve_lp(lp, lp_options, grid)
     if searched is not None and searched.objective < incumbent.objective - 1e-9:
         incumbent = searched
     else:

@@ -112,3 +112,28 @@ def test_a_simplex_stopped_early_still_bounds_the_optimum():
         if early.row_dual is not None:
             seen.append(dual_bound(a, early.row_dual, up))
     assert seen and max(seen) <= whole.objective + 1e-9
+
+
+def test_an_lp_in_pieces_reaches_the_optimum_and_keeps_valid_multipliers():
+    rng = np.random.default_rng(11)
+    frame = pd.DataFrame({"a": rng.integers(0, 6, 300).astype(str), "b": rng.integers(0, 5, 300).astype(str),
+                          "s": rng.choice(list("uvwxyz"), 300)})
+    table = ma.Table.from_frame(frame, ["a", "b"], "s")
+    request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.15))
+    instance, _, why = pipeline._prepare(table, request, Timings())
+    assert why is None
+    lp = build(instance, request).lm.relaxed()
+    a = lp.arrays()
+    up = implied_upper(a)
+    simplex = {"solver": "simplex"}
+    whole = solve_highs(lp, SolverOptions(highs_options=simplex), ObjectiveGrid(1))
+    assert whole.status == "optimal"
+    # pieces of a millisecond: HiGHS stops and continues from its basis many times, and still ends optimal
+    pieces = solve_highs(lp, SolverOptions(time_limit=60, highs_options=simplex), ObjectiveGrid(1), checkpoint=1e-3)
+    assert pieces.status == "optimal" and abs(pieces.objective - whole.objective) <= 1e-6 * (1 + whole.objective)
+    assert abs(dual_bound(a, pieces.row_dual, up) - whole.objective) <= 1e-5 * (1 + whole.objective)
+    # stopped early: the best multipliers seen bound the optimum
+    early = solve_highs(lp, SolverOptions(time_limit=0.01, highs_options=simplex), ObjectiveGrid(1),
+                        checkpoint=2e-3)
+    if early.status != "optimal" and early.row_dual is not None:
+        assert dual_bound(a, early.row_dual, up) <= whole.objective + 1e-9
