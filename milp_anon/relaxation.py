@@ -11,8 +11,11 @@ So, before the whole model under a time limit, its LP relaxation is solved (HiGH
 as the request says — off by default; at most ``LP_SHARE`` of the time left). **The bound** is the weak-
 duality bound of HiGHS's row multipliers, evaluated in numpy (:mod:`milp_anon.dual_bound`): valid for any
 multipliers, so it rests on no solver status and holds where the simplex stopped at its limit — a dual
-simplex iterate's multipliers bound the LP from below and rise towards its optimum (3 QIs: 7,466 / 8,689 /
-8,843 after 2 / 4 / 5 s against 8,903 at 6.1 s). The interior point is not used: on the hierarchical
+simplex iterate's multipliers bound the LP from below and mostly rise towards its optimum (3 QIs: 7,466 /
+8,689 / 8,843 after 2 / 4 / 5 s against 8,903 at 6.1 s), but not always: at 4 QIs (0.2-closeness,
+hierarchical) three runs stopped at 6,759, −2,136 and 2,188. So the LP runs in ``LP_CHECKPOINT``-second
+pieces, each continuing from the last basis, and keeps the best multipliers seen (the same case: 7,067 after
+393 s). The interior point is not used: on the hierarchical
 t-closeness model (4 QIs) it stops with "no progress" after 11 iterations and HiGHS restarts a simplex from
 scratch. **The rounding** of an optimal LP solution, verified, becomes the whole model's start and the
 fallback when it beats the best table so far. When the LP took longer than the time then left (or did not
