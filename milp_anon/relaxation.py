@@ -66,7 +66,7 @@ LP_BOUND_SOURCE = ("the LP relaxation of the whole model (every column continuou
 @dataclass(frozen=True)
 class LpRoundingLog:
     """The stage in ``REPORT.json`` (``lp_rounding``): the LP's status, objective (at its optimum only),
-    dual bound (weak duality at its last multipliers, before rounding to the grid; ``None`` without
+    dual bound (weak duality at the best multipliers seen, before rounding to the grid; ``None`` without
     multipliers) and seconds, the rounded table's objective (``None``: no table), whether it became the
     start, whether the whole model was skipped (the LP took longer than the time left), and the search run
     beside the LP."""
@@ -126,7 +126,8 @@ def _cores() -> int:
 def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Release | None, search=None):
     """Solve the LP relaxation of ``am``'s model and round it: ``(bound or None, release or None, log)``.
 
-    ``bound`` is the dual bound of the LP's last multipliers rounded up to ``grid``, optimal or not;
+    ``bound`` is the dual bound of the LP's best multipliers (the optimum's, or the best seen at the ends
+    of its pieces) rounded up to ``grid``, optimal or not;
     ``release`` the best verified table better than ``incumbent`` (or any, if there is none): the rounding
     of an optimal LP solution, or what ``search(incumbent, seconds, stop)`` (the large-neighbourhood
     search, when given) found while the LP ran in its own process on another core. The search stops when
