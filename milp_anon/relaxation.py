@@ -33,13 +33,11 @@ search's table and the rounding becomes the start.
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import threading
 import time
 from dataclasses import dataclass
 
-from .dual_bound import dual_bound, implied_upper
 from .heuristics.lp_rounding import lp_rounding
 from .release import Release
 from .solvers import SolverOptions
@@ -165,11 +163,7 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
         incumbent = searched
     else:
         searched = None
-    lp_bound = None
-    if out.row_dual is not None:
-        a = lp.arrays()
-        value = dual_bound(a, out.row_dual, implied_upper(a))
-        lp_bound = value if math.isfinite(value) else None
+    lp_bound = out.multiplier_bound  # evaluated where the LP ran, at the ends of its pieces
     bound = grid.ceil(lp_bound)
     if out.status != Status.OPTIMAL or out.x is None:
         return bound, searched, LpRoundingLog(lp_status=out.solver_status, lp_objective=None, lp_bound=lp_bound,

@@ -132,6 +132,7 @@ def test_an_lp_in_pieces_reaches_the_optimum_and_keeps_valid_multipliers():
     pieces = solve_highs(lp, SolverOptions(time_limit=60, highs_options=simplex), ObjectiveGrid(1), checkpoint=1e-3)
     assert pieces.status == "optimal" and abs(pieces.objective - whole.objective) <= 1e-6 * (1 + whole.objective)
     assert abs(dual_bound(a, pieces.row_dual, up) - whole.objective) <= 1e-5 * (1 + whole.objective)
+    assert pieces.multiplier_bound == dual_bound(a, pieces.row_dual, up)  # what the stage reads
     # stopped early: the best multipliers seen bound the optimum
     early = solve_highs(lp, SolverOptions(time_limit=0.01, highs_options=simplex), ObjectiveGrid(1),
                         checkpoint=2e-3)

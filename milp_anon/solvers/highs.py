@@ -137,8 +137,8 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
     ``checkpoint`` (an LP under a time limit): HiGHS runs in pieces of that
     many seconds, each continuing from the last basis, and the outcome's
     ``row_dual`` are the multipliers of the best weak-duality bound
-    (:mod:`milp_anon.dual_bound`) seen at the ends of the pieces, or the
-    optimum's: a simplex stopped by the limit can stand at multipliers far
+    (:mod:`milp_anon.dual_bound`) seen at the ends of the pieces (the last
+    piece's at the optimum), that bound its ``multiplier_bound``: a simplex stopped by the limit can stand at multipliers far
     worse than those it passed (4 QIs, 0.2-closeness (hierarchical): a bound
     of 6,759 in one run, −2,136 in the next).
     """
@@ -193,9 +193,9 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
             break
     secs = time.perf_counter() - t0
     status, x, obj, bound, raw = map_status(h, grid)
-    row_dual = None
-    if is_lp and h.getInfo().dual_solution_status != 0:  # an LP with multipliers
+    row_dual, multiplier_bound = None, None
+    if pieces:
+        row_dual, multiplier_bound = best_dual, (best if np.isfinite(best) else None)
+    elif is_lp and h.getInfo().dual_solution_status != 0:  # an LP with multipliers
         row_dual = np.asarray(h.getSolution().row_dual, dtype=float)
-    if pieces and status != Status.OPTIMAL:
-        row_dual = best_dual
-    return SolveOutcome(status, x, obj, bound, raw, secs, row_dual=row_dual)
+    return SolveOutcome(status, x, obj, bound, raw, secs, row_dual=row_dual, multiplier_bound=multiplier_bound)

@@ -20,7 +20,9 @@ class SolveOutcome:
     ``x`` the incumbent's column values when there is one; ``solver_status``
     the solver's own words; ``row_dual`` an LP's row multipliers when HiGHS
     has them (at its optimum or stopped by a limit: a dual simplex iterate),
-    for :func:`milp_anon.dual_bound.dual_bound`.
+    for :func:`milp_anon.dual_bound.dual_bound`; ``multiplier_bound`` that
+    bound of ``row_dual`` (before the grid), when the solve in pieces
+    already evaluated it.
     """
 
     status: Status
@@ -30,3 +32,4 @@ class SolveOutcome:
     solver_status: str
     seconds: float
     row_dual: np.ndarray | None = None
+    multiplier_bound: float | None = None
