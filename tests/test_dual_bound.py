@@ -1,7 +1,8 @@
 """The weak-duality bound of any row multipliers (milp_anon.dual_bound): never above an LP's optimum
 (HiGHS, solved apart) for any multipliers; the optimum itself at HiGHS's optimal ones; the implied upper
 bounds never cut off a feasible point (each column maximized over the LP by HiGHS); on the whole model of a
-t-closeness instance, a simplex stopped early still bounds the brute-force optimum."""
+t-closeness instance, a simplex stopped early still bounds the brute-force optimum; the repair of rows
+private to an unbounded column (by hand, and valid at random multipliers)."""
 
 import highspy
 import numpy as np
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon import pipeline
-from milp_anon.dual_bound import dual_bound, implied_upper
+from milp_anon.dual_bound import dual_bound, implied_upper, repaired
 from milp_anon.formulations import build
 from milp_anon.grid import ObjectiveGrid
 from milp_anon.model import LinearModel
@@ -138,3 +139,42 @@ def test_an_lp_in_pieces_reaches_the_optimum_and_keeps_valid_multipliers():
                         checkpoint=2e-3)
     if early.status != "optimal" and early.row_dual is not None:
         assert dual_bound(a, early.row_dual, up) <= whole.objective + 1e-9
+
+
+def test_the_repair_removes_an_unbounded_columns_negative_reduced_cost():
+    # min x  s.t.  v − x >= 0,  v <= 5,  0 <= x <= 1,  v >= 0 with no given upper bound: the optimum is 0.
+    lm = LinearModel()
+    x = lm.add_vars("x", 1, lower=0.0, upper=1.0, cost=1.0)
+    v = lm.add_vars("v", 1, lower=0.0)
+    lm.add_rows("def", 1, rows=[0, 0], cols=[v[0], x[0]], vals=[1.0, -1.0], lower=0.0)
+    lm.add_rows("cap", 1, rows=[0], cols=[v[0]], vals=[1.0], upper=5.0)
+    a = lm.arrays()
+    up = implied_upper(a)
+    assert up[v[0]] >= 5.0 - 1e-6
+    y = np.array([2.0, 0.0])
+    # at y: d_v = −2 times v's bound 5 gives −10, d_x = 3 at x = 0; the repair sets the private row's 2 to 0
+    assert np.allclose(repaired(a, y), [0.0, 0.0])
+    assert abs(dual_bound(a, y, up)) <= 1e-6
+    # a row with two unbounded columns is nobody's private row, so nothing moves there
+    lm2 = LinearModel()
+    w = lm2.add_vars("w", 2, lower=0.0)
+    lm2.add_rows("both", 1, rows=[0, 0], cols=w, vals=[1.0, 1.0], lower=1.0)
+    assert np.allclose(repaired(lm2.arrays(), np.array([3.0])), [3.0])
+
+
+@settings(max_examples=300, deadline=None)
+@given(lm=linear_programs(), data=st.data())
+def test_repaired_multipliers_bound_the_lp_too(lm, data):
+    a = lm.arrays()
+    h = _solve(lm)
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return
+    opt = h.getInfo().objective_function_value
+    y = np.asarray(data.draw(st.lists(st.floats(-5, 5), min_size=lm.n_rows, max_size=lm.n_rows)))
+    r = repaired(a, y)
+    # the repair only moves multipliers towards zero
+    assert (np.abs(r) <= np.abs(y) + 1e-12).all()
+    # valid at the repaired multipliers alone (the bound takes the larger of the two sums)
+    from milp_anon.dual_bound import _sum
+    col = np.repeat(np.arange(lm.n_cols), np.diff(a["start"]))
+    assert _sum(a, col, r, implied_upper(a)) <= opt + 1e-9
