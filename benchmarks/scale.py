@@ -2,7 +2,7 @@
 
     python -m benchmarks.scale techniques [--limit SEC]          # 5 QIs: whole model vs reduction, same run
     python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
-                                        [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit]
+                                        [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit,parallel]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -28,6 +28,9 @@ added, no polish time handed on). Variants combine with ``+``
 ``--variants no-fit`` puts back what a round too large for ``--max-memory-gb``
 did before 2026-11-25's fourth change: it ends the rounds (``after``: the
 largest round that fits runs instead).
+``--variants parallel`` gives HiGHS both cores (``threads=2``, ``parallel="on"``:
+the parallel tree search of HiGHS 1.15 in the rounds, the parallel dual simplex
+in the LPs; ``after``: one thread).
 ``--recoding lm`` / ``height``: local recoding with the ARX hierarchies of
 every QI (that cost), instead of suppression.
 """
@@ -52,6 +55,7 @@ def run(job):
 
     q, k, reduction, limit, share, variant, recoding, max_gb = job
     from milp_anon import reduction as _reduction
+    engine = dict(threads=1)  # one HiGHS thread: the default solve's
     for v in variant.split("+"):
         if v == "cumulative-limit":
             _cumulative_master_limit()
@@ -67,6 +71,8 @@ def run(job):
             _reduction.POLISH_SHARED = False
         elif v == "no-fit":
             _reduction.LagrangianReduction.fitting_threshold = lambda self, G: None
+        elif v == "parallel":
+            engine = dict(threads=2, highs_options=(("parallel", "on"),))
         elif v != "after":
             raise SystemExit(f"unknown variant {v!r}")
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])
@@ -75,8 +81,8 @@ def run(job):
         from milp_anon.datasets import adult_hierarchy_path
         rec = ma.Generalization({c: adult_hierarchy_path(c) for c in QI[:q]}, cost=recoding)
     t = time.perf_counter()
-    r = ma.anonymize(table, ma.KAnonymity(k), recoding=rec, reduction=reduction, time_limit=limit, threads=1,
-                     lns=share, max_memory_gb=max_gb)
+    r = ma.anonymize(table, ma.KAnonymity(k), recoding=rec, reduction=reduction, time_limit=limit,
+                     lns=share, max_memory_gb=max_gb, **engine)
     wall = time.perf_counter() - t
     red = r.reduction.as_dict() if r.reduction else {}
     rounds = red.get("rounds", [])
@@ -154,7 +160,7 @@ def main(argv=None):
     ap.add_argument("--limit", type=float, default=None)
     ap.add_argument("--lns", default="0", help="shares of the limit for the large-neighbourhood search, e.g. 0,0.25")
     ap.add_argument("--variants", default="after",
-                    help="after (as shipped), cumulative-limit, unsmoothed, no-rounding, no-union; combine with +")
+                    help="after (as shipped), cumulative-limit, unsmoothed, no-rounding, no-union, no-fit, parallel; combine with +")
     ap.add_argument("--recoding", default="suppression", choices=["suppression", "lm", "height"])
     ap.add_argument("--max-memory-gb", type=float, default=None,
                     help="the model option max_memory_gb (a round estimated above it is not built)")
