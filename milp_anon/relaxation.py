@@ -106,11 +106,11 @@ def _checkpointed(lm, options, grid, hint=None, on_improving=None, stop_bound=No
                        checkpoint=LP_CHECKPOINT)
 
 
-def _solve_lp(lp, options: SolverOptions, grid):
+def _solve_lp(lp, options: SolverOptions, grid, cancel=None):
     """The LP under ``options``: in its own process when large (as :func:`solve_model` decides), by
-    :func:`_checkpointed` either way."""
+    :func:`_checkpointed` either way; ``cancel`` (an event) stops the process."""
     if should_isolate(options, lp.n_cols):
-        return solve_isolated(lp, options, grid, solve_fn=_checkpointed)
+        return solve_isolated(lp, options, grid, solve_fn=_checkpointed, cancel=cancel)
     return _checkpointed(lp, options, grid)
 
 
@@ -140,10 +140,11 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     if beside:
         # the LP in a child process (the thread only waits on its pipe); the search in this thread
         box: dict = {}
+        cancel = threading.Event()
 
         def run_lp():
             try:
-                box["out"] = _solve_lp(lp, lp_options, grid)
+                box["out"] = _solve_lp(lp, lp_options, grid, cancel)
             except BaseException as exc:  # re-raised below, in the caller's thread
                 box["error"] = exc
 
@@ -152,6 +153,9 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
         try:
             searched, log = search(incumbent, lp_options.time_limit, lambda: not worker.is_alive())
             search_log = log.as_dict()
+        except BaseException:
+            cancel.set()  # the search failed: stop the LP now rather than wait for its limit
+            raise
         finally:
             worker.join()
         if "error" in box:

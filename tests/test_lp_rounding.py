@@ -6,6 +6,7 @@ never exceeds the optimum, and a solve with it is verified and reports it."""
 import highspy
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -172,3 +173,40 @@ def test_the_search_stops_when_asked():
     start = Release.verified(table, request, whole)
     best, log = lns.improve(table, request, start, 30.0, ma.SolverOptions(), stop=lambda: True)
     assert best is start and log.solved == 0 and log.passes == 0
+
+
+def test_a_failing_search_stops_the_lp_beside_it_at_once(monkeypatch):
+    """The search beside an isolated LP raises: the error comes out now, and the LP's process is stopped
+    instead of being waited for until its limit (here a stand-in that never returns)."""
+    import time
+
+    from helpers import hanging_solve
+    from milp_anon.grid import ObjectiveGrid
+    from milp_anon.release import Release
+    from milp_anon.solvers.isolated import solve_isolated
+
+    rng = np.random.default_rng(9)
+    frame = pd.DataFrame({"a": rng.integers(0, 4, 40).astype(str), "s": rng.choice(list("uvw"), 40)})
+    table, request, instance, _ = _instance(frame, ["a"], [ma.KAnonymity(2), ma.LDiversity(2)])
+    am = build(instance, request)
+    whole = frame.copy()
+    whole["a"] = SUPPRESSED
+    start = Release.verified(table, request, whole)
+    seen = {}
+
+    def lp_in_a_hanging_process(lp, options, grid, cancel=None):
+        seen["cancel"] = cancel
+        return solve_isolated(lp, options, grid, solve_fn=hanging_solve, cancel=cancel)
+
+    def failing_search(incumbent, seconds, stop):
+        time.sleep(1.0)
+        raise RuntimeError("the search failed")
+
+    monkeypatch.setattr(relaxation, "_solve_lp", lp_in_a_hanging_process)
+    monkeypatch.setattr(relaxation, "_cores", lambda: 2)
+    t0 = time.perf_counter()
+    with pytest.raises(RuntimeError, match="the search failed"):
+        relaxation.lp_rounding_stage(am, request, ma.SolverOptions(time_limit=300, isolate="always"),
+                                     ObjectiveGrid(1), start, search=failing_search)
+    assert time.perf_counter() - t0 < 60  # the LP's share would be 270 s
+    assert seen["cancel"] is not None and seen["cancel"].is_set()

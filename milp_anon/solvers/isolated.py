@@ -88,8 +88,10 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *, solve_fn=None,
-                   stop_bound: StopAtBound | None = None) -> SolveOutcome:
-    """HiGHS in a child process with a hard deadline (``solve_fn``, importable by name, replaces HiGHS in tests)."""
+                   stop_bound: StopAtBound | None = None, cancel: threading.Event | None = None) -> SolveOutcome:
+    """HiGHS in a child process with a hard deadline (``solve_fn``, importable by name, replaces HiGHS in tests).
+
+    ``cancel``: when set (by another thread of this process), the child is stopped as at the deadline."""
     proc = _start_child((lm, options, grid, hint, solve_fn, stop_bound))
     track_process(proc)  # a SIGTERM to the command line kills it at once (milp_anon.cleanup)
     t0 = time.perf_counter()
@@ -108,7 +110,7 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     if options.time_limit is not None:
         deadline = options.time_limit + watchdog_margin(options.time_limit) + hard_limit_margin(options.time_limit)
     latest = None
-    stopped_by_user = False
+    stopped_by_user = cancelled = False
     try:
         while True:
             try:
@@ -118,6 +120,9 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
                     break
                 if interrupt.stop_requested():
                     stopped_by_user = True
+                    break
+                if cancel is not None and cancel.is_set():
+                    cancelled = True
                     break
                 continue
             if msg[0] == "progress":
@@ -136,7 +141,7 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
         _stop(proc)
         untrack_process(proc)
     secs = time.perf_counter() - t0
-    raw = "interrupted by the user" if stopped_by_user else \
+    raw = "interrupted by the user" if stopped_by_user else "cancelled" if cancelled else \
         f"killed {secs - options.time_limit:.0f} s after the time limit"
     if latest is None:
         return SolveOutcome(Status.NO_SOLUTION, None, None, None, raw, secs)
