@@ -21,6 +21,9 @@ switches the LP relaxation's stage before the whole model off in that run's proc
 (``milp_anon.relaxation.unavailable`` always gives a reason), the package before it.
 ``--variants lp-alone`` runs that stage's LP without the large-neighbourhood search
 beside it (``milp_anon.relaxation.SEARCH_BESIDE = False``), the package before it.
+``--variants no-refine`` switches the refinement of the classes off (the
+pattern greedy with criteria's table refined, and each pass of the search
+refining first: :mod:`milp_anon.heuristics.refine`), the package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -86,6 +89,14 @@ def run_one(job):
         from milp_anon import relaxation
 
         relaxation.unavailable = lambda request, solver: "switched off by the benchmark"
+    if variant == "no-refine":  # no refinement of the classes (the start's and the search's), the package before
+        from milp_anon import lns, starts
+
+        def unrefined(table, criteria, released, deadline=None):
+            return released, None
+
+        lns.refine_release = unrefined
+        starts.refine_release = lambda table, criteria, released, deadline=None: (released, float("inf"))
     if variant == "unsplit":  # every R(A) over unit pairs for all candidates (before the partial split)
         from milp_anon import row_generation
 
@@ -116,7 +127,7 @@ def run_one(job):
             "objective": r.objective, "bound": r.bound, "gap": r.gap, "bound_from": source,
             "released_by": r.source, "models": models, "start": r.warm_start_cost, "lp_rounding": lp,
             "lns": "–" if ln is None else f"{ln.start:.6g} → {ln.end:.6g} ({ln.solved} solved, {ln.improved} "
-                                          f"improved)",
+                                          f"improved, {ln.refined} refined)",
             "wall_s": time.perf_counter() - t0, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
@@ -142,15 +153,18 @@ def main(argv=None):
     ap.add_argument("--variants", default="after", help="comma-separated: before (no group blocks), all-rows (the whole model instead of row "
                                                       "generation), unsplit (R(A) without the partial split), "
                                                       "no-criteria-greedy (without the pattern greedy with criteria), "
-                                                      "no-lp-rounding (without the LP relaxation's stage), lp-alone (the LP without the search "
+                                                      "no-lp-rounding (without the LP relaxation's stage), no-refine (without the refinement), "
+                                                      "lp-alone (the LP without the search "
                                                       "beside it), after")
     ap.add_argument("--out", default="benchmarks/results/sensitive_goal")
     a = ap.parse_args(argv)
     cases, qis = cases_and_qis(ap, a)
     variants = [v.strip() for v in a.variants.split(",")]
-    if any(v not in ("before", "after", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding", "lp-alone")
+    if any(v not in ("before", "after", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding", "lp-alone",
+                     "no-refine")
            for v in variants):
-        ap.error("variants are 'before', 'all-rows', 'unsplit', 'no-criteria-greedy', 'no-lp-rounding', 'lp-alone' "
+        ap.error("variants are 'before', 'all-rows', 'unsplit', 'no-criteria-greedy', 'no-lp-rounding', 'lp-alone', "
+                 "'no-refine' "
                  "and 'after'")
     jobs = [(q, c, a.k, a.time_limit, a.lns, v) for q in qis for c in cases for v in variants]
     rows = run_serial(run_one, jobs)

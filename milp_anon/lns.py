@@ -33,6 +33,16 @@ ones whose rows can be regrouped more cheaply. ``max_rows`` doubles after a
 pass whose sub-problems were all proven optimal quickly and halves after one
 whose sub-problems mostly reached their limit.
 
+Refinement. Under cell suppression each pass first refines the classes
+(:mod:`milp_anon.heuristics.refine`: a class is split by a suppressed
+column where the parts meet the criteria and the rest still does). A class
+larger than ``max_rows`` is a neighbourhood alone, and a model over
+thousands of rows seldom improves within ``SUB_LIMIT``; the split reaches
+them at once (Adult, occupation, frequency ℓ = 3, k = 5: the pattern greedy
+with criteria's 14,786 → 14,027 at 5 QIs and 19,470 → 18,119 at 6 QIs, in
+under a second, where 600 s of sub-problems had reached 14,313 and
+18,987).
+
 Complexity: one pass solves about ``n / max_rows`` sub-problems, each a
 full pipeline run on at most ``max_rows`` rows (or one class) with at most
 ``SUB_LIMIT`` seconds; sorting and splicing are ``O(n log n)`` numpy.
@@ -50,8 +60,10 @@ import numpy as np
 from . import interrupt, progress
 from .criteria import TCloseness
 from .errors import VerificationError
+from .heuristics.refine import refine_release
+from .recoding import Suppression
 from .release import Release
-from .table import Table
+from .table import SUPPRESSED, Table
 
 __all__ = ["LNS_SOURCE", "LnsLog", "improve", "neighbourhoods", "sub_criteria", "unavailable"]
 
@@ -82,6 +94,8 @@ class LnsLog:
     solved: int = 0
     improved: int = 0
     proven: int = 0
+    #: passes whose refinement of the classes (:mod:`milp_anon.heuristics.refine`) lowered the cost
+    refined: int = 0
     max_rows: int = START_ROWS
     seconds: float = 0.0
 
@@ -163,10 +177,21 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
     sub_request = Request(*sub_criteria(table, request.criteria), recoding=request.recoding,
                           model=dataclasses.replace(request.model, reduction="none", criteria_rows="all"))
     stop = stop or (lambda: False)
+    refinable = isinstance(request.recoding, Suppression)  # cell suppression: the refinement's cost model
     while idle < IDLE_PASSES and time.perf_counter() < deadline - 1.0 and not interrupt.stop_requested() \
             and not stop():
         order = qi[log.passes % len(qi):] + qi[:log.passes % len(qi)]
         log.passes += 1
+        refined_now = False
+        if refinable:
+            # split the large classes first: the neighbourhoods below hold one of them alone
+            refined, _ = refine_release(table, request.criteria, released, deadline - 1.0)
+            if (refined[qi].to_numpy() == SUPPRESSED).sum() < (released[qi].to_numpy() == SUPPRESSED).sum():
+                best = Release.verified(table, request, refined, source=LNS_SOURCE)
+                released, groups = best.table.copy(), np.asarray(best.groups)
+                log.refined += 1
+                progress.report(incumbent=best.objective)
+                refined_now = True
         gained, quick, limited = 0, 0, 0
         hoods = []
         for rows in neighbourhoods(released, groups, order, max_rows, 2 * request.min_group_size()):
@@ -204,7 +229,7 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
             progress.report(incumbent=best.objective)
             idle = 0
         else:
-            idle += 1
+            idle = 0 if refined_now else idle + 1
         if limited > (quick + limited) // 2:
             max_rows = max(MIN_ROWS, max_rows // 2)
         elif quick and not limited:

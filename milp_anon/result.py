@@ -442,7 +442,8 @@ class Result:
         if self.lns is not None:
             ln = self.lns
             lines.append(f"LNS           {ln.start:g} -> {ln.end:g} in {ln.seconds:.1f} s ({ln.passes} passes, "
-                         f"{ln.solved} sub-problems, {ln.improved} improved, {ln.proven} proven; "
+                         f"{ln.solved} sub-problems, {ln.improved} improved, {ln.proven} proven, "
+                         f"{ln.refined} refined; "
                          f"neighbourhoods up to {ln.max_rows} rows)")
         if s.n_variables is not None:
             lines.append(f"model         {s.n_variables} variables ({fmt(s.n_integer)} integer), "

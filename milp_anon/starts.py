@@ -6,7 +6,9 @@ Which heuristics run (:func:`heuristic_tables`) is decided here only:
   ``ALL_MASKS_MAX_M`` QIs, the pattern greedy over every suppression mask
   (for k-anonymity alone) or its variant that trims each pattern instance to
   its largest part meeting the sensitive criteria
-  (:func:`~milp_anon.heuristics.criteria_pattern_greedy`);
+  (:func:`~milp_anon.heuristics.criteria_pattern_greedy`), and that table
+  refined (:func:`~milp_anon.heuristics.refine.refine_release`: classes split
+  by a suppressed column where the parts meet the criteria);
 * pattern-guided suppression (k-anonymity alone): the pattern greedy over the patterns;
 * interval and value-set cells: strict Mondrian (its classes at their hulls);
 * hierarchies (and suppressed columns beside them): strict Mondrian with the
@@ -32,6 +34,7 @@ import pandas as pd
 
 from .errors import MilpAnonError, OptionViolation, VerificationError
 from .heuristics import criteria_pattern_greedy, level_greedy, mondrian, pattern_greedy, suppression_greedy
+from .heuristics.refine import refine_release
 from .partition import release_blocks
 from .recoding import Generalization, Patterns, Suppression
 from .release import Release
@@ -64,6 +67,10 @@ def heuristic_tables(table, request) -> list[tuple[str, object, float]]:
             res = criteria_pattern_greedy(table, request.criteria, all_masks(table.m))
             if res is not None:
                 out.append(("pattern greedy with criteria", *res))
+                if request.recoding.scheme == "local":
+                    refined = refine_release(table, request.criteria, res[0])
+                    if refined[1] < res[1]:
+                        out.append(("pattern greedy with criteria, refined", *refined))
     elif isinstance(request.recoding, Generalization):
         if request.k_alone and not request.recoding.cell_columns:
             res = level_greedy(table, k, request.recoding)
