@@ -41,7 +41,8 @@ thousands of rows seldom improves within ``SUB_LIMIT``; the split reaches
 them at once (Adult, occupation, frequency ℓ = 3, k = 5: the pattern greedy
 with criteria's 14,786 → 14,027 at 5 QIs and 19,470 → 18,119 at 6 QIs, in
 under a second, where 600 s of sub-problems had reached 14,313 and
-18,987).
+18,987). The greedy tables are refined before the solve as well
+(:func:`milp_anon.starts.heuristic_tables`).
 
 Complexity: one pass solves about ``n / max_rows`` sub-problems, each a
 full pipeline run on at most ``max_rows`` rows (or one class) with at most

@@ -6,9 +6,10 @@ Which heuristics run (:func:`heuristic_tables`) is decided here only:
   ``ALL_MASKS_MAX_M`` QIs, the pattern greedy over every suppression mask
   (for k-anonymity alone) or its variant that trims each pattern instance to
   its largest part meeting the sensitive criteria
-  (:func:`~milp_anon.heuristics.criteria_pattern_greedy`), and that table
-  refined (:func:`~milp_anon.heuristics.refine.refine_release`: classes split
-  by a suppressed column where the parts meet the criteria);
+  (:func:`~milp_anon.heuristics.criteria_pattern_greedy`); with sensitive
+  criteria, each of their tables refined as well
+  (:func:`~milp_anon.heuristics.refine.refine_release`: classes split by a
+  suppressed column where the parts meet the criteria);
 * pattern-guided suppression (k-anonymity alone): the pattern greedy over the patterns;
 * interval and value-set cells: strict Mondrian (its classes at their hulls);
 * hierarchies (and suppressed columns beside them): strict Mondrian with the
@@ -56,6 +57,7 @@ def heuristic_tables(table, request) -> list[tuple[str, object, float]]:
     out = []
     k = request.min_group_size()
     if isinstance(request.recoding, Suppression):
+        sensitive = any(c.needs_sensitive for c in request.criteria)
         res = suppression_greedy(table, request.criteria)
         if res is not None:
             out.append(("suppression greedy", *res))
@@ -63,14 +65,16 @@ def heuristic_tables(table, request) -> list[tuple[str, object, float]]:
             res = pattern_greedy(table, k, all_masks(table.m))
             if res is not None:
                 out.append(("pattern greedy", *res))
-        elif table.m <= ALL_MASKS_MAX_M and any(c.needs_sensitive for c in request.criteria):
+        elif table.m <= ALL_MASKS_MAX_M and sensitive:
             res = criteria_pattern_greedy(table, request.criteria, all_masks(table.m))
             if res is not None:
                 out.append(("pattern greedy with criteria", *res))
-                if request.recoding.scheme == "local":
-                    refined = refine_release(table, request.criteria, res[0])
-                    if refined[1] < res[1]:
-                        out.append(("pattern greedy with criteria, refined", *refined))
+        if sensitive and request.recoding.scheme == "local":
+            # each greedy's table refined: its large classes split where the parts meet the criteria
+            for name, released, cost in list(out):
+                refined = refine_release(table, request.criteria, released)
+                if refined[1] < cost:
+                    out.append((f"{name}, refined", *refined))
     elif isinstance(request.recoding, Generalization):
         if request.k_alone and not request.recoding.cell_columns:
             res = level_greedy(table, k, request.recoding)
