@@ -9,7 +9,8 @@ Which heuristics run (:func:`heuristic_tables`) is decided here only:
   (:func:`~milp_anon.heuristics.criteria_pattern_greedy`); with sensitive
   criteria, each of their tables refined as well
   (:func:`~milp_anon.heuristics.refine.refine_release`: classes split by a
-  suppressed column where the parts meet the criteria);
+  suppressed column where the parts meet the criteria), and the whole table
+  as one class refined (a top-down split);
 * pattern-guided suppression (k-anonymity alone): the pattern greedy over the patterns;
 * interval and value-set cells: strict Mondrian (its classes at their hulls);
 * hierarchies (and suppressed columns beside them): strict Mondrian with the
@@ -33,6 +34,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
+from .criteria import group_test
 from .errors import MilpAnonError, OptionViolation, VerificationError
 from .heuristics import criteria_pattern_greedy, level_greedy, mondrian, pattern_greedy, suppression_greedy
 from .heuristics.refine import refine_release
@@ -70,11 +72,15 @@ def heuristic_tables(table, request) -> list[tuple[str, object, float]]:
             if res is not None:
                 out.append(("pattern greedy with criteria", *res))
         if sensitive and request.recoding.scheme == "local":
-            # each greedy's table refined: its large classes split where the parts meet the criteria
+            # each greedy's table refined: its large classes split where the parts meet the criteria; and
+            # the whole table as one class refined, which splits top-down (fewest values first)
             for name, released, cost in list(out):
                 refined = refine_release(table, request.criteria, released)
                 if refined[1] < cost:
                     out.append((f"{name}, refined", *refined))
+            if group_test(table, request.criteria)(np.arange(table.n)):
+                out.append(("whole table, refined",
+                            *refine_release(table, request.criteria, release_blocks(table, [np.arange(table.n)]))))
     elif isinstance(request.recoding, Generalization):
         if request.k_alone and not request.recoding.cell_columns:
             res = level_greedy(table, k, request.recoding)

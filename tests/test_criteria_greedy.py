@@ -74,8 +74,10 @@ def test_sensitive_requests_get_it_as_a_heuristic():
     table = ma.Table.from_frame(frame, ["q1", "q2"], "s")
     request = ma.Request(ma.KAnonymity(2), ma.LDiversity(2))
     names = [n for n, _, _ in heuristic_tables(table, request)]
-    # the suppression greedy's table (q2 suppressed in a class of 6 rows) is also refined: 2 stars
-    assert names == ["suppression greedy", "pattern greedy with criteria", "suppression greedy, refined"]
+    # the suppression greedy's table (q2 suppressed in a class of 6 rows) is also refined (2 stars), and the
+    # whole table as one class
+    assert names == ["suppression greedy", "pattern greedy with criteria", "suppression greedy, refined",
+                     "whole table, refined"]
     best = best_heuristic(table, request)
     assert best.source == "pattern greedy with criteria" and best.cost == 2
     assert [n for n, _, _ in heuristic_tables(table, ma.Request(ma.KAnonymity(2)))] == \
