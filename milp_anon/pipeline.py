@@ -211,8 +211,12 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
     progress.report(solver_bound_is_global=True)  # the whole model: HiGHS's bound is the problem's
     with timings.phase("solve"):
         out = solve_model(am.lm, hs, grid, hint=hint)
+    # HiGHS's dual bound (its branch-and-bound's, rounded up to the grid) holds at a limit as at Optimal: when
+    # a table found elsewhere (the search) reaches it, that is the same proof as its own Optimal (stricter:
+    # no mip_rel_gap); a PuLP solver's report is trusted at Optimal only
     common = dict(solver_status=out.solver_status, size=size, candidate_counts=dict(instance.candidates.counts),
-                  warm_start_cost=ws_cost, grid=grid, row_generation=rows_log, lp_rounding=lp_log)
+                  warm_start_cost=ws_cost, grid=grid, row_generation=rows_log, lp_rounding=lp_log,
+                  bound_certifies=hs.in_bulk)
     if relaxed is not None and out.status != Status.INFEASIBLE and (out.bound is None or relaxed > out.bound):
         out = dataclasses.replace(out, bound=relaxed)
         # a proven bound: reaching the verified cost proves optimality

@@ -256,3 +256,24 @@ def test_bound_rounded_up_to_the_objective_grid():
     rec = ma.Generalization({"q0": {"a": ["*"], "b": ["*"], "c": ["*"]}}, cost={"q0": [0.0, 0.5]})
     r = ma.anonymize(ma.Table.from_frame(frame, ["q0", "q1"]), ma.KAnonymity(2), recoding=rec)
     assert r.status == "optimal" and r.gap == 0
+
+
+@pytest.mark.parametrize("bulk", [True, False])
+def test_highs_bound_at_a_limit_certifies_a_table_found_elsewhere(monkeypatch, bulk):
+    """The whole model stops at a limit without an incumbent but with HiGHS's dual bound; the fallback
+    heuristic's table reaches it: optimal through highspy (the same branch-and-bound bound as at its
+    Optimal), time_limit through PuLP (only that solver's own Optimal certifies) and when the bound is short.
+    By hand: (c, y) joins the two (b, y) rows with a suppressed (3 cells); the a-rows stay (0 cells)."""
+    from milp_anon.solvers import SolveOutcome
+    from milp_anon.starts import best_heuristic
+
+    frame = pd.DataFrame({"a": list("aabbc"), "b": list("xxyyy")})
+    table = ma.Table.from_frame(frame, ["a", "b"])
+    request = ma.Request(ma.KAnonymity(2), reduction="none")
+    assert best_heuristic(table, request).objective == 3 == ma.anonymize(table, ma.KAnonymity(2)).objective
+    for bound, expected in ((3.0, "optimal" if bulk else "time_limit"), (2.0, "time_limit")):
+        monkeypatch.setattr(pipeline, "solve_model", lambda *a, b=bound, **k: SolveOutcome(
+            "time_limit", None, None, b, "Time limit reached", 1.0))
+        options = ma.SolverOptions() if bulk else ma.SolverOptions(solver="PULP_CBC_CMD")
+        r = request.solve(table, options)
+        assert r.verified and r.objective == 3 and r.bound == bound and r.status == expected
