@@ -92,11 +92,13 @@ def run_one(job):
     if variant == "no-refine":  # no refinement of the classes (the start's and the search's), the package before
         from milp_anon import lns, starts
 
-        def unrefined(table, criteria, released, deadline=None):
-            return released, None
+        from milp_anon.table import SUPPRESSED
+
+        def unrefined(table, criteria, released, deadline=None):  # the table as it is, and its cost
+            return released, int((released[list(table.qi)] == SUPPRESSED).to_numpy().sum())
 
         lns.refine_release = unrefined
-        starts.refine_release = lambda table, criteria, released, deadline=None: (released, float("inf"))
+        starts.refine_release = unrefined
     if variant == "unsplit":  # every R(A) over unit pairs for all candidates (before the partial split)
         from milp_anon import row_generation
 
