@@ -39,6 +39,8 @@ import time
 from dataclasses import dataclass
 
 from .heuristics.lp_rounding import lp_rounding
+from .heuristics.refine import refine_release
+from .recoding import Suppression
 from .release import Release
 from .solvers import SolverOptions
 from .solvers.highs import solve_highs
@@ -76,6 +78,9 @@ class LpRoundingLog:
     rounded: float | None
     rounding_seconds: float
     used: bool
+    #: the rounded table's objective after the refinement (:mod:`milp_anon.heuristics.refine`; cell
+    #: suppression), ``None`` where it gained nothing or does not apply
+    refined: float | None = None
     model_skipped: bool = False
     #: the large-neighbourhood search run beside the LP (:class:`~milp_anon.lns.LnsLog` as a dict), if any
     search: dict | None = None
@@ -175,14 +180,23 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
                                               used=False, search=search_log)
     t0 = time.perf_counter()
     rounded = lp_rounding(am.instance, request.criteria, am.pair_unit, am.pair_cand, out.x[am.g])
-    release = None
+    release, rounded_objective, refined = None, None, None
     if rounded is not None:
         released, groups, cost = rounded
         release = Release.verified(am.instance.table, request, released, cost=cost, groups=groups,
                                    source="LP rounding")
+        rounded_objective = release.objective
+        if isinstance(request.recoding, Suppression) and request.recoding.scheme == "local":
+            # the rounding trims failing groups whole-table-wise; their large classes split further
+            table = am.instance.table
+            better, cost = refine_release(table, request.criteria, release.table)
+            if cost < release.objective - 1e-9:
+                release = Release.verified(table, request, better, cost=cost, source="LP rounding, refined")
+                refined = release.objective
     used = release is not None and (incumbent is None or release.objective < incumbent.objective - 1e-9)
     log = LpRoundingLog(lp_status=out.solver_status, lp_objective=out.objective, lp_bound=lp_bound,
                         lp_seconds=round(out.seconds, 3),
-                        rounded=None if release is None else release.objective,
-                        rounding_seconds=round(time.perf_counter() - t0, 3), used=used, search=search_log)
+                        rounded=rounded_objective,
+                        rounding_seconds=round(time.perf_counter() - t0, 3), used=used, search=search_log,
+                        refined=refined)
     return bound, (release if used else searched), log

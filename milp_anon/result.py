@@ -431,6 +431,7 @@ class Result:
                                                             else "") + f" in {lr.lp_seconds:.1f} s"
                          + (f", dual bound {lr.lp_bound:.6g}" if lr.lp_bound is not None else "")
                          + (f"; rounded table {lr.rounded:g}" if lr.rounded is not None else "")
+                         + (f", refined {lr.refined:g}" if lr.refined is not None else "")
                          + ("" if lr.used or lr.rounded is None else " (not better than the start)")
                          + (f"; search beside it {lr.search['start']:g} -> {lr.search['end']:g}" if lr.search else "")
                          + ("; the whole model skipped" if lr.model_skipped else ""))

@@ -93,6 +93,7 @@ def test_the_stage_runs_before_the_whole_model_and_reports():
     assert r.verified and r.lp_rounding is not None
     lr = r.lp_rounding
     assert lr.lp_objective is not None and lr.lp_objective <= r.objective + 1e-6
+    assert lr.refined is None or lr.refined < lr.rounded  # the refinement is kept only when it gains
     assert r.bound <= r.objective
     assert "lp_rounding" in r.report() and "LP rounding" in r.summary()
     exact = request.solve(table)  # no time limit: no stage, HiGHS to its optimum
