@@ -89,7 +89,9 @@ def dual_bound(a: dict, y: np.ndarray, upper: np.ndarray | None = None) -> float
         return -np.inf
     y = _signed(a, y)
     up = a["upper"] if upper is None else upper
-    return max(_sum(a, col, y, up), _sum(a, col, _repair(a, col, y), up))
+    fixed = _repair(a, col, y)
+    at_y = _sum(a, col, y, up)
+    return at_y if fixed is y else max(at_y, _sum(a, col, fixed, up))  # ``y`` itself when nothing moved
 
 
 def repaired(a: dict, y: np.ndarray) -> np.ndarray:

@@ -64,7 +64,7 @@ from .errors import VerificationError
 from .heuristics.refine import refine_release
 from .recoding import Suppression
 from .release import Release
-from .table import SUPPRESSED, Table
+from .table import Table
 
 __all__ = ["LNS_SOURCE", "LnsLog", "improve", "neighbourhoods", "sub_criteria", "unavailable"]
 
@@ -186,8 +186,8 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
         refined_now = False
         if refinable:
             # split the large classes first: the neighbourhoods below hold one of them alone
-            refined, _ = refine_release(table, request.criteria, released, deadline - 1.0)
-            if (refined[qi].to_numpy() == SUPPRESSED).sum() < (released[qi].to_numpy() == SUPPRESSED).sum():
+            refined, cost = refine_release(table, request.criteria, released, deadline - 1.0)
+            if cost < best.objective - 1e-9:  # ``released`` is ``best``'s table here; its cost is its objective
                 best = Release.verified(table, request, refined, source=LNS_SOURCE)
                 released, groups = best.table.copy(), np.asarray(best.groups)
                 log.refined += 1

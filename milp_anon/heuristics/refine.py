@@ -44,7 +44,7 @@ import time
 import numpy as np
 
 from ..criteria import GroupCounts, TCloseness, first_violation
-from ..partition import verified_release
+from ..partition import blocks_of, verified_release
 from ..table import Table
 from .criteria_greedy import _borrow, _largest_meeting, _trimmed_column
 
@@ -147,7 +147,5 @@ def _split(rows, column, values, V, share, closeness, k, meets):
 def refine_release(table: Table, criteria, released, deadline: float | None = None):
     """A cell-suppression release (a frame of ``table``'s shape) refined (:func:`refine_blocks`):
     ``(released, cost)``, verified. The classes are read from ``released``."""
-    from ..partition import blocks_of
-
     blocks = refine_blocks(table, criteria, blocks_of(released, table.qi), deadline)
     return verified_release(table, blocks, criteria, None)
