@@ -24,6 +24,9 @@ beside it (``milp_anon.relaxation.SEARCH_BESIDE = False``), the package before i
 ``--variants no-refine`` switches the refinement of the classes off (the
 pattern greedy with criteria's table refined, and each pass of the search
 refining first: :mod:`milp_anon.heuristics.refine`), the package before it.
+``--variants no-slack`` switches the slack LP after the LP relaxation off
+(``milp_anon.relaxation.SLACK = False``: t-closeness rows tightened by one
+row's room, rounded too), the package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -99,6 +102,10 @@ def run_one(job):
 
         lns.refine_release = unrefined
         starts.refine_release = unrefined
+    if variant == "no-slack":  # no slack LP after the LP relaxation (the package before)
+        from milp_anon import relaxation
+
+        relaxation.SLACK = False
     if variant == "unsplit":  # every R(A) over unit pairs for all candidates (before the partial split)
         from milp_anon import row_generation
 
@@ -124,6 +131,12 @@ def run_one(job):
         f", dual bound {lr.lp_bound:.6g}" if lr.lp_bound is not None and lr.lp_objective is None else "") + (
         f", rounded {lr.rounded:.6g}" if lr.rounded is not None else "") + (
         f", search beside it {lr.search['start']:.6g} → {lr.search['end']:.6g}" if lr.search else "") + (
+        "" if lr is None or lr.slack_status is None else
+        (f"; slack LP {lr.slack_objective:.6g}" if lr.slack_objective is not None else f"; slack LP {lr.slack_status}")
+        + f" ({lr.slack_seconds:.0f} s)" + (f", rounded {lr.slack_rounded:.6g}" if lr.slack_rounded is not None else "")
+        + (f", refined {lr.slack_refined:.6g}" if lr.slack_refined is not None else "")
+        + (f", search beside it {lr.slack_search['start']:.6g} → {lr.slack_search['end']:.6g}" if lr.slack_search
+           else "")) + (
         ", model skipped" if lr.model_skipped else "")
     return {"qis": n_qi, "case": crit.describe(), "k": k, "variant": variant, "status": r.status,
             "objective": r.objective, "bound": r.bound, "gap": r.gap, "bound_from": source,
@@ -156,6 +169,7 @@ def main(argv=None):
                                                       "generation), unsplit (R(A) without the partial split), "
                                                       "no-criteria-greedy (without the pattern greedy with criteria), "
                                                       "no-lp-rounding (without the LP relaxation's stage), no-refine (without the refinement), "
+                                                      "no-slack (without the slack LP), "
                                                       "lp-alone (the LP without the search "
                                                       "beside it), after")
     ap.add_argument("--out", default="benchmarks/results/sensitive_goal")
@@ -163,11 +177,10 @@ def main(argv=None):
     cases, qis = cases_and_qis(ap, a)
     variants = [v.strip() for v in a.variants.split(",")]
     if any(v not in ("before", "after", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding", "lp-alone",
-                     "no-refine")
+                     "no-refine", "no-slack")
            for v in variants):
         ap.error("variants are 'before', 'all-rows', 'unsplit', 'no-criteria-greedy', 'no-lp-rounding', 'lp-alone', "
-                 "'no-refine' "
-                 "and 'after'")
+                 "'no-refine', 'no-slack' and 'after'")
     jobs = [(q, c, a.k, a.time_limit, a.lns, v) for q in qis for c in cases for v in variants]
     rows = run_serial(run_one, jobs)
     intro = (f"{provenance_line('sensitive_goal')}; sensitive occupation, k = {a.k}, QIs in the order "

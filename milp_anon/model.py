@@ -154,6 +154,28 @@ class LinearModel:
                 out.row_blocks[b.name] = RowBlock(b.name, int(new_row[b.start + b.size - 1]) - left + 1, left)
         return out
 
+    def with_scaled(self, block: str, cols: np.ndarray, factor: np.ndarray) -> "LinearModel":
+        """The same model with the coefficients of row block ``block`` on the columns ``cols`` multiplied by
+        ``factor[r]`` in the block's row ``r`` (a shallow copy; only the entries touched are new arrays)."""
+        b = self.row_blocks[block]
+        factor = np.asarray(factor, dtype=float)
+        if factor.shape != (b.size,):
+            raise ValueError(f"one factor per row of block {block!r} needed")
+        on = np.zeros(self.n_cols, dtype=bool)
+        on[np.asarray(cols, dtype=np.int64)] = True
+        entries = []
+        for rows, cs, vals in self.entries:
+            hit = (rows >= b.start) & (rows < b.start + b.size) & on[cs]
+            if hit.any():
+                vals = vals.copy()
+                vals[hit] *= factor[rows[hit] - b.start]
+            entries.append((rows, cs, vals))
+        return dataclasses.replace(self, entries=entries, col_cost=list(self.col_cost),
+                                   col_lower=list(self.col_lower), col_upper=list(self.col_upper),
+                                   col_integer=list(self.col_integer), row_lower=list(self.row_lower),
+                                   row_upper=list(self.row_upper), var_blocks=dict(self.var_blocks),
+                                   row_blocks=dict(self.row_blocks))
+
     def relaxed(self) -> "LinearModel":
         """The LP relaxation: the same model with every column continuous (a shallow copy; the arrays are
         shared, never written)."""

@@ -38,7 +38,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from .heuristics.lp_rounding import lp_rounding
+from .heuristics.lp_rounding import lp_rounding, slack_lp
 from .heuristics.refine import refine_release
 from .recoding import Suppression
 from .release import Release
@@ -47,8 +47,8 @@ from .solvers.highs import solve_highs
 from .solvers.isolated import should_isolate, solve_isolated
 from .status import Status
 
-__all__ = ["LP_BOUND_SOURCE", "LP_SHARE", "LP_SHARE_BESIDE", "LpRoundingLog", "SEARCH_BESIDE", "lp_rounding_stage",
-           "unavailable"]
+__all__ = ["LP_BOUND_SOURCE", "LP_SHARE", "LP_SHARE_BESIDE", "LpRoundingLog", "SEARCH_BESIDE", "SLACK", "SLACK_START",
+           "lp_rounding_stage", "unavailable"]
 
 #: share of the time left that the LP relaxation may take
 LP_SHARE = 0.8
@@ -58,6 +58,11 @@ LP_SHARE_BESIDE = 0.9
 SEARCH_BESIDE = True
 #: seconds between the LP's checkpoints, where the weak-duality bound of its multipliers is evaluated
 LP_CHECKPOINT = 30.0
+#: whether, after an optimal LP, the slack LP (t-closeness rows tightened by one row's slack per group,
+#: :func:`~milp_anon.heuristics.lp_rounding.slack_lp`) is solved and rounded too ...
+SLACK = True
+#: ... when the first LP took at most this share of the time then left (the second takes about as long)
+SLACK_START = 0.7
 
 LP_BOUND_SOURCE = ("the LP relaxation of the whole model (every column continuous, the same rows): the weak-duality "
                    "bound of HiGHS's dual simplex multipliers, evaluated in numpy")
@@ -84,6 +89,14 @@ class LpRoundingLog:
     model_skipped: bool = False
     #: the large-neighbourhood search run beside the LP (:class:`~milp_anon.lns.LnsLog` as a dict), if any
     search: dict | None = None
+    #: the slack LP (t-closeness with room for the rounding), when it ran: its status, objective (at its
+    #: optimum; a restriction, not a bound), seconds, rounded and refined tables, and the search beside it
+    slack_status: str | None = None
+    slack_objective: float | None = None
+    slack_seconds: float | None = None
+    slack_rounded: float | None = None
+    slack_refined: float | None = None
+    slack_search: dict | None = None
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -111,12 +124,13 @@ def _checkpointed(lm, options, grid, hint=None, on_improving=None, stop_bound=No
                        checkpoint=LP_CHECKPOINT)
 
 
-def _solve_lp(lp, options: SolverOptions, grid, cancel=None):
-    """The LP under ``options``: in its own process when large (as :func:`solve_model` decides), by
-    :func:`_checkpointed` either way; ``cancel`` (an event) stops the process."""
+def _solve_lp(lp, options: SolverOptions, grid, cancel=None, basis=None):
+    """The LP under ``options``, from ``basis`` if given: in its own process when large (as
+    :func:`solve_model` decides), by :func:`_checkpointed` either way; ``cancel`` (an event) stops the
+    process."""
     if should_isolate(options, lp.n_cols):
-        return solve_isolated(lp, options, grid, solve_fn=_checkpointed, cancel=cancel)
-    return _checkpointed(lp, options, grid)
+        return solve_isolated(lp, options, grid, basis, solve_fn=_checkpointed, cancel=cancel)
+    return _checkpointed(lp, options, grid, basis)
 
 
 def _cores() -> int:
@@ -126,77 +140,114 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
+def _lp_and_search(lp, options: SolverOptions, grid, beside: bool, search, incumbent, basis=None):
+    """``lp`` under ``options`` (from ``basis`` if given); when ``beside``, in its own process while
+    ``search(incumbent, seconds, stop)`` improves ``incumbent`` in this thread until the LP ends: ``(the LP's
+    outcome, the search's release or None, its log as a dict or None)``."""
+    if not beside:
+        return _solve_lp(lp, options, grid, basis=basis), None, None
+    # the LP in a child process (the thread only waits on its pipe); the search in this thread
+    box: dict = {}
+    cancel = threading.Event()
+
+    def run_lp():
+        try:
+            box["out"] = _solve_lp(lp, options, grid, cancel, basis)
+        except BaseException as exc:  # re-raised below, in the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=run_lp, name="lp-relaxation", daemon=True)
+    worker.start()
+    try:
+        searched, log = search(incumbent, options.time_limit, lambda: not worker.is_alive())
+    except BaseException:
+        cancel.set()  # the search failed: stop the LP now rather than wait for its limit
+        raise
+    finally:
+        worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box["out"], searched, log.as_dict()
+
+
+def _rounded(am, request, x, label="LP rounding"):
+    """The verified rounding of the LP values ``x`` (all columns), refined under local cell suppression:
+    ``(release or None, the rounding's objective or None, the refined objective or None)``."""
+    rounded = lp_rounding(am.instance, request.criteria, am.pair_unit, am.pair_cand, x[am.g])
+    if rounded is None:
+        return None, None, None
+    released, groups, cost = rounded
+    release = Release.verified(am.instance.table, request, released, cost=cost, groups=groups, source=label)
+    objective, refined = release.objective, None
+    if isinstance(request.recoding, Suppression) and request.recoding.scheme == "local":
+        # the rounding trims failing groups whole-table-wise; their large classes split further
+        table = am.instance.table
+        better, cost = refine_release(table, request.criteria, release.table)
+        if cost < release.objective - 1e-9:
+            release = Release.verified(table, request, better, cost=cost, source=f"{label}, refined")
+            refined = release.objective
+    return release, objective, refined
+
+
+def _better(a: Release | None, b: Release | None) -> Release | None:
+    """The release of smaller objective (``a`` on ties); either may be ``None``."""
+    if a is None or (b is not None and b.objective < a.objective - 1e-9):
+        return b
+    return a
+
+
 def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Release | None, search=None):
     """Solve the LP relaxation of ``am``'s model and round it: ``(bound or None, release or None, log)``.
 
     ``bound`` is the dual bound of the LP's best multipliers (the optimum's, or the best seen at the ends
     of its pieces) rounded up to ``grid``, optimal or not;
     ``release`` the best verified table better than ``incumbent`` (or any, if there is none): the rounding
-    of an optimal LP solution, or what ``search(incumbent, seconds, stop)`` (the large-neighbourhood
-    search, when given) found while the LP ran in its own process on another core. The search stops when
-    the LP ends (``stop()``) or at the LP's time limit."""
+    of an optimal LP solution, the rounding of the slack LP (t-closeness, :func:`slack_lp`, when time is
+    left), or what ``search(incumbent, seconds, stop)`` (the large-neighbourhood search, when given) found
+    while an LP ran in its own process on another core. The search stops when the LP ends (``stop()``) or
+    at the LP's time limit."""
+    t_start = time.perf_counter()
     lp = am.lm.relaxed()
     beside = search is not None and incumbent is not None and SEARCH_BESIDE and solver.isolate != "never" \
         and _cores() >= 2 and should_isolate(solver, lp.n_cols)
-    lp_options = dataclasses.replace(solver, time_limit=(LP_SHARE_BESIDE if beside else LP_SHARE) * solver.time_limit,
+    share = LP_SHARE_BESIDE if beside else LP_SHARE
+    lp_options = dataclasses.replace(solver, time_limit=share * solver.time_limit,
                                      highs_options=(("solver", "simplex"),) + tuple(solver.highs_options),
                                      isolate="always" if beside else solver.isolate)
-    searched, search_log = None, None
-    if beside:
-        # the LP in a child process (the thread only waits on its pipe); the search in this thread
-        box: dict = {}
-        cancel = threading.Event()
-
-        def run_lp():
-            try:
-                box["out"] = _solve_lp(lp, lp_options, grid, cancel)
-            except BaseException as exc:  # re-raised below, in the caller's thread
-                box["error"] = exc
-
-        worker = threading.Thread(target=run_lp, name="lp-relaxation", daemon=True)
-        worker.start()
-        try:
-            searched, log = search(incumbent, lp_options.time_limit, lambda: not worker.is_alive())
-            search_log = log.as_dict()
-        except BaseException:
-            cancel.set()  # the search failed: stop the LP now rather than wait for its limit
-            raise
-        finally:
-            worker.join()
-        if "error" in box:
-            raise box["error"]
-        out = box["out"]
-    else:
-        out = _solve_lp(lp, lp_options, grid)
-    if searched is not None and searched.objective < incumbent.objective - 1e-9:
-        incumbent = searched
-    else:
-        searched = None
+    out, searched, search_log = _lp_and_search(lp, lp_options, grid, beside, search, incumbent)
+    best = _better(incumbent, searched)  # the table to beat
     lp_bound = out.multiplier_bound  # evaluated where the LP ran, at the ends of its pieces
     bound = grid.ceil(lp_bound)
     if out.status != Status.OPTIMAL or out.x is None:
-        return bound, searched, LpRoundingLog(lp_status=out.solver_status, lp_objective=None, lp_bound=lp_bound,
-                                              lp_seconds=round(out.seconds, 3), rounded=None, rounding_seconds=0.0,
-                                              used=False, search=search_log)
+        found = best if best is not incumbent else None
+        return bound, found, LpRoundingLog(lp_status=out.solver_status, lp_objective=None, lp_bound=lp_bound,
+                                           lp_seconds=round(out.seconds, 3), rounded=None, rounding_seconds=0.0,
+                                           used=False, search=search_log)
     t0 = time.perf_counter()
-    rounded = lp_rounding(am.instance, request.criteria, am.pair_unit, am.pair_cand, out.x[am.g])
-    release, rounded_objective, refined = None, None, None
-    if rounded is not None:
-        released, groups, cost = rounded
-        release = Release.verified(am.instance.table, request, released, cost=cost, groups=groups,
-                                   source="LP rounding")
-        rounded_objective = release.objective
-        if isinstance(request.recoding, Suppression) and request.recoding.scheme == "local":
-            # the rounding trims failing groups whole-table-wise; their large classes split further
-            table = am.instance.table
-            better, cost = refine_release(table, request.criteria, release.table)
-            if cost < release.objective - 1e-9:
-                release = Release.verified(table, request, better, cost=cost, source="LP rounding, refined")
-                refined = release.objective
-    used = release is not None and (incumbent is None or release.objective < incumbent.objective - 1e-9)
+    release, rounded_objective, refined = _rounded(am, request, out.x)
+    rounding_seconds = time.perf_counter() - t0
+    used = release is not None and (best is None or release.objective < best.objective - 1e-9)
+    best = _better(best, release)
     log = LpRoundingLog(lp_status=out.solver_status, lp_objective=out.objective, lp_bound=lp_bound,
-                        lp_seconds=round(out.seconds, 3),
-                        rounded=rounded_objective,
-                        rounding_seconds=round(time.perf_counter() - t0, 3), used=used, search=search_log,
-                        refined=refined)
-    return bound, (release if used else searched), log
+                        lp_seconds=round(out.seconds, 3), rounded=rounded_objective,
+                        rounding_seconds=round(rounding_seconds, 3), used=used, search=search_log, refined=refined)
+    left = solver.time_limit - (time.perf_counter() - t_start)
+    slack = None
+    if SLACK and am.size_columns is not None and out.seconds <= SLACK_START * left:
+        slack = slack_lp(lp, am, out.x[am.size_columns], request.min_group_size())
+    if slack is not None:
+        # the LP again with room for the rounding (t-closeness): a second table, often far better
+        slack_options = dataclasses.replace(lp_options, time_limit=share * left)
+        # from the first LP's basis (the same rows and columns): the dual simplex takes about half the time
+        out2, searched2, search_log2 = _lp_and_search(slack, slack_options, grid, beside and best is not None,
+                                                      search, best, out.basis)
+        best = _better(best, searched2)
+        release2, rounded2, refined2 = None, None, None
+        if out2.status == Status.OPTIMAL and out2.x is not None:
+            release2, rounded2, refined2 = _rounded(am, request, out2.x, "slack LP rounding")
+        best = _better(best, release2)
+        log = dataclasses.replace(log, slack_status=out2.solver_status, slack_seconds=round(out2.seconds, 3),
+                                  slack_objective=out2.objective if out2.status == Status.OPTIMAL else None,
+                                  slack_rounded=rounded2, slack_refined=refined2, slack_search=search_log2,
+                                  used=best is release or best is release2)
+    return bound, (best if best is not incumbent else None), log

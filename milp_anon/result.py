@@ -434,6 +434,13 @@ class Result:
                          + (f", refined {lr.refined:g}" if lr.refined is not None else "")
                          + ("" if lr.used or lr.rounded is None else " (not better than the start)")
                          + (f"; search beside it {lr.search['start']:g} -> {lr.search['end']:g}" if lr.search else "")
+                         + ("" if lr.slack_status is None else
+                            f"; slack LP {lr.slack_status}" + (f" {lr.slack_objective:.6g}" if lr.slack_objective
+                                                                is not None else "") + f" in {lr.slack_seconds:.1f} s"
+                            + (f", rounded {lr.slack_rounded:g}" if lr.slack_rounded is not None else "")
+                            + (f", refined {lr.slack_refined:g}" if lr.slack_refined is not None else "")
+                            + (f", search beside it {lr.slack_search['start']:g} -> {lr.slack_search['end']:g}"
+                               if lr.slack_search else ""))
                          + ("; the whole model skipped" if lr.model_skipped else ""))
         if self.full_domain is not None:
             fd = self.full_domain

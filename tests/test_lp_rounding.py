@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import milp_anon as ma
 from milp_anon import pipeline, relaxation
 from milp_anon.formulations import build
-from milp_anon.heuristics.lp_rounding import lp_rounding, round_units
+from milp_anon.heuristics.lp_rounding import lp_rounding, round_units, slack_lp
 from milp_anon.result import Timings
 from milp_anon.table import SUPPRESSED
 from milp_anon.verify import verify_release
@@ -94,6 +94,10 @@ def test_the_stage_runs_before_the_whole_model_and_reports():
     lr = r.lp_rounding
     assert lr.lp_objective is not None and lr.lp_objective <= r.objective + 1e-6
     assert lr.refined is None or lr.refined < lr.rounded  # the refinement is kept only when it gains
+    # the slack LP (t-closeness) ran in the time left: a restriction of the LP, its table verified
+    assert lr.slack_status is not None and lr.slack_objective is not None
+    assert lr.slack_objective >= lr.lp_objective - 1e-6 and lr.slack_rounded is not None
+    assert r.objective <= min(lr.rounded, lr.slack_rounded) and "slack LP" in r.summary()
     assert r.bound <= r.objective
     assert "lp_rounding" in r.report() and "LP rounding" in r.summary()
     exact = request.solve(table)  # no time limit: no stage, HiGHS to its optimum
@@ -195,7 +199,7 @@ def test_a_failing_search_stops_the_lp_beside_it_at_once(monkeypatch):
     start = Release.verified(table, request, whole)
     seen = {}
 
-    def lp_in_a_hanging_process(lp, options, grid, cancel=None):
+    def lp_in_a_hanging_process(lp, options, grid, cancel=None, basis=None):
         seen["cancel"] = cancel
         return solve_isolated(lp, options, grid, solve_fn=hanging_solve, cancel=cancel)
 
@@ -211,3 +215,56 @@ def test_a_failing_search_stops_the_lp_beside_it_at_once(monkeypatch):
                                      ObjectiveGrid(1), start, search=failing_search)
     assert time.perf_counter() - t0 < 60  # the LP's share would be 270 s
     assert seen["cancel"] is not None and seen["cancel"].is_set()
+
+
+def _lp_of(model):
+    h = model.to_highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("presolve", "off")
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    return np.asarray(h.getSolution().col_value), h.getInfo().objective_function_value
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_the_slack_lp_leaves_each_group_a_rows_room_and_its_rounding_meets_the_criteria(data):
+    """Equal distance against the table's distribution: every group of the slack LP's optimum is within
+    ``max(t − 1/max(s, k), t/2)`` in total variation (computed here from the pair values), ``s`` its size in
+    the LP's optimum; the slack LP is a restriction (its optimum is at least the LP's), always feasible,
+    and its rounding is verified and never below brute force."""
+    frame, qi, k = data.draw(sensitive_tables(n=(4, 12), m=(1, 3), k=(1, 3)))
+    t = data.draw(st.sampled_from([0.1, 0.2, 0.25, 0.4, 0.5]))
+    criteria = [ma.KAnonymity(k), ma.TCloseness(t)]
+    table, request, instance, why = _instance(frame, qi, criteria)
+    if why:
+        return
+    am = build(instance, request)
+    x, lp = _lp(am)
+    slack = slack_lp(am.lm.relaxed(), am, x[am.size_columns], k)
+    x2, lp2 = _lp_of(slack)
+    assert lp2 >= lp - 1e-6
+    C = instance.candidates.n_candidates
+    first = np.bincount(am.pair_cand, weights=x[am.g], minlength=C)
+    size = np.bincount(am.pair_cand, weights=x2[am.g], minlength=C)
+    value = table.sensitive_codes[np.argsort(instance.units.row_unit, kind="stable"), 0][
+        np.searchsorted(np.sort(instance.units.row_unit), np.arange(instance.units.n_units))]
+    V = len(table.sensitive_values[0])
+    P = np.bincount(table.sensitive_codes[:, 0], minlength=V) / table.n
+    counts = np.zeros((C, V))
+    np.add.at(counts, (am.pair_cand, value[am.pair_unit]), x2[am.g])
+    for j in np.flatnonzero(size > 1e-6):
+        tv = 0.5 * np.abs(counts[j] / size[j] - P).sum()
+        assert tv <= max(t - 1.0 / max(first[j], k), t / 2) + 1e-6
+    out = lp_rounding(instance, criteria, am.pair_unit, am.pair_cand, x2[am.g])
+    assert out is not None
+    released, groups, cost = out
+    v = verify_release(frame, released, qi, criteria, sensitive=["s"])  # raises on a violation
+    assert v.cost == cost >= brute(frame, qi, criteria)
+
+
+def test_the_slack_lp_needs_closeness_rows():
+    frame = pd.DataFrame({"q": list("aabbcc"), "s": list("xyxyzx")})
+    _, request, instance, _ = _instance(frame, ["q"], [ma.KAnonymity(2), ma.LDiversity(2)])
+    am = build(instance, request)
+    assert slack_lp(am.lm.relaxed(), am, np.ones(instance.candidates.n_candidates), 2) is None

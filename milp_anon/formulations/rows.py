@@ -226,6 +226,7 @@ class TClosenessRows(CriterionRows):
                            cols=np.concatenate([u, size]),
                            vals=np.concatenate([np.full(C * E, float(tr.denominator)),
                                                 np.full(C, -float(tr.numerator) * scale * N.sum())]), upper=0.0)
+            am.closeness_rows.append((list(am.lm.row_blocks)[-1], crit.t))
 
     @staticmethod
     def _excess_rows(am, tag, cells, size, N):
@@ -291,6 +292,7 @@ class TClosenessRows(CriterionRows):
         lm.add_rows(tag, C, rows=np.concatenate([jj, np.arange(C)]), cols=np.concatenate([F, size]),
                     vals=np.concatenate([np.tile(d[src, dst], C) * tr.denominator,
                                          np.full(C, -float(tr.numerator) * n)]), upper=0.0)
+        am.closeness_rows.append((list(lm.row_blocks)[-1], crit.t))
 
 
 _ROWS = {KAnonymity: KAnonymityRows(), PSensitivity: PSensitivityRows(), LDiversity: LDiversityRows(),

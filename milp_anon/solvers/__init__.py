@@ -4,7 +4,7 @@
 * :mod:`.highs` — HiGHS in this process (bulk transfer, watchdog, stop at a bound);
 * :mod:`.isolated` — HiGHS in a child process killed past the limit;
 * :mod:`.via_pulp` — any PuLP solver (and PuLP's own HiGHS, for cross-checks);
-* :mod:`.outcome` — :class:`SolveOutcome`, with statuses of :class:`~milp_anon.status.Status`.
+* :mod:`.outcome` — :class:`SolveOutcome` (and an LP's :class:`Basis`), with statuses of :class:`~milp_anon.status.Status`.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from ..grid import ObjectiveGrid
 from .highs import solve_highs
 from .isolated import should_isolate, solve_isolated
 from .options import SolverOptions, StopAtBound, highs_option_values
-from .outcome import SolveOutcome
+from .outcome import Basis, SolveOutcome
 from .via_pulp import solve_pulp
 
-__all__ = ["SolveOutcome", "SolverOptions", "StopAtBound", "highs_option_values", "solve_model"]
+__all__ = ["Basis", "SolveOutcome", "SolverOptions", "StopAtBound", "highs_option_values", "solve_model"]
 
 
 def solve_model(lm, options: SolverOptions, grid: ObjectiveGrid = ObjectiveGrid(1), *, hint=None,

@@ -20,7 +20,7 @@ from ..errors import SolverError
 from ..grid import ObjectiveGrid
 from ..status import Status
 from .options import SolverOptions, StopAtBound, highs_option_values
-from .outcome import SolveOutcome
+from .outcome import Basis, SolveOutcome
 
 __all__ = ["apply_options", "map_status", "solve_highs", "subscribe_progress", "watchdog_margin"]
 
@@ -73,7 +73,14 @@ def map_status(h, grid: ObjectiveGrid):
 
 
 def _set_start(h, hint) -> None:
-    if isinstance(hint, tuple):  # sparse (index, value): HiGHS completes the other columns
+    if isinstance(hint, Basis):  # an LP's simplex starts from this basis
+        members = [highspy.HighsBasisStatus(v) for v in range(5)]
+        b = highspy.HighsBasis()
+        b.col_status = [members[v] for v in hint.col_status.tolist()]
+        b.row_status = [members[v] for v in hint.row_status.tolist()]
+        b.valid = True
+        h.setBasis(b)
+    elif isinstance(hint, tuple):  # sparse (index, value): HiGHS completes the other columns
         idx, val = hint
         h.setSolution(len(idx), np.asarray(idx, dtype=np.int32), np.asarray(val, dtype=float))
     else:
@@ -130,7 +137,7 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
                 checkpoint: float | None = None) -> SolveOutcome:
     """Solve a :class:`~milp_anon.model.LinearModel` with HiGHS in this process.
 
-    ``hint``: a start (a full column vector, or ``(indices, values)``);
+    ``hint``: a start (a full column vector, or ``(indices, values)``; for an LP, a :class:`Basis`);
     ``on_improving``: a callback subscribed to every improving incumbent;
     ``on_progress``: where incumbent and bound go every second (default: a
     progress listener of :mod:`milp_anon.progress`, if any);
@@ -198,4 +205,10 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
         row_dual, multiplier_bound = best_dual, (best if np.isfinite(best) else None)
     elif is_lp and h.getInfo().dual_solution_status != 0:  # an LP with multipliers
         row_dual = np.asarray(h.getSolution().row_dual, dtype=float)
-    return SolveOutcome(status, x, obj, bound, raw, secs, row_dual=row_dual, multiplier_bound=multiplier_bound)
+    basis = None
+    if is_lp and h.getInfo().basis_validity == 1:
+        b = h.getBasis()
+        basis = Basis(np.fromiter((int(v) for v in b.col_status), dtype=np.int8, count=len(b.col_status)),
+                      np.fromiter((int(v) for v in b.row_status), dtype=np.int8, count=len(b.row_status)))
+    return SolveOutcome(status, x, obj, bound, raw, secs, row_dual=row_dual, multiplier_bound=multiplier_bound,
+                        basis=basis)

@@ -8,7 +8,17 @@ import numpy as np
 
 from ..status import Status
 
-__all__ = ["SolveOutcome"]
+__all__ = ["Basis", "SolveOutcome"]
+
+
+@dataclass(frozen=True)
+class Basis:
+    """A simplex basis: HiGHS's status codes (``HighsBasisStatus``) of every column and row, as small integer
+    arrays (picklable, so an LP in its own process can hand it back). Passed as an LP's ``hint``, HiGHS
+    starts its simplex from it (:func:`milp_anon.solvers.highs.solve_highs`)."""
+
+    col_status: np.ndarray
+    row_status: np.ndarray
 
 
 @dataclass
@@ -33,3 +43,5 @@ class SolveOutcome:
     seconds: float
     row_dual: np.ndarray | None = None
     multiplier_bound: float | None = None
+    #: an LP's last simplex basis, when HiGHS has a valid one (a start for a related LP)
+    basis: Basis | None = None
