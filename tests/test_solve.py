@@ -277,3 +277,26 @@ def test_highs_bound_at_a_limit_certifies_a_table_found_elsewhere(monkeypatch, b
         options = ma.SolverOptions() if bulk else ma.SolverOptions(solver="PULP_CBC_CMD")
         r = request.solve(table, options)
         assert r.verified and r.objective == 3 and r.bound == bound and r.status == expected
+
+
+@pytest.mark.parametrize("isolate", ["never", "always"])
+def test_an_lp_hands_back_its_basis_and_starts_from_one(isolate):
+    """An LP's outcome carries its final basis (also from its own process); given as the hint, the simplex
+    starts there: from the optimal basis it needs no iteration, from nothing it cannot finish in none."""
+    from milp_anon.solvers import Basis, SolverOptions, solve_model
+
+    rng = np.random.default_rng(11)
+    frame = pd.DataFrame({"a": rng.integers(0, 4, 50).astype(str), "b": rng.integers(0, 3, 50).astype(str),
+                          "s": rng.choice(list("uvwxy"), 50)})
+    table = ma.Table.from_frame(frame, ["a", "b"], "s")
+    request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.3))
+    instance, _, _ = pipeline._prepare(table, request, pipeline.Timings())
+    lp = build(instance, request).lm.relaxed()
+    opts = SolverOptions(isolate=isolate, time_limit=60)
+    first = solve_model(lp, opts)
+    assert first.status == ma.Status.OPTIMAL and isinstance(first.basis, Basis)
+    assert first.basis.col_status.shape == (lp.n_cols,) and first.basis.row_status.shape == (lp.n_rows,)
+    none = SolverOptions(isolate=isolate, time_limit=60, highs_options={"simplex_iteration_limit": 0})
+    again = solve_model(lp, none, hint=first.basis)
+    assert again.status == ma.Status.OPTIMAL and abs(again.objective - first.objective) <= 1e-6
+    assert solve_model(lp, none).status != ma.Status.OPTIMAL

@@ -20,6 +20,10 @@ to the whole-table candidate as in the pattern greedy with criteria: groups lend
 then are dissolved into it, until it meets the criteria. Every group is a candidate's, so the release is
 the model's own (``release_assignment``) and goes through the verifier.
 
+**Room for the rounding** (:func:`slack_lp`, t-closeness). The LP leaves most groups exactly at distance
+``t``, and rounded to whole rows most of them fail. The LP solved again with each candidate's closeness row
+tightened by one row's room (``t − 1/s_j``) rounds into a far better table.
+
 Time: the LP (the caller's), then ``O(C · n)`` for the pass plus ``O(log n)`` group tests per group. No
 approximation guarantee; measured in ``benchmarks/results/lp_rounding_goal_4qi_*.md``.
 """
