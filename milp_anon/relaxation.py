@@ -23,10 +23,11 @@ finish), the whole model's own root LP would not finish either: the model is ski
 the large-neighbourhood search.
 
 **The slack LP** (t-closeness). The LP puts nearly every group exactly at distance ``t``, so its groups
-mostly fail once rounded to whole rows. When the LP took at most ``SLACK_START`` of the time then left, it is
-solved again from its basis with every candidate's closeness row tightened by one row's room
-(:func:`~milp_anon.heuristics.lp_rounding.slack_lp`), and that optimum is rounded too (3 QIs, 0.2-closeness
-(equal): 12,979 → 10,900). It bounds nothing; its table is verified at ``t``.
+mostly fail once rounded to whole rows. When the LP took at most ``SLACK_START`` of the time then left, or
+the search runs beside it (the slack LP then takes only the core the search leaves idle), it is solved
+again from its basis with every candidate's closeness row tightened by one row's room
+(:func:`~milp_anon.heuristics.lp_rounding.slack_lp`), and that optimum is rounded too (3 QIs,
+0.2-closeness (equal): 12,979 → 10,900). It bounds nothing; its table is verified at ``t``.
 
 **The search beside the LP.** A large LP is solved in its own process (:mod:`milp_anon.solvers.isolated`),
 where it keeps one core busy while this process waits. With a search requested (``lns > 0``) and two cores,
@@ -67,7 +68,8 @@ LP_CHECKPOINT = 30.0
 #: whether, after an optimal LP, the slack LP (t-closeness rows tightened by one row's slack per group,
 #: :func:`~milp_anon.heuristics.lp_rounding.slack_lp`) is solved and rounded too ...
 SLACK = True
-#: ... when the first LP took at most this share of the time then left (the second takes about as long)
+#: ... when the first LP took at most this share of the time then left (from its basis the second takes about
+#: half as long), or whenever the search runs beside it
 SLACK_START = 0.7
 
 LP_BOUND_SOURCE = ("the LP relaxation of the whole model (every column continuous, the same rows): the weak-duality "
@@ -239,7 +241,9 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
                         rounding_seconds=round(rounding_seconds, 3), used=used, search=search_log, refined=refined)
     left = solver.time_limit - (time.perf_counter() - t_start)
     slack = None
-    if SLACK and am.size_columns is not None and out.seconds <= SLACK_START * left:
+    # with the search beside it the slack LP takes only the other core, which would idle during the search
+    # that follows: it runs whenever time is left; alone it must be likely to finish
+    if SLACK and am.size_columns is not None and left > 1.0 and (beside or out.seconds <= SLACK_START * left):
         slack = slack_lp(lp, am, out.x[am.size_columns], request.min_group_size())
     if slack is not None:
         # the LP again with room for the rounding (t-closeness): a second table, often far better
