@@ -23,9 +23,9 @@ finish), the whole model's own root LP would not finish either: the model is ski
 the large-neighbourhood search.
 
 **The slack LP** (t-closeness). The LP puts nearly every group exactly at distance ``t``, so its groups
-mostly fail once rounded to whole rows. When the LP took at most ``SLACK_START`` of the time then left, or
-the search runs beside it (the slack LP then takes only the core the search leaves idle), it is solved
-again from its basis with every candidate's closeness row tightened by one row's room
+mostly fail once rounded to whole rows. When the LP took at most ``SLACK_START`` of the time then left
+(``LP_SHARE_BESIDE`` with the search beside it: the slack LP's own limit), it is solved again from its
+basis with every candidate's closeness row tightened by one row's room
 (:func:`~milp_anon.heuristics.lp_rounding.slack_lp`), and that optimum is rounded too (3 QIs,
 0.2-closeness (equal): 12,979 → 10,900). It bounds nothing; its table is verified at ``t``.
 
@@ -68,8 +68,8 @@ LP_CHECKPOINT = 30.0
 #: whether, after an optimal LP, the slack LP (t-closeness rows tightened by one row's slack per group,
 #: :func:`~milp_anon.heuristics.lp_rounding.slack_lp`) is solved and rounded too ...
 SLACK = True
-#: ... when the first LP took at most this share of the time then left (from its basis the second takes about
-#: half as long), or whenever the search runs beside it
+#: ... when the first LP took at most this share of the time then left (``LP_SHARE_BESIDE`` with the search
+#: beside it, the slack LP's own limit): from the first LP's basis the second takes about as long
 SLACK_START = 0.7
 
 LP_BOUND_SOURCE = ("the LP relaxation of the whole model (every column continuous, the same rows): the weak-duality "
@@ -241,14 +241,15 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
                         rounding_seconds=round(rounding_seconds, 3), used=used, search=search_log, refined=refined)
     left = solver.time_limit - (time.perf_counter() - t_start)
     slack = None
-    # with the search beside it the slack LP takes only the other core, which would idle during the search
-    # that follows: it runs whenever time is left; alone it must be likely to finish
-    if SLACK and am.size_columns is not None and left > 1.0 and (beside or out.seconds <= SLACK_START * left):
+    # the slack LP takes about as long as the first (from its basis: 6.0 s against 6.4 s at 3 QIs), and one
+    # stopped by its limit gives no table but costs the whole model its time: it runs when it should finish
+    start_share = LP_SHARE_BESIDE if beside else SLACK_START
+    if SLACK and am.size_columns is not None and out.seconds <= start_share * left:
         slack = slack_lp(lp, am, out.x[am.size_columns], request.min_group_size())
     if slack is not None:
         # the LP again with room for the rounding (t-closeness): a second table, often far better
         slack_options = dataclasses.replace(lp_options, time_limit=share * left)
-        # from the first LP's basis (the same rows and columns): the dual simplex takes about half the time
+        # from the first LP's basis (the same rows and columns): the dual simplex does not start over
         out2, searched2, search_log2 = _lp_and_search(slack, slack_options, grid, beside and best is not None,
                                                       search, best, out.basis)
         best = _better(best, searched2)

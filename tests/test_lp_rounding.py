@@ -268,3 +268,18 @@ def test_the_slack_lp_needs_closeness_rows():
     _, request, instance, _ = _instance(frame, ["q"], [ma.KAnonymity(2), ma.LDiversity(2)])
     am = build(instance, request)
     assert slack_lp(am.lm.relaxed(), am, np.ones(instance.candidates.n_candidates), 2) is None
+
+
+def test_the_slack_lp_is_not_started_when_it_would_not_finish(monkeypatch):
+    """It takes about as long as the first LP: when that took more than the share of the time left, the
+    stage ends without it (here: any time is too much), and the result is the first LP's as before."""
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"a": rng.integers(0, 4, 60).astype(str), "b": rng.integers(0, 3, 60).astype(str),
+                          "s": rng.choice(list("uvwxyz"), 60)})
+    table = ma.Table.from_frame(frame, ["a", "b"], "s")
+    request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.25), criteria_rows="all")
+    monkeypatch.setattr(relaxation, "SLACK_START", 0.0)
+    r = request.solve(table, time_limit=30)
+    lr = r.lp_rounding
+    assert r.verified and lr is not None and lr.lp_objective is not None and lr.rounded is not None
+    assert lr.slack_status is None and lr.slack_rounded is None and "slack LP" not in r.summary()
