@@ -50,7 +50,12 @@ def _instance(frame, qi, criteria):
 
 
 def _lp(am):
-    h = am.lm.relaxed().to_highs()
+    return _lp_of(am.lm.relaxed())
+
+
+def _lp_of(model):
+    """HiGHS's optimum of an LP (presolve off): ``(column values, objective)``."""
+    h = model.to_highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("presolve", "off")
     h.run()
@@ -215,15 +220,6 @@ def test_a_failing_search_stops_the_lp_beside_it_at_once(monkeypatch):
                                      ObjectiveGrid(1), start, search=failing_search)
     assert time.perf_counter() - t0 < 60  # the LP's share would be 270 s
     assert seen["cancel"] is not None and seen["cancel"].is_set()
-
-
-def _lp_of(model):
-    h = model.to_highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("presolve", "off")
-    h.run()
-    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-    return np.asarray(h.getSolution().col_value), h.getInfo().objective_function_value
 
 
 @settings(max_examples=80, deadline=None)
