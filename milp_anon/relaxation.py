@@ -45,6 +45,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from . import interrupt
 from .heuristics.lp_rounding import lp_rounding, slack_lp
 from .heuristics.refine import refine_release
 from .recoding import Suppression
@@ -245,7 +246,8 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     # against 84 s at 4 QIs, 0.3-closeness (equal)), and one stopped by its limit gives no table but costs the
     # whole model its time: it runs when the first LP's time fits in its limit
     start_share = LP_SHARE_BESIDE if beside else SLACK_START
-    if SLACK and am.size_columns is not None and out.seconds <= start_share * left:
+    if SLACK and am.size_columns is not None and out.seconds <= start_share * left \
+            and not interrupt.stop_requested():  # Ctrl-C during the first LP: no second one
         slack = slack_lp(lp, am, out.x[am.size_columns], request.min_group_size())
     if slack is not None:
         # the LP again with room for the rounding (t-closeness): a second table, often far better
