@@ -279,3 +279,32 @@ def test_the_slack_lp_is_not_started_when_it_would_not_finish(monkeypatch):
     lr = r.lp_rounding
     assert r.verified and lr is not None and lr.lp_objective is not None and lr.rounded is not None
     assert lr.slack_status is None and lr.slack_rounded is None and "slack LP" not in r.summary()
+
+
+def test_the_slack_lps_room_is_one_row_moved_the_least_ground_distance():
+    """Each closeness block carries its metric's least distance between two values (equal 1; a hierarchy of
+    height H: 1/H for siblings; a line of V values: 1/(V−1)), and the slack LP scales each candidate's size
+    coefficient by exactly (t − d/max(s, k)) / t, floored at one half."""
+    from helpers import SENS_HIERARCHY
+
+    frame = pd.DataFrame({"q": list("aabbccdd"), "s": list("12341234")})
+    H = 2  # SENS_HIERARCHY: leaves 1..4, then low/high, then *; siblings meet one level up, at 1/2
+    cases = [(ma.TCloseness(0.4), 1.0), (ma.TCloseness(0.4, distance="hierarchical", hierarchy=SENS_HIERARCHY), 1 / H),
+             (ma.TCloseness(0.4, distance="ordered"), 1 / 3)]
+    for crit, d in cases:
+        _, request, instance, why = _instance(frame, ["q"], [ma.KAnonymity(2), crit])
+        assert why is None
+        am = build(instance, request)
+        (block, t, least), = am.closeness_rows
+        assert float(t) == 0.4 and abs(least - d) < 1e-12
+        C = instance.candidates.n_candidates
+        sizes = np.arange(C, dtype=float) * 3.0  # 0, 3, 6, ...: below k, at k and above
+        lp = am.lm.relaxed()
+        a, b = lp.arrays(), slack_lp(lp, am, sizes, 2).arrays()
+        rows = lp.row_blocks[block]
+        col = np.repeat(np.arange(lp.n_cols), np.diff(a["start"]))
+        on = (a["index"] >= rows.start) & (a["index"] < rows.start + rows.size) & np.isin(col, am.size_columns)
+        j = a["index"][on] - rows.start
+        expected = np.maximum(0.4 - d / np.maximum(sizes[j], 2), 0.2) / 0.4
+        assert np.allclose(b["value"][on], a["value"][on] * expected)
+        assert np.array_equal(b["value"][~on], a["value"][~on])

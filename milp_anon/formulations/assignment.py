@@ -75,7 +75,7 @@ class AssignmentModel:
     #: is a condition on one candidate's group, so leaving some out relaxes the model
     #: (:mod:`milp_anon.row_generation`)
     criterion_rows: np.ndarray | None = None
-    #: per t-closeness criterion and sensitive column: ``(row block, t)`` of its rows
+    #: per t-closeness criterion and sensitive column: ``(row block, t, least ground distance)`` of its rows
     #: ``b Σ u_j − a·scale·n·s_j <= 0`` (one per candidate; ``t = a/b``), whose ``s_j`` coefficients the LP
     #: rounding's slack tightens (:func:`milp_anon.heuristics.lp_rounding.slack_lp`)
     closeness_rows: list = field(default_factory=list)

@@ -22,7 +22,7 @@ the model's own (``release_assignment``) and goes through the verifier.
 
 **Room for the rounding** (:func:`slack_lp`, t-closeness). The LP leaves most groups exactly at distance
 ``t``, and rounded to whole rows most of them fail. The LP solved again with each candidate's closeness row
-tightened by one row's room (``t − 1/s_j``) rounds into a far better table.
+tightened by one row's room (``t − d/s_j``, ``d`` the least ground distance) rounds into a far better table.
 
 Time: the LP (the caller's), then ``O(C · n)`` for the pass plus ``O(log n)`` group tests per group. No
 approximation guarantee; measured in ``benchmarks/results/lp_rounding_goal_4qi_*.md``.
@@ -40,9 +40,11 @@ from .criteria_greedy import _close_all_suppressed, _excess, _largest_meeting, _
 
 __all__ = ["lp_rounding", "round_units", "slack_lp"]
 
-#: the slack of the rounding's LP: each candidate's t-closeness row is tightened to ``t − SLACK_ROWS / s``,
-#: ``s`` its group's size in the first LP (at least ``k``), so the group stays t-close when that many rows
-#: change; measured best at 1 on Adult at 2 and 3 QIs (0.5: worse at both, 1.5 and 2: worse at both)
+#: the slack of the rounding's LP: each candidate's t-closeness row is tightened to ``t − SLACK_ROWS · d / s``,
+#: ``s`` its group's size in the first LP (at least ``k``), ``d`` the metric's least ground distance, so the
+#: group stays t-close when that many rows move that far; measured best at 1 on Adult at 2 and 3 QIs under
+#: equal distance (0.5, 1.5 and 2: worse at both) and, with ``d = 1/2``, under the occupation hierarchy at
+#: 3 QIs (``d = 1`` instead: 0.2 4,931 against 4,741, 0.3 2,282 against 2,097)
 SLACK_ROWS = 1.0
 #: ... and never below this share of ``t``
 SLACK_FLOOR = 0.5
@@ -75,14 +77,15 @@ def round_units(x: np.ndarray, pair_unit: np.ndarray, counts: np.ndarray) -> np.
 
 def slack_lp(lp, am, sizes: np.ndarray, k: int):
     """``lp`` (the LP relaxation of ``am``'s model) with room for the rounding: every candidate's t-closeness
-    row tightened from ``t`` to ``t_j = max(t − SLACK_ROWS / max(s_j, k), SLACK_FLOOR · t)``, where ``s_j``
-    are the group sizes ``sizes`` of an optimal solution of ``lp`` and ``k`` the least group size (``None``
-    without t-closeness rows).
+    row tightened from ``t`` to ``t_j = max(t − SLACK_ROWS · d / max(s_j, k), SLACK_FLOOR · t)``, where
+    ``s_j`` are the group sizes ``sizes`` of an optimal solution of ``lp``, ``k`` the least group size and
+    ``d`` the metric's least ground distance (``None`` without t-closeness rows).
 
     Why. The LP puts nearly every group exactly at distance ``t``; rounded to whole rows most of them fail and
     are trimmed, and trimmed rows cost stars elsewhere (module docstring). One row moved into or out of a group
-    of ``s`` rows changes its distribution by ``1/s`` in total variation and its EMD by at most that (every
-    ground distance is at most 1), so a group at ``t_j`` keeps one row's change of slack. The LP's optimum
+    of ``s`` rows changes its distribution by ``1/s`` in total variation, and its EMD by ``d/s`` when that
+    mass moves the least distance (by at most ``1/s``: every ground distance is at most 1), so a group at
+    ``t_j`` keeps one such row's change of slack. The LP's optimum
     over ``t_j`` is no bound (it is a restriction); it only guides the rounding, whose table is verified at
     ``t``. On Adult, 0.2-closeness (equal), the rounded table goes 7,860 → 7,358 at 2 QIs and 12,979 →
     10,877 at 3 QIs (uniformly tightened ``t`` at best 7,454 and 11,684)."""
@@ -90,11 +93,11 @@ def slack_lp(lp, am, sizes: np.ndarray, k: int):
         return None
     floor = np.maximum(np.asarray(sizes, dtype=float), float(max(k, 1)))
     out = lp
-    for block, t in am.closeness_rows:
+    for block, t, d in am.closeness_rows:
         t = float(t)
         if t <= 0:  # t = 0 leaves no room to take
             continue
-        t_j = np.maximum(t - SLACK_ROWS / floor, SLACK_FLOOR * t)
+        t_j = np.maximum(t - SLACK_ROWS * d / floor, SLACK_FLOOR * t)
         out = out.with_scaled(block, am.size_columns, t_j / t)
     return out
 
