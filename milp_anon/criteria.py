@@ -590,6 +590,15 @@ class TCloseness(_SensitiveCriterion):
             cap = None
         return min(D, mass.shape[0]), cap
 
+    def least_distance(self, table, col: int) -> float | None:
+        """``d_min``, the least ground distance between two distinct values of the domain on sensitive column
+        ``col`` (``None`` with fewer than two values): every unit of mass a transport plan moves travels at
+        least this far."""
+        d = self.metric(table, col)
+        if d.shape[0] < 2:
+            return None
+        return float(d[~np.eye(d.shape[0], dtype=bool)].min())
+
     def tv_ball(self, table, col: int) -> tuple[np.ndarray, np.ndarray, float] | None:
         """``(P, absent, τ)``: every group meeting the criterion on sensitive column ``col`` has a distribution
         within total variation ``τ`` of the reference, ``TV(q, P) <= τ``; ``None`` when no ``τ < 1`` follows
@@ -600,11 +609,8 @@ class TCloseness(_SensitiveCriterion):
         TV``: :meth:`necessary_shape`), rounded up; equal distance: ``τ = t``."""
         values = table.sensitive_values[col]
         dom = self.domain(table, col)
-        if len(dom) < 2:
-            return None
-        d = self.metric(table, col)
-        d_min = float(d[~np.eye(len(dom), dtype=bool)].min())
-        if d_min <= 0:
+        d_min = self.least_distance(table, col)
+        if d_min is None or d_min <= 0:
             return None
         ref = self.reference_for(table.sensitive[col])
         if ref is None:

@@ -226,7 +226,7 @@ class TClosenessRows(CriterionRows):
                            cols=np.concatenate([u, size]),
                            vals=np.concatenate([np.full(C * E, float(tr.denominator)),
                                                 np.full(C, -float(tr.numerator) * scale * N.sum())]), upper=0.0)
-            am.closeness_rows.append((list(am.lm.row_blocks)[-1], crit.t, _least_distance(crit, table, col)))
+            am.closeness_rows.append((list(am.lm.row_blocks)[-1], crit.t, _room(crit, table, col)))
 
     @staticmethod
     def _excess_rows(am, tag, cells, size, N):
@@ -292,15 +292,15 @@ class TClosenessRows(CriterionRows):
         lm.add_rows(tag, C, rows=np.concatenate([jj, np.arange(C)]), cols=np.concatenate([F, size]),
                     vals=np.concatenate([np.tile(d[src, dst], C) * tr.denominator,
                                          np.full(C, -float(tr.numerator) * n)]), upper=0.0)
-        am.closeness_rows.append((list(lm.row_blocks)[-1], crit.t, _least_distance(crit, am.table, col)))
+        am.closeness_rows.append((list(lm.row_blocks)[-1], crit.t, _room(crit, am.table, col)))
 
 
-def _least_distance(crit: TCloseness, table, col: int) -> float:
-    """The least ground distance between two distinct values of ``crit``'s domain on column ``col`` (1 when
-    the domain has one value): the EMD one row moves at least, when it moves (the slack LP's room)."""
-    d = crit.metric(table, col)
-    off = d[~np.eye(d.shape[0], dtype=bool)]
-    return float(off.min()) if off.size else 1.0
+
+def _room(crit: TCloseness, table, col: int) -> float:
+    """The EMD one row moves at least, when it moves (the slack LP's room): the metric's least distance, 1
+    for a domain of one value."""
+    d_min = crit.least_distance(table, col)
+    return 1.0 if d_min is None else d_min
 
 
 _ROWS = {KAnonymity: KAnonymityRows(), PSensitivity: PSensitivityRows(), LDiversity: LDiversityRows(),
