@@ -26,7 +26,9 @@ pattern greedy with criteria's table refined, and each pass of the search
 refining first: :mod:`milp_anon.heuristics.refine`), the package before it.
 ``--variants no-slack`` switches the slack LP after the LP relaxation off
 (``milp_anon.relaxation.SLACK = False``: t-closeness rows tightened by one
-row's room, rounded too), the package before it.
+row's room, rounded too), the package before it. ``--variants slack-all`` keeps
+every candidate open in the slack LP (``lp_rounding.SUPPORT_TOL = -inf``), not
+only the groups the first LP opened, the package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -40,6 +42,7 @@ package before them: the k-anonymity LP bound alone.
 from __future__ import annotations
 
 import argparse
+import math
 import resource
 import time
 
@@ -106,6 +109,10 @@ def run_one(job):
         from milp_anon import relaxation
 
         relaxation.SLACK = False
+    if variant == "slack-all":  # the slack LP over every candidate (the package before the restriction)
+        from milp_anon.heuristics import lp_rounding
+
+        lp_rounding.SUPPORT_TOL = -math.inf
     if variant == "unsplit":  # every R(A) over unit pairs for all candidates (before the partial split)
         from milp_anon import row_generation
 
@@ -169,7 +176,8 @@ def main(argv=None):
                                                       "generation), unsplit (R(A) without the partial split), "
                                                       "no-criteria-greedy (without the pattern greedy with criteria), "
                                                       "no-lp-rounding (without the LP relaxation's stage), no-refine (without the refinement), "
-                                                      "no-slack (without the slack LP), "
+                                                      "no-slack (without the slack LP), slack-all (the slack LP "
+                                                      "over every candidate), "
                                                       "lp-alone (the LP without the search "
                                                       "beside it), after")
     ap.add_argument("--out", default="benchmarks/results/sensitive_goal")
@@ -177,10 +185,10 @@ def main(argv=None):
     cases, qis = cases_and_qis(ap, a)
     variants = [v.strip() for v in a.variants.split(",")]
     if any(v not in ("before", "after", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding", "lp-alone",
-                     "no-refine", "no-slack")
+                     "no-refine", "no-slack", "slack-all")
            for v in variants):
         ap.error("variants are 'before', 'all-rows', 'unsplit', 'no-criteria-greedy', 'no-lp-rounding', 'lp-alone', "
-                 "'no-refine', 'no-slack' and 'after'")
+                 "'no-refine', 'no-slack', 'slack-all' and 'after'")
     jobs = [(q, c, a.k, a.time_limit, a.lns, v) for q in qis for c in cases for v in variants]
     rows = run_serial(run_one, jobs)
     intro = (f"{provenance_line('sensitive_goal')}; sensitive occupation, k = {a.k}, QIs in the order "

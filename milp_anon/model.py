@@ -176,6 +176,18 @@ class LinearModel:
                                    row_upper=list(self.row_upper), var_blocks=dict(self.var_blocks),
                                    row_blocks=dict(self.row_blocks))
 
+    def with_fixed(self, cols: np.ndarray) -> "LinearModel":
+        """The same model with the columns ``cols`` fixed at their lower bounds (a restriction; a shallow copy
+        whose upper bounds are one new array)."""
+        upper = np.concatenate(self.col_upper).astype(float) if self.col_upper else np.zeros(0)
+        cols = np.asarray(cols, dtype=np.int64)
+        upper[cols] = np.concatenate(self.col_lower).astype(float)[cols]
+        return dataclasses.replace(self, col_upper=[upper], col_cost=list(self.col_cost),
+                                   col_lower=list(self.col_lower), col_integer=list(self.col_integer),
+                                   row_lower=list(self.row_lower), row_upper=list(self.row_upper),
+                                   entries=list(self.entries), var_blocks=dict(self.var_blocks),
+                                   row_blocks=dict(self.row_blocks))
+
     def relaxed(self) -> "LinearModel":
         """The LP relaxation: the same model with every column continuous (a shallow copy; the arrays are
         shared, never written)."""

@@ -23,11 +23,13 @@ finish), the whole model's own root LP would not finish either: the model is ski
 the large-neighbourhood search.
 
 **The slack LP** (t-closeness). The LP puts nearly every group exactly at distance ``t``, so its groups
-mostly fail once rounded to whole rows. When the LP took at most ``SLACK_START`` of the time then left
-(``LP_SHARE_BESIDE`` with the search beside it: the slack LP's own limit), it is solved again from its
-basis with every candidate's closeness row tightened by one row's room
-(:func:`~milp_anon.heuristics.lp_rounding.slack_lp`), and that optimum is rounded too (3 QIs,
-0.2-closeness (equal): 12,979 → 10,900). It bounds nothing; its table is verified at ``t``.
+mostly fail once rounded to whole rows. After an optimal LP it is solved again with every candidate's
+closeness row tightened by one row's room, over the candidates whose groups the LP opened
+(:func:`~milp_anon.heuristics.lp_rounding.slack_lp`), and that optimum is rounded too (3 QIs, 0.2-closeness
+(equal): 12,979 → 10,981; 4 QIs: 22,625 → 17,773). It bounds nothing; its table is verified at ``t``. It
+runs when its estimate (the first LP's seconds times the share of pairs it keeps) is at most
+``SLACK_START`` of the time then left (``LP_SHARE_BESIDE`` with the search beside it: the slack LP's own
+limit).
 
 **The search beside the LP.** A large LP is solved in its own process (:mod:`milp_anon.solvers.isolated`),
 where it keeps one core busy while this process waits. With a search requested (``lns > 0``) and two cores,
@@ -46,7 +48,7 @@ import time
 from dataclasses import dataclass
 
 from . import interrupt
-from .heuristics.lp_rounding import lp_rounding, slack_lp
+from .heuristics.lp_rounding import lp_rounding, slack_lp, slack_support
 from .heuristics.refine import refine_release
 from .recoding import Suppression
 from .release import Release
@@ -69,8 +71,8 @@ LP_CHECKPOINT = 30.0
 #: whether, after an optimal LP, the slack LP (t-closeness rows tightened by one row's slack per group,
 #: :func:`~milp_anon.heuristics.lp_rounding.slack_lp`) is solved and rounded too ...
 SLACK = True
-#: ... when the first LP took at most this share of the time then left (``LP_SHARE_BESIDE`` with the search
-#: beside it, the slack LP's own limit): even from the first LP's basis the second takes as long or longer
+#: ... when its estimate (the first LP's seconds times the share of pairs it keeps open) is at most this share
+#: of the time then left (``LP_SHARE_BESIDE`` with the search beside it, the slack LP's own limit)
 SLACK_START = 0.7
 
 LP_BOUND_SOURCE = ("the LP relaxation of the whole model (every column continuous, the same rows): the weak-duality "
@@ -133,13 +135,13 @@ def _checkpointed(lm, options, grid, hint=None, on_improving=None, stop_bound=No
                        checkpoint=LP_CHECKPOINT)
 
 
-def _solve_lp(lp, options: SolverOptions, grid, cancel=None, basis=None):
+def _solve_lp(lp, options: SolverOptions, grid, cancel=None, basis=None, pieces=True):
     """The LP under ``options``, from ``basis`` if given: in its own process when large (as
-    :func:`solve_model` decides), by :func:`_checkpointed` either way; ``cancel`` (an event) stops the
-    process."""
+    :func:`solve_model` decides), by :func:`_checkpointed` (``pieces``) or in one run; ``cancel`` (an event)
+    stops the process."""
     if should_isolate(options, lp.n_cols):
-        return solve_isolated(lp, options, grid, basis, solve_fn=_checkpointed, cancel=cancel)
-    return _checkpointed(lp, options, grid, basis)
+        return solve_isolated(lp, options, grid, basis, solve_fn=_checkpointed if pieces else None, cancel=cancel)
+    return (_checkpointed if pieces else solve_highs)(lp, options, grid, basis)
 
 
 def _cores() -> int:
@@ -149,19 +151,20 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _lp_and_search(lp, options: SolverOptions, grid, beside: bool, search, incumbent, basis=None):
-    """``lp`` under ``options`` (from ``basis`` if given); when ``beside``, in its own process while
+def _lp_and_search(lp, options: SolverOptions, grid, beside: bool, search, incumbent, basis=None, pieces=True):
+    """``lp`` under ``options`` (from ``basis`` if given; ``pieces`` as :func:`_solve_lp`); when ``beside``, in
+    its own process while
     ``search(incumbent, seconds, stop)`` improves ``incumbent`` in this thread until the LP ends: ``(the LP's
     outcome, the search's release or None, its log as a dict or None)``."""
     if not beside:
-        return _solve_lp(lp, options, grid, basis=basis), None, None
+        return _solve_lp(lp, options, grid, basis=basis, pieces=pieces), None, None
     # the LP in a child process (the thread only waits on its pipe); the search in this thread
     box: dict = {}
     cancel = threading.Event()
 
     def run_lp():
         try:
-            box["out"] = _solve_lp(lp, options, grid, cancel, basis)
+            box["out"] = _solve_lp(lp, options, grid, cancel, basis, pieces)
         except BaseException as exc:  # re-raised below, in the caller's thread
             box["error"] = exc
 
@@ -242,19 +245,23 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
                         rounding_seconds=round(rounding_seconds, 3), used=used, search=search_log, refined=refined)
     left = solver.time_limit - (time.perf_counter() - t_start)
     slack = None
-    # the slack LP takes as long as the first or longer (from its basis: 6.0 s against 6.4 s at 3 QIs; 246 s
-    # against 84 s at 4 QIs, 0.3-closeness (equal)), and one stopped by its limit gives no table but costs the
-    # whole model its time: it runs when the first LP's time fits in its limit
+    # one stopped by its limit gives no table but costs the whole model its time: the slack LP runs when its
+    # estimate (the first LP's seconds times the share of pairs it keeps open; conservative: 4 QIs,
+    # 0.2-closeness (equal), 212 s × 31,616 / 93,978 pairs = 71 s against 21 s taken) fits in its limit
     start_share = LP_SHARE_BESIDE if beside else SLACK_START
-    if SLACK and am.size_columns is not None and out.seconds <= start_share * left \
-            and not interrupt.stop_requested():  # Ctrl-C during the first LP: no second one
-        slack = slack_lp(lp, am, out.x[am.size_columns], request.min_group_size())
+    if SLACK and am.size_columns is not None and not interrupt.stop_requested():  # Ctrl-C: no second LP
+        sizes = out.x[am.size_columns]
+        if out.seconds * float(slack_support(am, sizes)[am.pair_cand].mean()) <= start_share * left:
+            slack = slack_lp(lp, am, sizes, request.min_group_size())
     if slack is not None:
-        # the LP again with room for the rounding (t-closeness): a second table, often far better
-        slack_options = dataclasses.replace(lp_options, time_limit=share * left)
-        # from the first LP's basis (the same rows and columns): the dual simplex does not start over
+        # the LP again with room for the rounding (t-closeness) over the first LP's groups: a second table,
+        # often far better. Presolve on, from no basis: it drops the closed candidates' columns and rows (4 QIs:
+        # 21 s; presolve off 45 s; from the first LP's basis 118 s). A restriction guiding a rounding whose
+        # table is verified: no bound or status of it is used, so HiGHS's presolve risk does not reach a proof;
+        # nor are its multipliers, so it runs in one piece
+        slack_options = dataclasses.replace(lp_options, time_limit=share * left, presolve="on")
         out2, searched2, search_log2 = _lp_and_search(slack, slack_options, grid, beside and best is not None,
-                                                      search, best, out.basis)
+                                                      search, best, pieces=False)
         best = _better(best, searched2)
         release2, rounded2, refined2 = None, None, None
         if out2.status == Status.OPTIMAL and out2.x is not None:

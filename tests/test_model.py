@@ -38,6 +38,18 @@ def test_with_scaled_multiplies_one_blocks_entries_on_the_columns_given_by_its_r
         assert np.array_equal(a[key], b[key])
 
 
+def test_with_fixed_sets_the_columns_upper_bounds_to_their_lower_and_nothing_else():
+    lm, x, z = _model()
+    out = lm.with_fixed(np.array([x[1], z[0]]))
+    a, b = lm.arrays(), out.arrays()
+    expected = a["upper"].copy()
+    expected[[x[1], z[0]]] = a["lower"][[x[1], z[0]]]
+    assert np.array_equal(b["upper"], expected) and not np.array_equal(a["upper"], expected)
+    for key in ("cost", "lower", "row_lower", "row_upper", "integer", "start", "index", "value"):
+        assert np.array_equal(a[key], b[key])
+    assert out.row_blocks == lm.row_blocks and out.var_blocks == lm.var_blocks
+
+
 def test_with_scaled_wants_a_factor_per_row():
     lm, x, _ = _model()
     with pytest.raises(ValueError, match="one factor per row"):

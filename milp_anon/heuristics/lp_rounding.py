@@ -38,7 +38,7 @@ from ..formulations.partial_split import _lookup
 from ..starts import whole_table_candidate
 from .criteria_greedy import _close_all_suppressed, _excess, _largest_meeting, _trimmed_column
 
-__all__ = ["lp_rounding", "round_units", "slack_lp"]
+__all__ = ["lp_rounding", "round_units", "slack_lp", "slack_support"]
 
 #: the slack of the rounding's LP: each candidate's t-closeness row is tightened to ``t − SLACK_ROWS · d / s``,
 #: ``s`` its group's size in the first LP (at least ``k``), ``d`` the metric's least ground distance, so the
@@ -48,6 +48,8 @@ __all__ = ["lp_rounding", "round_units", "slack_lp"]
 SLACK_ROWS = 1.0
 #: ... and never below this share of ``t``
 SLACK_FLOOR = 0.5
+#: a candidate whose group the first LP leaves at most this size is closed in the slack LP
+SUPPORT_TOL = 1e-9
 
 
 def round_units(x: np.ndarray, pair_unit: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -88,10 +90,18 @@ def slack_lp(lp, am, sizes: np.ndarray, k: int):
     ``t_j`` keeps one such row's change of slack. The LP's optimum
     over ``t_j`` is no bound (it is a restriction); it only guides the rounding, whose table is verified at
     ``t``. On Adult, 0.2-closeness (equal), the rounded table goes 7,860 → 7,358 at 2 QIs and 12,979 →
-    10,877 at 3 QIs (uniformly tightened ``t`` at best 7,454 and 11,684)."""
+    10,877 at 3 QIs (uniformly tightened ``t`` at best 7,454 and 11,684).
+
+    **Over the first LP's groups.** Every candidate whose group is empty in that solution (``s_j`` at most
+    ``SUPPORT_TOL``) is closed (its ``y_j`` and pairs fixed at 0), except the whole-table candidate, which
+    keeps the restriction feasible (all rows in it: distance 0). A restriction of a restriction, for speed:
+    at 4 QIs, 0.2-closeness (equal), 714 of 1,840 candidates stay open, and the slack LP takes 21 s
+    (presolve on) against more than 250 s over all of them, with LP 16,744 against 16,514 and the rounding
+    17,773 against 17,818."""
     if not am.closeness_rows:
         return None
-    floor = np.maximum(np.asarray(sizes, dtype=float), float(max(k, 1)))
+    sizes = np.asarray(sizes, dtype=float)
+    floor = np.maximum(sizes, float(max(k, 1)))
     out = lp
     for block, t, d in am.closeness_rows:
         t = float(t)
@@ -99,7 +109,20 @@ def slack_lp(lp, am, sizes: np.ndarray, k: int):
             continue
         t_j = np.maximum(t - SLACK_ROWS * d / floor, SLACK_FLOOR * t)
         out = out.with_scaled(block, am.size_columns, t_j / t)
-    return out
+    closed = ~slack_support(am, sizes)
+    return out.with_fixed(np.concatenate([am.y[closed], am.g[closed[am.pair_cand]]]))
+
+
+def slack_support(am, sizes: np.ndarray) -> np.ndarray:
+    """The candidates open in the slack LP (:func:`slack_lp`), a bool per candidate: those whose group is not
+    empty in the first LP's solution (group sizes ``sizes``) and the whole-table candidate; every candidate
+    when there is none (nothing would keep the restriction feasible)."""
+    root = whole_table_candidate(am.cands, am.table.n)
+    if root is None:
+        return np.ones(am.cands.n_candidates, dtype=bool)
+    keep = np.asarray(sizes, dtype=float) > SUPPORT_TOL
+    keep[root] = True
+    return keep
 
 
 def lp_rounding(instance, criteria, pair_unit: np.ndarray, pair_cand: np.ndarray, x: np.ndarray):
