@@ -135,13 +135,13 @@ def _checkpointed(lm, options, grid, hint=None, on_improving=None, stop_bound=No
                        checkpoint=LP_CHECKPOINT)
 
 
-def _solve_lp(lp, options: SolverOptions, grid, cancel=None, basis=None, pieces=True):
-    """The LP under ``options``, from ``basis`` if given: in its own process when large (as
+def _solve_lp(lp, options: SolverOptions, grid, cancel=None, pieces=True):
+    """The LP under ``options``: in its own process when large (as
     :func:`solve_model` decides), by :func:`_checkpointed` (``pieces``) or in one run; ``cancel`` (an event)
     stops the process."""
     if should_isolate(options, lp.n_cols):
-        return solve_isolated(lp, options, grid, basis, solve_fn=_checkpointed if pieces else None, cancel=cancel)
-    return (_checkpointed if pieces else solve_highs)(lp, options, grid, basis)
+        return solve_isolated(lp, options, grid, solve_fn=_checkpointed if pieces else None, cancel=cancel)
+    return (_checkpointed if pieces else solve_highs)(lp, options, grid)
 
 
 def _cores() -> int:
@@ -151,20 +151,19 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _lp_and_search(lp, options: SolverOptions, grid, beside: bool, search, incumbent, basis=None, pieces=True):
-    """``lp`` under ``options`` (from ``basis`` if given; ``pieces`` as :func:`_solve_lp`); when ``beside``, in
-    its own process while
+def _lp_and_search(lp, options: SolverOptions, grid, beside: bool, search, incumbent, pieces=True):
+    """``lp`` under ``options`` (``pieces`` as :func:`_solve_lp`); when ``beside``, in its own process while
     ``search(incumbent, seconds, stop)`` improves ``incumbent`` in this thread until the LP ends: ``(the LP's
     outcome, the search's release or None, its log as a dict or None)``."""
     if not beside:
-        return _solve_lp(lp, options, grid, basis=basis, pieces=pieces), None, None
+        return _solve_lp(lp, options, grid, pieces=pieces), None, None
     # the LP in a child process (the thread only waits on its pipe); the search in this thread
     box: dict = {}
     cancel = threading.Event()
 
     def run_lp():
         try:
-            box["out"] = _solve_lp(lp, options, grid, cancel, basis, pieces)
+            box["out"] = _solve_lp(lp, options, grid, cancel, pieces)
         except BaseException as exc:  # re-raised below, in the caller's thread
             box["error"] = exc
 

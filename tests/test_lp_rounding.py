@@ -204,7 +204,7 @@ def test_a_failing_search_stops_the_lp_beside_it_at_once(monkeypatch):
     start = Release.verified(table, request, whole)
     seen = {}
 
-    def lp_in_a_hanging_process(lp, options, grid, cancel=None, basis=None, pieces=True):
+    def lp_in_a_hanging_process(lp, options, grid, cancel=None, pieces=True):
         seen["cancel"] = cancel
         return solve_isolated(lp, options, grid, solve_fn=hanging_solve, cancel=cancel)
 

@@ -295,7 +295,6 @@ class TClosenessRows(CriterionRows):
         am.closeness_rows.append((list(lm.row_blocks)[-1], crit.t, _room(crit, am.table, col)))
 
 
-
 def _room(crit: TCloseness, table, col: int) -> float:
     """The EMD one row moves at least, when it moves (the slack LP's room): the metric's least distance, 1
     for a domain of one value."""
