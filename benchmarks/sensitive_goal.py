@@ -28,7 +28,10 @@ refining first: :mod:`milp_anon.heuristics.refine`), the package before it.
 (``milp_anon.relaxation.SLACK = False``: t-closeness rows tightened by one
 row's room, rounded too), the package before it. ``--variants slack-all`` keeps
 every candidate open in the slack LP (``lp_rounding.SUPPORT_TOL = -inf``), not
-only the groups the first LP opened, the package before it.
+only the groups the first LP opened, the package before it. ``--variants
+lp-presolve-off`` solves the LP relaxation without presolve, in pieces, at
+any size (``relaxation.LP_PRESOLVE_MAX_COLUMNS = -1``), the package before
+presolve for an LP of at most that many columns.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -113,6 +116,8 @@ def run_one(job):
         from milp_anon.heuristics import lp_rounding
 
         lp_rounding.SUPPORT_TOL = -math.inf
+    if variant == "lp-presolve-off":  # the LP relaxation in pieces without presolve at any size (the package before)
+        relaxation.LP_PRESOLVE_MAX_COLUMNS = -1
     if variant == "unsplit":  # every R(A) over unit pairs for all candidates (before the partial split)
         from milp_anon import row_generation
 

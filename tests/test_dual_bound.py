@@ -141,6 +141,31 @@ def test_an_lp_in_pieces_reaches_the_optimum_and_keeps_valid_multipliers():
         assert dual_bound(a, early.row_dual, up) <= whole.objective + 1e-9
 
 
+def test_a_presolved_lp_in_one_piece_gives_the_bound_of_its_multipliers():
+    """Presolve on, ``checkpoint=inf``: one piece, the postsolved multipliers' weak-duality bound evaluated
+    at its end (what the relaxation stage reads), equal to the LP optimum found without presolve."""
+    import math
+
+    rng = np.random.default_rng(12)
+    frame = pd.DataFrame({"a": rng.integers(0, 6, 300).astype(str), "b": rng.integers(0, 5, 300).astype(str),
+                          "s": rng.choice(list("uvwxyz"), 300)})
+    table = ma.Table.from_frame(frame, ["a", "b"], "s")
+    request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.15))
+    instance, _, why = pipeline._prepare(table, request, Timings())
+    assert why is None
+    lp = build(instance, request).lm.relaxed()
+    a = lp.arrays()
+    up = implied_upper(a)
+    simplex = {"solver": "simplex"}
+    plain = solve_highs(lp, SolverOptions(highs_options=simplex), ObjectiveGrid(1))
+    assert plain.status == "optimal" and plain.multiplier_bound is None  # no pieces asked: none evaluated
+    one = solve_highs(lp, SolverOptions(time_limit=60, presolve="on", highs_options=simplex), ObjectiveGrid(1),
+                      checkpoint=math.inf)
+    assert one.status == "optimal" and abs(one.objective - plain.objective) <= 1e-6 * (1 + plain.objective)
+    assert one.multiplier_bound == dual_bound(a, one.row_dual, up)
+    assert abs(one.multiplier_bound - plain.objective) <= 1e-5 * (1 + plain.objective)
+
+
 def test_the_repair_removes_an_unbounded_columns_negative_reduced_cost():
     # min x  s.t.  v − x >= 0,  v <= 5,  0 <= x <= 1,  v >= 0 with no given upper bound: the optimum is 0.
     lm = LinearModel()

@@ -111,6 +111,31 @@ def test_the_stage_runs_before_the_whole_model_and_reports():
     assert r.is_optimal == (r.objective == exact.objective and r.gap == 0)
 
 
+def test_the_stages_lp_with_presolve_and_in_pieces_gives_the_same_bound(monkeypatch):
+    """A small LP runs with presolve in one piece (``LP_PRESOLVE_MAX_COLUMNS``), a larger one without, in
+    pieces: both reach the LP optimum, whose multipliers' bound is the stage's, below the exact optimum."""
+    from milp_anon.grid import ObjectiveGrid
+
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"a": rng.integers(0, 4, 60).astype(str), "b": rng.integers(0, 3, 60).astype(str),
+                          "s": rng.choice(list("uvwxyz"), 60)})
+    table, request, instance, why = _instance(frame, ["a", "b"], [ma.KAnonymity(3), ma.TCloseness(0.25)])
+    assert why is None
+    am = build(instance, request)
+    solver = ma.SolverOptions(time_limit=60, isolate="never")
+    logs = {}
+    for cap in (10 ** 9, -1):
+        monkeypatch.setattr(relaxation, "LP_PRESOLVE_MAX_COLUMNS", cap)
+        _, _, logs[cap] = relaxation.lp_rounding_stage(am, request, solver, ObjectiveGrid(1), None)
+    on, off = logs[10 ** 9], logs[-1]
+    assert on.lp_presolve and not off.lp_presolve
+    exact = request.solve(table).objective
+    for log in (on, off):
+        assert log.lp_objective is not None and log.lp_bound is not None
+        assert abs(log.lp_bound - log.lp_objective) <= 1e-5 * (1 + log.lp_objective) and log.lp_bound <= exact
+    assert abs(on.lp_objective - off.lp_objective) <= 1e-6 * (1 + off.lp_objective)
+
+
 def test_where_the_stage_does_not_run():
     t = ma.TCloseness(0.3)
     assert relaxation.unavailable(ma.Request(ma.KAnonymity(2)), ma.SolverOptions(time_limit=5))

@@ -147,7 +147,9 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
     (:mod:`milp_anon.dual_bound`) seen at the ends of the pieces (the last
     piece's at the optimum), that bound its ``multiplier_bound``: a simplex stopped by the limit can stand at multipliers far
     worse than those it passed (4 QIs, 0.2-closeness (hierarchical): a bound
-    of 6,759 in one run, −2,136 in the next).
+    of 6,759 in one run, −2,136 in the next). ``checkpoint=math.inf``: one
+    piece, its multipliers' bound evaluated at its end (a presolved LP: one
+    stopped by its limit returns no multipliers, so pieces gain nothing).
     """
     h = highspy.Highs()
     apply_options(h, options)
