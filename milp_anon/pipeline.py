@@ -198,9 +198,10 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
             progress.report(incumbent=rounded.objective)
         spent = time.perf_counter() - t0
         left = hs.time_limit - spent
-        if start is not None and left < lp_log.lp_seconds:
-            # the whole model's root LP would not finish in the time left (the LP took longer, or stopped at
-            # its share of the time): the search gets it instead
+        root = lp_log.lp_seconds * (_relaxation.PRESOLVE_SPEEDUP if lp_log.lp_presolve else 1.0)
+        if start is not None and left < root:
+            # the whole model's root LP (presolve off) would not finish in the time left (the LP took longer,
+            # or stopped at its share of the time): the search gets it instead
             lp_log = dataclasses.replace(lp_log, model_skipped=True)
             return Outcome(start, relaxed, Status.TIME_LIMIT, solver_status="the whole model skipped (its LP "
                            "relaxation took longer than the time left)", size=size,

@@ -60,7 +60,8 @@ from .solvers.highs import solve_highs
 from .solvers.isolated import should_isolate, solve_isolated
 from .status import Status
 
-__all__ = ["LP_BOUND_SOURCE", "LP_SHARE", "LP_SHARE_BESIDE", "LpRoundingLog", "SEARCH_BESIDE", "SLACK", "SLACK_START",
+__all__ = ["LP_BOUND_SOURCE", "LP_PRESOLVE_MAX_COLUMNS", "LP_SHARE", "LP_SHARE_BESIDE", "LpRoundingLog", "PRESOLVE_SPEEDUP",
+           "SEARCH_BESIDE", "SLACK", "SLACK_START",
            "lp_rounding_stage", "unavailable"]
 
 #: share of the time left that the LP relaxation may take
@@ -77,6 +78,9 @@ LP_CHECKPOINT = 30.0
 #: larger LP, which may not finish (5 QIs, 0.2 equal and 0.3 hierarchical, 504,173 and 638,150 columns: not
 #: in 550 s with presolve), keeps the pieces and the bound of the best multipliers where it stops
 LP_PRESOLVE_MAX_COLUMNS = 300_000
+#: the LP's seconds without presolve per second with it (428 / 280 s there): the whole model's root LP, which
+#: runs without, is estimated from the presolved LP's time times this
+PRESOLVE_SPEEDUP = 1.5
 #: whether, after an optimal LP, the slack LP (t-closeness rows tightened by one row's slack per group,
 #: :func:`~milp_anon.heuristics.lp_rounding.slack_lp`) is solved and rounded too ...
 SLACK = True

@@ -3,6 +3,8 @@
 verifier) from any split of the units, never cost less than the optimum (brute force); the stage's bound
 never exceeds the optimum, and a solve with it is verified and reports it."""
 
+import dataclasses
+
 import highspy
 import numpy as np
 import pandas as pd
@@ -134,6 +136,27 @@ def test_the_stages_lp_with_presolve_and_in_pieces_gives_the_same_bound(monkeypa
         assert log.lp_objective is not None and log.lp_bound is not None
         assert abs(log.lp_bound - log.lp_objective) <= 1e-5 * (1 + log.lp_objective) and log.lp_bound <= exact
     assert abs(on.lp_objective - off.lp_objective) <= 1e-6 * (1 + off.lp_objective)
+
+
+def test_the_whole_model_is_skipped_when_its_root_lp_would_not_finish(monkeypatch):
+    """The whole model's root LP runs without presolve: after a presolved LP of ``s`` seconds it is estimated
+    at ``PRESOLVE_SPEEDUP · s``, and skipped (the search takes its time) when that exceeds the time left."""
+    rng = np.random.default_rng(6)
+    frame = pd.DataFrame({"a": rng.integers(0, 4, 40).astype(str), "b": rng.integers(0, 3, 40).astype(str),
+                          "s": rng.choice(list("uvwxyz"), 40)})
+    table = ma.Table.from_frame(frame, ["a", "b"], "s")
+    request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.3), criteria_rows="all")
+    limit = 30.0
+    stage = relaxation.lp_rounding_stage
+    for presolved in (True, False):
+        def timed(*args, presolved=presolved, **kw):  # the stage as it is, reporting an LP of 0.8 of the limit
+            bound, release, log = stage(*args, **kw)
+            return bound, release, dataclasses.replace(log, lp_seconds=0.8 * limit, lp_presolve=presolved)
+
+        monkeypatch.setattr(relaxation, "lp_rounding_stage", timed)
+        r = request.solve(table, time_limit=limit)
+        assert r.verified and r.lp_rounding.model_skipped == presolved
+        assert r.bound <= r.objective
 
 
 def test_where_the_stage_does_not_run():
