@@ -31,7 +31,9 @@ every candidate open in the slack LP (``lp_rounding.SUPPORT_TOL = -inf``), not
 only the groups the first LP opened, the package before it. ``--variants
 lp-presolve-off`` solves the LP relaxation without presolve, in pieces, at
 any size (``relaxation.LP_PRESOLVE_MAX_COLUMNS = -1``), the package before
-presolve for an LP of at most that many columns.
+presolve for an LP of at most that many columns. ``--variants
+no-restricted`` switches the restricted LP before an LP that may not finish
+off (``relaxation.RESTRICTED_SHARE = 0``), the package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -73,6 +75,33 @@ def criterion(case):
     hier = Hierarchy.from_csv(adult_hierarchy_path("occupation"))
     kw = {"ordered": {"order": list(hier.paths)}, "hierarchical": {"hierarchy": hier}}.get(distance, {})
     return ma.TCloseness(float(t), distance=distance, **kw)
+
+
+def _lp_part(label, status, objective, seconds, rounded=None, refined=None, search=None):
+    """One LP of the stage: its objective (or status), seconds, rounded and refined tables, the search beside it."""
+    return (f"{label} {objective:.6g}" if objective is not None else f"{label} {status}") + f" ({seconds:.0f} s)" \
+        + (f", rounded {rounded:.6g}" if rounded is not None else "") \
+        + (f", refined {refined:.6g}" if refined is not None else "") \
+        + (f", search beside it {search['start']:.6g} → {search['end']:.6g}" if search else "")
+
+
+def lp_summary(lr) -> str:
+    """The LP relaxation stage's column: the restricted LP, the LP, the slack LP, the model skipped."""
+    if lr is None:
+        return "–"
+    parts = []
+    if lr.restricted_status is not None:
+        parts.append(_lp_part(f"restricted LP ({lr.restricted_pairs} pairs)", lr.restricted_status,
+                              lr.restricted_objective, lr.restricted_seconds, lr.restricted_rounded,
+                              lr.restricted_refined, lr.restricted_search))
+    lp = _lp_part("LP (presolved)" if lr.lp_presolve else "LP", lr.lp_status, lr.lp_objective, lr.lp_seconds, lr.rounded, None, lr.search)
+    if lr.lp_bound is not None and lr.lp_objective is None:
+        lp = lp.replace(" s)", f" s), dual bound {lr.lp_bound:.6g}", 1)
+    parts.append(lp)
+    if lr.slack_status is not None:
+        parts.append(_lp_part("slack LP", lr.slack_status, lr.slack_objective, lr.slack_seconds, lr.slack_rounded,
+                              lr.slack_refined, lr.slack_search))
+    return "; ".join(parts) + (", model skipped" if lr.model_skipped else "")
 
 
 def run_one(job):
@@ -118,6 +147,8 @@ def run_one(job):
         lp_rounding.SUPPORT_TOL = -math.inf
     if variant == "lp-presolve-off":  # the LP relaxation in pieces without presolve at any size (the package before)
         relaxation.LP_PRESOLVE_MAX_COLUMNS = -1
+    if variant == "no-restricted":  # no restricted LP before an LP that may not finish (the package before)
+        relaxation.RESTRICTED_SHARE = 0.0
     if variant == "unsplit":  # every R(A) over unit pairs for all candidates (before the partial split)
         from milp_anon import row_generation
 
@@ -138,18 +169,7 @@ def run_one(job):
                                      f"of {rg.candidates})" + ("" if rg.converged else ", handed over" if rg.handed_over
                                                               else ", not converged"))
     lr = r.lp_rounding
-    lp = "–" if lr is None else (f"LP {lr.lp_objective:.6g} ({lr.lp_seconds:.0f} s)" if lr.lp_objective is not None
-                                 else f"LP {lr.lp_status} ({lr.lp_seconds:.0f} s)") + (
-        f", dual bound {lr.lp_bound:.6g}" if lr.lp_bound is not None and lr.lp_objective is None else "") + (
-        f", rounded {lr.rounded:.6g}" if lr.rounded is not None else "") + (
-        f", search beside it {lr.search['start']:.6g} → {lr.search['end']:.6g}" if lr.search else "") + (
-        "" if lr is None or lr.slack_status is None else
-        (f"; slack LP {lr.slack_objective:.6g}" if lr.slack_objective is not None else f"; slack LP {lr.slack_status}")
-        + f" ({lr.slack_seconds:.0f} s)" + (f", rounded {lr.slack_rounded:.6g}" if lr.slack_rounded is not None else "")
-        + (f", refined {lr.slack_refined:.6g}" if lr.slack_refined is not None else "")
-        + (f", search beside it {lr.slack_search['start']:.6g} → {lr.slack_search['end']:.6g}" if lr.slack_search
-           else "")) + (
-        ", model skipped" if lr.model_skipped else "")
+    lp = lp_summary(lr)
     return {"qis": n_qi, "case": crit.describe(), "k": k, "variant": variant, "status": r.status,
             "objective": r.objective, "bound": r.bound, "gap": r.gap, "bound_from": source,
             "released_by": r.source, "models": models, "start": r.warm_start_cost, "lp_rounding": lp,
@@ -190,7 +210,7 @@ def main(argv=None):
     cases, qis = cases_and_qis(ap, a)
     variants = [v.strip() for v in a.variants.split(",")]
     known = ("before", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding", "lp-alone", "no-refine",
-             "no-slack", "slack-all", "lp-presolve-off", "after")
+             "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")
     jobs = [(q, c, a.k, a.time_limit, a.lns, v) for q in qis for c in cases for v in variants]

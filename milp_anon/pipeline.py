@@ -161,7 +161,7 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
                 hint, ws_cost = ws
     grid = ObjectiveGrid.for_objective(request.model.objective, instance.candidates.cost if not request.model.withholds
                                        else np.append(instance.candidates.cost, instance.record_cost))
-    relaxed, relaxed_source, hs = _relaxation_bound(instance, request, solver, grid, timings)
+    relaxed, relaxed_source, hs, pair_bounds = _relaxation_bound(instance, request, solver, grid, timings)
     rows_log = None
     if request.model.criteria_rows != "all" and _rows.unavailable(request, solver) is None:
         auto = request.model.criteria_rows == "auto"
@@ -190,7 +190,8 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
             if hs.lns > 0 and _lns.unavailable(request) is None:  # the search beside the LP, on another core
                 def search(rel, seconds, stop):
                     return _lns.improve(instance.table, request, rel, seconds, hs, stop=stop)
-            lp_bound, rounded, lp_log = _relaxation.lp_rounding_stage(am, request, hs, grid, start, search)
+            lp_bound, rounded, lp_log = _relaxation.lp_rounding_stage(am, request, hs, grid, start, search,
+                                                                      pair_bounds)
         if lp_bound is not None and (relaxed is None or lp_bound > relaxed):
             relaxed, relaxed_source = lp_bound, _relaxation.LP_BOUND_SOURCE
         if rounded is not None:
@@ -313,22 +314,23 @@ K_BOUND_SHARE = 0.2
 
 
 def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: ObjectiveGrid, timings: Timings):
-    """``(bound or None, its source, solver options for the model)``: under a time limit, sensitive
-    criteria get a Lagrangian bound over the same candidates first (``K_BOUND_SHARE`` of the limit), so a
-    model whose root LP does not finish still ends with a bound above 0 (issue 13, item 3): the exact
-    group blocks' where the criteria have them (:func:`~milp_anon.reduction.block_bounds`), else the
-    k-anonymity LP bound."""
+    """``(bound or None, its source, solver options for the model, its pair bounds or None)``: under a time
+    limit, sensitive criteria get a Lagrangian bound over the same candidates first (``K_BOUND_SHARE`` of
+    the limit), so a model whose root LP does not finish still ends with a bound above 0 (issue 13, item
+    3): the exact group blocks' where the criteria have them (:func:`~milp_anon.reduction.block_bounds`),
+    else the k-anonymity LP bound; the pair bounds choose the restricted LP's pairs
+    (:func:`~milp_anon.relaxation.restricted_pairs`)."""
     limit = solver.time_limit
     if limit is None or request.k_alone or _reduction.k_relaxation_unavailable(
             request, solver, instance.candidates, instance.table.n):
-        return None, None, solver
+        return None, None, solver, None
     t0 = time.perf_counter()
     with timings.phase("lp"):
         pb = _reduction.block_bounds(instance, request, grid, solver, K_BOUND_SHARE * limit)
     left = max(limit - (time.perf_counter() - t0), 0.05 * limit)
     block = pb.log.block_bound is not None and pb.log.block_bound > pb.log.lp_bound
     return grid.ceil(pb.bound), BLOCK_BOUND_SOURCE if block else K_BOUND_SOURCE, \
-        dataclasses.replace(solver, time_limit=left)
+        dataclasses.replace(solver, time_limit=left), pb.thresholds
 
 
 def _sense(request) -> float:

@@ -50,7 +50,10 @@ import threading
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 from . import interrupt
+from .formulations import build
 from .heuristics.lp_rounding import lp_rounding, slack_lp, slack_support
 from .heuristics.refine import refine_release
 from .recoding import Suppression
@@ -60,9 +63,9 @@ from .solvers.highs import solve_highs
 from .solvers.isolated import should_isolate, solve_isolated
 from .status import Status
 
-__all__ = ["LP_BOUND_SOURCE", "LP_PRESOLVE_MAX_COLUMNS", "LP_SHARE", "LP_SHARE_BESIDE", "LpRoundingLog", "PRESOLVE_SPEEDUP",
-           "SEARCH_BESIDE", "SLACK", "SLACK_START",
-           "lp_rounding_stage", "unavailable"]
+__all__ = ["LP_BOUND_SOURCE", "LP_PRESOLVE_MAX_COLUMNS", "LP_SHARE", "LP_SHARE_BESIDE", "LpRoundingLog",
+           "PRESOLVE_SPEEDUP", "RESTRICTED_SHARE", "RESTRICTED_TIME_SHARE", "SEARCH_BESIDE", "SLACK", "SLACK_START",
+           "lp_rounding_stage", "restricted_pairs", "unavailable"]
 
 #: share of the time left that the LP relaxation may take
 LP_SHARE = 0.8
@@ -78,6 +81,12 @@ LP_CHECKPOINT = 30.0
 #: larger LP, which may not finish (5 QIs, 0.2 equal and 0.3 hierarchical, 504,173 and 638,150 columns: not
 #: in 550 s with presolve), keeps the pieces and the bound of the best multipliers where it stops
 LP_PRESOLVE_MAX_COLUMNS = 300_000
+#: an LP above ``LP_PRESOLVE_MAX_COLUMNS`` (one that may not finish) is preceded by the **restricted LP**: the
+#: same LP over this share of the pairs, those of least Lagrangian pair bound (and every pair of the
+#: whole-table candidate, which keeps it feasible), presolved, in one piece, for at most
+#: ``RESTRICTED_TIME_SHARE`` of the time; its rounding (verified) starts the search beside the whole LP
+RESTRICTED_SHARE = 0.3
+RESTRICTED_TIME_SHARE = 0.25
 #: the LP's seconds without presolve per second with it (428 / 280 s there): the whole model's root LP, which
 #: runs without, is estimated from the presolved LP's time times this
 PRESOLVE_SPEEDUP = 1.5
@@ -123,6 +132,16 @@ class LpRoundingLog:
     slack_rounded: float | None = None
     slack_refined: float | None = None
     slack_search: dict | None = None
+    #: the restricted LP (before an LP that may not finish), when it ran: its pairs (of all), status,
+    #: objective (at its optimum; a restriction, not a bound), seconds, rounded and refined tables, and the
+    #: search beside it
+    restricted_pairs: str | None = None
+    restricted_status: str | None = None
+    restricted_objective: float | None = None
+    restricted_seconds: float | None = None
+    restricted_rounded: float | None = None
+    restricted_refined: float | None = None
+    restricted_search: dict | None = None
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -197,9 +216,10 @@ def _lp_and_search(lp, options: SolverOptions, grid, beside: bool, search, incum
     return box["out"], searched, log.as_dict()
 
 
-def _rounded(am, request, x, label="LP rounding"):
-    """The verified rounding of the LP values ``x`` (all columns), refined under local cell suppression:
-    ``(release or None, the rounding's objective or None, the refined objective or None)``."""
+def _rounded(am, request, x, label="LP rounding", deadline: float | None = None):
+    """The verified rounding of the LP values ``x`` (all columns), refined under local cell suppression until
+    ``deadline`` (``time.perf_counter()``): ``(release or None, the rounding's objective or None, the refined
+    objective or None)``."""
     rounded = lp_rounding(am.instance, request.criteria, am.pair_unit, am.pair_cand, x[am.g])
     if rounded is None:
         return None, None, None
@@ -209,7 +229,7 @@ def _rounded(am, request, x, label="LP rounding"):
     if isinstance(request.recoding, Suppression) and request.recoding.scheme == "local":
         # the rounding trims failing groups whole-table-wise; their large classes split further
         table = am.instance.table
-        better, cost = refine_release(table, request.criteria, release.table)
+        better, cost = refine_release(table, request.criteria, release.table, deadline)
         if cost < release.objective - 1e-9:
             release = Release.verified(table, request, better, cost=cost, source=f"{label}, refined")
             refined = release.objective
@@ -223,7 +243,39 @@ def _better(a: Release | None, b: Release | None) -> Release | None:
     return a
 
 
-def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Release | None, search=None):
+def restricted_pairs(am, pair_bounds) -> np.ndarray | None:
+    """The restricted LP's pairs (a mask over ``am.instance``'s candidate pairs): the ``RESTRICTED_SHARE``
+    of least ``pair_bounds`` and every pair of the whole-table candidate; ``None`` without one (the
+    restriction might have no solution) or when the share keeps nearly every pair."""
+    c = am.instance.candidates
+    whole = c.capacity == am.instance.table.n
+    if not whole.any() or RESTRICTED_SHARE <= 0:
+        return None
+    cut = np.quantile(pair_bounds, RESTRICTED_SHARE)
+    keep = (pair_bounds <= cut) | whole[c.pair_cand]
+    return keep if keep.mean() < 0.9 else None
+
+
+def _restricted_lp(am, request, keep, options: SolverOptions, grid, beside, search, incumbent, deadline):
+    """The LP over the pairs ``keep`` (:func:`restricted_pairs`) and its verified rounding: ``(release or
+    None, the search's release or None, the log's restricted_* fields)``."""
+    inst = am.instance
+    sub = inst.candidates.restrict_pairs(keep, inst.types.counts, request.min_group_size(), "restricted LP")
+    ram = build(inst.with_candidates(sub), request)
+    lp = ram.lm.relaxed()
+    out, searched, search_log = _lp_and_search(lp, options, grid, beside, search, incumbent, pieces=False)
+    release, rounded, refined = None, None, None
+    if out.status == Status.OPTIMAL and out.x is not None:
+        release, rounded, refined = _rounded(ram, request, out.x, "restricted LP rounding", deadline)
+    fields = dict(restricted_pairs=f"{sub.n_pairs} of {inst.candidates.n_pairs}", restricted_status=out.solver_status,
+                  restricted_objective=out.objective if out.status == Status.OPTIMAL else None,
+                  restricted_seconds=round(out.seconds, 3), restricted_rounded=rounded, restricted_refined=refined,
+                  restricted_search=search_log)
+    return release, searched, fields
+
+
+def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Release | None, search=None,
+                      pair_bounds=None):
     """Solve the LP relaxation of ``am``'s model and round it: ``(bound or None, release or None, log)``.
 
     ``bound`` is the dual bound of the LP's best multipliers (the optimum's, or the best seen at the ends
@@ -232,7 +284,8 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     of an optimal LP solution, the rounding of the slack LP (t-closeness, :func:`slack_lp`, when time is
     left), or what ``search(incumbent, seconds, stop)`` (the large-neighbourhood search, when given) found
     while an LP ran in its own process on another core. The search stops when the LP ends (``stop()``) or
-    at the LP's time limit."""
+    at the LP's time limit. ``pair_bounds`` (Lagrangian, per candidate pair, when known) choose the pairs
+    of the restricted LP solved first when the LP may not finish (``RESTRICTED_SHARE``)."""
     t_start = time.perf_counter()
     lp = am.lm.relaxed()
     beside = search is not None and incumbent is not None and SEARCH_BESIDE and solver.isolate != "never" \
@@ -245,24 +298,39 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     lp_options = dataclasses.replace(solver, time_limit=share * solver.time_limit, presolve=presolve,
                                      highs_options=(("solver", "simplex"),) + tuple(solver.highs_options),
                                      isolate="always" if beside else solver.isolate)
-    out, searched, search_log = _lp_and_search(lp, lp_options, grid, beside, search, incumbent)
-    best = _better(incumbent, searched)  # the table to beat
+    deadline = t_start + solver.time_limit  # the refinements stop there (the stage's own end)
+    best, restricted = incumbent, {}
+    keep = None if pair_bounds is None or presolve == "on" or interrupt.stop_requested() \
+        else restricted_pairs(am, pair_bounds)
+    if keep is not None:
+        # the LP may not finish: a smaller one first, for a table (presolved like the slack LP: no bound or
+        # status of it is used, and its table is verified), then the LP for the bound in the time left
+        r_options = dataclasses.replace(lp_options, time_limit=RESTRICTED_TIME_SHARE * solver.time_limit,
+                                        presolve="on")
+        release_r, searched_r, restricted = _restricted_lp(am, request, keep, r_options, grid, beside, search,
+                                                           incumbent, deadline)
+        best = _better(_better(best, searched_r), release_r)
+        left = solver.time_limit - (time.perf_counter() - t_start)
+        lp_options = dataclasses.replace(lp_options, time_limit=share * max(left, 0.0))
+    out, searched, search_log = _lp_and_search(lp, lp_options, grid, beside and best is not None, search, best)
+    best = _better(best, searched)  # the table to beat
     lp_bound = out.multiplier_bound  # evaluated where the LP ran, at the ends of its pieces
     bound = grid.ceil(lp_bound)
     if out.status != Status.OPTIMAL or out.x is None:
         found = best if best is not incumbent else None
         return bound, found, LpRoundingLog(lp_status=out.solver_status, lp_objective=None, lp_bound=lp_bound,
                                            lp_seconds=round(out.seconds, 3), rounded=None, rounding_seconds=0.0,
-                                           used=False, search=search_log, lp_presolve=presolve == "on")
+                                           used=False, search=search_log, lp_presolve=presolve == "on",
+                                           **restricted)
     t0 = time.perf_counter()
-    release, rounded_objective, refined = _rounded(am, request, out.x)
+    release, rounded_objective, refined = _rounded(am, request, out.x, deadline=deadline)
     rounding_seconds = time.perf_counter() - t0
     used = release is not None and (best is None or release.objective < best.objective - 1e-9)
     best = _better(best, release)
     log = LpRoundingLog(lp_status=out.solver_status, lp_objective=out.objective, lp_bound=lp_bound,
                         lp_seconds=round(out.seconds, 3), rounded=rounded_objective,
                         rounding_seconds=round(rounding_seconds, 3), used=used, search=search_log, refined=refined,
-                        lp_presolve=presolve == "on")
+                        lp_presolve=presolve == "on", **restricted)
     left = solver.time_limit - (time.perf_counter() - t_start)
     slack = None
     # one stopped by its limit gives no table but costs the whole model its time: the slack LP runs when its
@@ -286,7 +354,7 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
         best = _better(best, searched2)
         release2, rounded2, refined2 = None, None, None
         if out2.status == Status.OPTIMAL and out2.x is not None:
-            release2, rounded2, refined2 = _rounded(am, request, out2.x, "slack LP rounding")
+            release2, rounded2, refined2 = _rounded(am, request, out2.x, "slack LP rounding", deadline)
         best = _better(best, release2)
         log = dataclasses.replace(log, slack_status=out2.solver_status, slack_seconds=round(out2.seconds, 3),
                                   slack_objective=out2.objective if out2.status == Status.OPTIMAL else None,

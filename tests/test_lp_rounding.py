@@ -310,6 +310,63 @@ def test_the_slack_lp_leaves_each_group_a_rows_room_and_its_rounding_meets_the_c
     assert v.cost == cost >= brute(frame, qi, criteria)
 
 
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_the_restricted_lp_over_any_pair_bounds_is_feasible_and_its_table_verified(data):
+    """Whatever the pair bounds, the restricted LP keeps every pair of the whole-table candidate and at most
+    about ``RESTRICTED_SHARE`` of the others (ties kept); it is a restriction of the LP (its optimum is at
+    least the LP's), feasible, and its rounding is verified and never below brute force; the stage still
+    reports the whole LP's bound, below the optimum."""
+    from milp_anon.grid import ObjectiveGrid
+
+    frame, qi, k = data.draw(sensitive_tables(n=(4, 12), m=(1, 3), k=(1, 3)))
+    criteria = [ma.KAnonymity(k), data.draw(st.sampled_from([ma.TCloseness(0.3), ma.LDiversity(2)]))]
+    table, request, instance, why = _instance(frame, qi, criteria)
+    if why:
+        return
+    am = build(instance, request)
+    c = instance.candidates
+    bounds = np.asarray(data.draw(st.lists(st.integers(0, 5), min_size=c.n_pairs, max_size=c.n_pairs)),
+                        dtype=float)
+    keep = relaxation.restricted_pairs(am, bounds)
+    whole = c.capacity == table.n
+    if keep is None:
+        return
+    assert whole.any() and keep[whole[c.pair_cand]].all()
+    others = ~whole[c.pair_cand]
+    assert np.all(bounds[keep & others] <= np.quantile(bounds, relaxation.RESTRICTED_SHARE))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(relaxation, "LP_PRESOLVE_MAX_COLUMNS", -1)  # the LP "may not finish": the restricted one first
+        bound, release, log = relaxation.lp_rounding_stage(am, request, ma.SolverOptions(time_limit=60,
+                                                                                         isolate="never"),
+                                                           ObjectiveGrid(1), None, pair_bounds=bounds)
+    best = brute(frame, qi, criteria)
+    assert log.restricted_status == "Optimal" and log.restricted_rounded is not None
+    assert log.restricted_objective >= log.lp_objective - 1e-6
+    assert min(log.restricted_rounded, log.restricted_refined or np.inf) >= best
+    assert bound <= best and release is not None
+    v = verify_release(frame, release.table, qi, criteria, sensitive=["s"])  # raises on a violation
+    assert v.cost == release.cost >= best
+
+
+def test_a_solve_runs_the_restricted_lp_from_its_pair_bounds_when_the_lp_may_not_finish(monkeypatch):
+    """Through the pipeline: the Lagrangian stage's pair bounds reach the LP stage, which solves the
+    restricted LP first when the LP is above ``LP_PRESOLVE_MAX_COLUMNS`` (here every LP), and not below."""
+    rng = np.random.default_rng(8)
+    frame = pd.DataFrame({"a": rng.integers(0, 4, 60).astype(str), "b": rng.integers(0, 3, 60).astype(str),
+                          "s": rng.choice(list("uvwxyz"), 60)})
+    table = ma.Table.from_frame(frame, ["a", "b"], "s")
+    request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.3), criteria_rows="all")
+    small = request.solve(table, time_limit=30).lp_rounding
+    assert small.lp_presolve and small.restricted_status is None
+    monkeypatch.setattr(relaxation, "LP_PRESOLVE_MAX_COLUMNS", -1)
+    r = request.solve(table, time_limit=30)
+    lr = r.lp_rounding
+    assert r.verified and not lr.lp_presolve and lr.restricted_status == "Optimal"
+    assert lr.restricted_objective >= lr.lp_objective - 1e-6 and lr.restricted_rounded >= r.objective
+    assert r.bound <= r.objective
+
+
 def test_the_slack_lp_needs_closeness_rows():
     frame = pd.DataFrame({"q": list("aabbcc"), "s": list("xyxyzx")})
     _, request, instance, _ = _instance(frame, ["q"], [ma.KAnonymity(2), ma.LDiversity(2)])
