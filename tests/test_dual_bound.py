@@ -115,8 +115,9 @@ def test_a_simplex_stopped_early_still_bounds_the_optimum():
     assert seen and max(seen) <= whole.objective + 1e-9
 
 
-def test_an_lp_in_pieces_reaches_the_optimum_and_keeps_valid_multipliers():
-    rng = np.random.default_rng(11)
+def _closeness_lp(seed):
+    """The LP relaxation of a random 300-row table under k = 3 and 0.15-closeness: ``(lp, arrays, upper)``."""
+    rng = np.random.default_rng(seed)
     frame = pd.DataFrame({"a": rng.integers(0, 6, 300).astype(str), "b": rng.integers(0, 5, 300).astype(str),
                           "s": rng.choice(list("uvwxyz"), 300)})
     table = ma.Table.from_frame(frame, ["a", "b"], "s")
@@ -126,6 +127,11 @@ def test_an_lp_in_pieces_reaches_the_optimum_and_keeps_valid_multipliers():
     lp = build(instance, request).lm.relaxed()
     a = lp.arrays()
     up = implied_upper(a)
+    return lp, a, up
+
+
+def test_an_lp_in_pieces_reaches_the_optimum_and_keeps_valid_multipliers():
+    lp, a, up = _closeness_lp(11)
     simplex = {"solver": "simplex"}
     whole = solve_highs(lp, SolverOptions(highs_options=simplex), ObjectiveGrid(1))
     assert whole.status == "optimal"
@@ -146,16 +152,7 @@ def test_a_presolved_lp_in_one_piece_gives_the_bound_of_its_multipliers():
     at its end (what the relaxation stage reads), equal to the LP optimum found without presolve."""
     import math
 
-    rng = np.random.default_rng(12)
-    frame = pd.DataFrame({"a": rng.integers(0, 6, 300).astype(str), "b": rng.integers(0, 5, 300).astype(str),
-                          "s": rng.choice(list("uvwxyz"), 300)})
-    table = ma.Table.from_frame(frame, ["a", "b"], "s")
-    request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.15))
-    instance, _, why = pipeline._prepare(table, request, Timings())
-    assert why is None
-    lp = build(instance, request).lm.relaxed()
-    a = lp.arrays()
-    up = implied_upper(a)
+    lp, a, up = _closeness_lp(12)
     simplex = {"solver": "simplex"}
     plain = solve_highs(lp, SolverOptions(highs_options=simplex), ObjectiveGrid(1))
     assert plain.status == "optimal" and plain.multiplier_bound is None  # no pieces asked: none evaluated
