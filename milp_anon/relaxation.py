@@ -314,7 +314,7 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
         best = _better(_better(best, searched_r), release_r)
         left = solver.time_limit - (time.perf_counter() - t_start)
         lp_options = dataclasses.replace(lp_options, time_limit=share * max(left, 0.0))
-    out, searched, search_log = _lp_and_search(lp, lp_options, grid, beside and best is not None, search, best)
+    out, searched, search_log = _lp_and_search(lp, lp_options, grid, beside, search, best)
     best = _better(best, searched)  # the table to beat
     lp_bound = out.multiplier_bound  # evaluated where the LP ran, at the ends of its pieces
     bound = grid.ceil(lp_bound)
