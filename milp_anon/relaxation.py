@@ -258,22 +258,31 @@ def restricted_pairs(am, pair_bounds) -> np.ndarray | None:
     return keep if keep.mean() < 0.9 else None
 
 
+def _restriction_rounded(lp, am, request, options: SolverOptions, grid, beside, search, incumbent, deadline,
+                         name: str):
+    """A restriction of the LP (``lp`` over ``am``'s columns: the slack LP, the restricted LP), presolved in
+    one piece with the search beside it, and its optimum's verified rounding: ``(release or None, the
+    search's release or None, the log's fields named after name)``. Only its values are used, and the table
+    rounded from them is verified, so HiGHS's presolve risk does not reach a proof; nor are its multipliers."""
+    options = dataclasses.replace(options, presolve="on")
+    out, searched, search_log = _lp_and_search(lp, options, grid, beside, search, incumbent, pieces=False)
+    release, rounded, refined = None, None, None
+    if out.status == Status.OPTIMAL and out.x is not None:
+        release, rounded, refined = _rounded(am, request, out.x, f"{name} LP rounding", deadline)
+    fields = dict(status=out.solver_status, objective=out.objective if out.status == Status.OPTIMAL else None,
+                  seconds=round(out.seconds, 3), rounded=rounded, refined=refined, search=search_log)
+    return release, searched, {f"{name}_{k}": v for k, v in fields.items()}
+
+
 def _restricted_lp(am, request, keep, options: SolverOptions, grid, beside, search, incumbent, deadline):
     """The LP over the pairs ``keep`` (:func:`restricted_pairs`) and its verified rounding: ``(release or
     None, the search's release or None, the log's restricted_* fields)``."""
     inst = am.instance
     sub = inst.candidates.restrict_pairs(keep, inst.types.counts, request.min_group_size(), "restricted LP")
     ram = build(inst.with_candidates(sub), request)
-    lp = ram.lm.relaxed()
-    out, searched, search_log = _lp_and_search(lp, options, grid, beside, search, incumbent, pieces=False)
-    release, rounded, refined = None, None, None
-    if out.status == Status.OPTIMAL and out.x is not None:
-        release, rounded, refined = _rounded(ram, request, out.x, "restricted LP rounding", deadline)
-    fields = dict(restricted_pairs=f"{sub.n_pairs} of {inst.candidates.n_pairs}", restricted_status=out.solver_status,
-                  restricted_objective=out.objective if out.status == Status.OPTIMAL else None,
-                  restricted_seconds=round(out.seconds, 3), restricted_rounded=rounded, restricted_refined=refined,
-                  restricted_search=search_log)
-    return release, searched, fields
+    release, searched, fields = _restriction_rounded(ram.lm.relaxed(), ram, request, options, grid, beside, search,
+                                                     incumbent, deadline, "restricted")
+    return release, searched, dict(fields, restricted_pairs=f"{sub.n_pairs} of {inst.candidates.n_pairs}")
 
 
 def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Release | None, search=None,
@@ -307,8 +316,7 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     if keep is not None:
         # the LP may not finish: a smaller one first, for a table (presolved like the slack LP: no bound or
         # status of it is used, and its table is verified), then the LP for the bound in the time left
-        r_options = dataclasses.replace(lp_options, time_limit=RESTRICTED_TIME_SHARE * solver.time_limit,
-                                        presolve="on")
+        r_options = dataclasses.replace(lp_options, time_limit=RESTRICTED_TIME_SHARE * solver.time_limit)
         release_r, searched_r, restricted = _restricted_lp(am, request, keep, r_options, grid, beside, search,
                                                            incumbent, deadline)
         best = _better(_better(best, searched_r), release_r)
@@ -347,19 +355,10 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     if slack is not None:
         # the LP again with room for the rounding (t-closeness) over the first LP's groups: a second table,
         # often far better. Presolve on, from no basis: it drops the closed candidates' columns and rows (4 QIs:
-        # 21 s; presolve off 45 s; from the first LP's basis 118 s). A restriction guiding a rounding whose
-        # table is verified: no bound or status of it is used, so HiGHS's presolve risk does not reach a proof;
-        # nor are its multipliers, so it runs in one piece
-        slack_options = dataclasses.replace(lp_options, time_limit=share * left, presolve="on")
-        out2, searched2, search_log2 = _lp_and_search(slack, slack_options, grid, beside and best is not None,
-                                                      search, best, pieces=False)
-        best = _better(best, searched2)
-        release2, rounded2, refined2 = None, None, None
-        if out2.status == Status.OPTIMAL and out2.x is not None:
-            release2, rounded2, refined2 = _rounded(am, request, out2.x, "slack LP rounding", deadline)
-        best = _better(best, release2)
-        log = dataclasses.replace(log, slack_status=out2.solver_status, slack_seconds=round(out2.seconds, 3),
-                                  slack_objective=out2.objective if out2.status == Status.OPTIMAL else None,
-                                  slack_rounded=rounded2, slack_refined=refined2, slack_search=search_log2,
-                                  used=best is release or best is release2)
+        # 21 s; presolve off 45 s; from the first LP's basis 118 s)
+        release2, searched2, fields = _restriction_rounded(
+            slack, am, request, dataclasses.replace(lp_options, time_limit=share * left), grid,
+            beside and best is not None, search, best, deadline, "slack")
+        best = _better(_better(best, searched2), release2)
+        log = dataclasses.replace(log, **fields, used=best is release or best is release2)
     return bound, (best if best is not incumbent else None), log
