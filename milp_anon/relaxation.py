@@ -305,13 +305,15 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     # presolve for an LP that should finish (LP_PRESOLVE_MAX_COLUMNS): its bound is recomputed from its
     # multipliers (weak duality, in numpy), and its solution only guides roundings whose tables are verified,
     # so HiGHS's presolve risk does not reach a proof
-    presolve = "on" if lp.n_cols <= LP_PRESOLVE_MAX_COLUMNS else solver.presolve
+    finishes = lp.n_cols <= LP_PRESOLVE_MAX_COLUMNS
+    presolve = "on" if finishes else solver.presolve
     lp_options = dataclasses.replace(solver, time_limit=share * solver.time_limit, presolve=presolve,
                                      highs_options=(("solver", "simplex"),) + tuple(solver.highs_options),
                                      isolate="always" if beside else solver.isolate)
     deadline = t_start + solver.time_limit  # the refinements stop there (the stage's own end)
     best, restricted = incumbent, {}
-    keep = None if pair_bounds is None or presolve == "on" or interrupt.stop_requested() \
+    # by size, not by presolve: a user's presolve="on" does not make a large LP finish
+    keep = None if pair_bounds is None or finishes or interrupt.stop_requested() \
         else restricted_pairs(am, pair_bounds)
     if keep is not None:
         # the LP may not finish: a smaller one first, for a table (presolved like the slack LP: no bound or

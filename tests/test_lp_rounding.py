@@ -351,7 +351,8 @@ def test_the_restricted_lp_over_any_pair_bounds_is_feasible_and_its_table_verifi
 
 def test_a_solve_runs_the_restricted_lp_from_its_pair_bounds_when_the_lp_may_not_finish(monkeypatch):
     """Through the pipeline: the Lagrangian stage's pair bounds reach the LP stage, which solves the
-    restricted LP first when the LP is above ``LP_PRESOLVE_MAX_COLUMNS`` (here every LP), and not below."""
+    restricted LP first when the LP is above ``LP_PRESOLVE_MAX_COLUMNS`` (here every LP), and not below,
+    whatever presolve the user asks for."""
     rng = np.random.default_rng(8)
     frame = pd.DataFrame({"a": rng.integers(0, 4, 60).astype(str), "b": rng.integers(0, 3, 60).astype(str),
                           "s": rng.choice(list("uvwxyz"), 60)})
@@ -365,6 +366,9 @@ def test_a_solve_runs_the_restricted_lp_from_its_pair_bounds_when_the_lp_may_not
     assert r.verified and not lr.lp_presolve and lr.restricted_status == "Optimal"
     assert lr.restricted_objective >= lr.lp_objective - 1e-6 and lr.restricted_rounded >= r.objective
     assert r.bound <= r.objective
+    # the LP's size decides, not the presolve asked for: presolve="on" on a large LP still gets it first
+    on = request.solve(table, time_limit=30, presolve="on")
+    assert on.verified and on.lp_rounding.restricted_status == "Optimal" and on.lp_rounding.lp_presolve
 
 
 def test_the_slack_lp_needs_closeness_rows():
