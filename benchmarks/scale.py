@@ -2,7 +2,8 @@
 
     python -m benchmarks.scale techniques [--limit SEC]          # 5 QIs: whole model vs reduction, same run
     python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
-                                        [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit,parallel]
+                                        [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit,parallel,
+                                                    no-cutoff]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -31,6 +32,9 @@ largest round that fits runs instead).
 ``--variants parallel`` gives HiGHS both cores (``threads=2``, ``parallel="on"``:
 the parallel tree search of HiGHS 1.15 in the rounds, the parallel dual simplex
 in the LPs; ``after``: one thread).
+``--variants no-cutoff`` puts back the rounds as they were before 2026-11-26:
+no HiGHS cutoff (``objective_bound``) at ``G − step/2`` in the rounds that do not
+polish; they stop only once HiGHS's bound reaches ``G`` (``after``: with it).
 ``--recoding lm`` / ``height``: local recoding with the ARX hierarchies of
 every QI (that cost), instead of suppression.
 """
@@ -73,6 +77,8 @@ def run(job):
             _reduction.LagrangianReduction.fitting_threshold = lambda self, G: None
         elif v == "parallel":
             engine = dict(threads=2, highs_options=(("parallel", "on"),))
+        elif v == "no-cutoff":
+            _reduction.ROUND_CUTOFF = False
         elif v != "after":
             raise SystemExit(f"unknown variant {v!r}")
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])

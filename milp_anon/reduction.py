@@ -75,6 +75,9 @@ ROUNDING_SHARE = 0.1
 ROUNDING_SECONDS_UNLIMITED = 60.0
 #: whether the LP point is rounded into a first table (off: the rounds alone find incumbents)
 LP_ROUNDING = True
+#: whether a round that does not polish gives HiGHS the cutoff ``G − step/2`` (``objective_bound``,
+#: :meth:`LagrangianReduction.cutoff`): nodes above it are pruned and reduced-cost fixing starts from it
+ROUND_CUTOFF = True
 #: whether every round's model also holds the incumbent's pairs and starts from it (off: ``S(G)`` alone,
 #: started from the whole table as one group); any superset of ``S(G)`` keeps ``OPT >= min(B, G)``
 ROUND_HOLDS_INCUMBENT = True
@@ -187,6 +190,7 @@ class LagrangianReduction:
         self.last_pairs, self.last_bound = 0, -math.inf
         self.last_G = -math.inf  # the threshold of the last round built
         self.polish_left = 0.0  # seconds of incumbent search left to the rounds (set by the first)
+        self.round_cutoff = None  # the last round's objective_bound (:meth:`cutoff`), or None
         self.stopped_by_limit = False
         self.solver_status = ""
         self.counts = dict(instance.candidates.counts)
@@ -410,8 +414,10 @@ class LagrangianReduction:
         rnd.bound = bound if math.isfinite(bound) else None
         self.last_bound = bound
         limited = out.status in (Status.TIME_LIMIT, Status.NO_SOLUTION)
-        if limited and bound >= G:
-            rnd.status = "stopped at G"  # no solution cheaper than G in the restriction
+        if (limited or self.round_cutoff is not None) and bound >= G and out.status != Status.OPTIMAL:
+            # no solution cheaper than G in the restriction (under the cutoff HiGHS says "infeasible", or
+            # returns a start above it with its bound at the cutoff)
+            rnd.status = "stopped at G"
         self.lb = max(self.lb, min(bound, G))
         progress.report(bound=self.lb, incumbent=self.ub if math.isfinite(self.ub) else None)
         if first and (self.left() is None or self.left() > 0) \
@@ -437,13 +443,35 @@ class LagrangianReduction:
             self.polish_left = ROUND_POLISH * (remaining if remaining is not None else ROUND_POLISH_UNLIMITED)
         wanted = first or (POLISH_SHARED and (self.best is None or self.grid.gap(self.ub, self.lb) > HEURISTIC_GAP))
         polish = self.polish_left if wanted else 0.0
+        options = dataclasses.replace(self.solver, time_limit=remaining)
+        cutoff = self.round_cutoff = self.cutoff(G) if not polish else None
+        if cutoff is not None:
+            options = dataclasses.replace(options, highs_options=tuple(options.highs_options)
+                                          + (("objective_bound", cutoff),))
         with self.timings.phase("solve"):
-            out = solve_model(am.lm, dataclasses.replace(self.solver, time_limit=remaining), self.grid,
+            out = solve_model(am.lm, options, self.grid,
                               hint=whole_table_start(am) if hint is None else hint,
                               stop_bound=StopAtBound(G, polish) if math.isfinite(G) else None)
         self.polish_left = max(0.0, self.polish_left - min(out.seconds, polish))
         self.solver_status = out.solver_status
         return out
+
+    def cutoff(self, G: float) -> float | None:
+        """HiGHS's ``objective_bound`` for a round at ``G`` that does not polish (``ROUND_CUTOFF``), or ``None``.
+
+        The round only shows that no solution of the restriction costs less than ``G`` (``min(B, G)`` is
+        used), so every node whose bound exceeds ``G − step/2`` may be pruned at once, and HiGHS's
+        reduced-cost fixing works from that cutoff instead of from the incumbent, which can lie far
+        above ``G``. Safe on a grid: a restriction's optimum is a grid point (for fixed ``y`` the
+        assignment LP has an integral optimum), so one below ``G`` lies at ``G − step`` or lower, under
+        the cutoff. With presolve off HiGHS sees the continuous assignment columns in the objective and
+        does not round its own cutoff to the grid (``computeNewUpperLimit`` rounds only an integral
+        objective). ``None`` without a grid, at an infinite ``G`` or with the user's own lower bound."""
+        if not ROUND_CUTOFF or not self.grid.denominator or not math.isfinite(G):
+            return None
+        cutoff = G - 0.5 * self.grid.step
+        user = dict(self.solver.highs_options).get("objective_bound")
+        return cutoff if user is None else min(cutoff, float(user))
 
     def outcome(self) -> Outcome:
         """The best verified release (or the fallback heuristic's) with the bound proven."""

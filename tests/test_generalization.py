@@ -10,27 +10,7 @@ from milp_anon.exact import brute_force
 from milp_anon.recoding import Generalization
 from milp_anon.verify import verify_release
 
-from helpers import LETTERS, random_hierarchy, sensitive_tables, small_tables, solve_k
-
-
-@st.composite
-def generalization_cases(draw):
-    frame, qi, k = draw(small_tables(n=(4, 9), m=(1, 3), alphabet=(2, 3), k=(2, 3)))
-    hier = {}
-    for c in qi:
-        if draw(st.booleans()) or len(hier) == 0:
-            hier[c] = draw(random_hierarchy(list(LETTERS[:3])))
-    cost = draw(st.sampled_from(["suppression", "height", "lm", "weights"]))
-    if cost == "weights":
-        cost = {}
-        for c, h in hier.items():
-            H = len(next(iter(h.values())))
-            steps = [draw(st.sampled_from([0, 0.5, 1, 2])) for _ in range(H)]
-            w = [0.0]
-            for s_ in steps:
-                w.append(w[-1] + s_)
-            cost[c] = w
-    return frame, qi, k, Generalization(hier, cost=cost)
+from helpers import LETTERS, generalization_cases, random_hierarchy, sensitive_tables, small_tables, solve_k
 
 
 @settings(max_examples=200)

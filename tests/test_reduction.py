@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 import milp_anon as ma
 from milp_anon import pipeline, reduction
 from milp_anon.candidates import suppression_candidates
-from milp_anon.exact import brute_force_k_anonymity
+from milp_anon.exact import brute_force, brute_force_k_anonymity
 from milp_anon.grid import ObjectiveGrid
 from milp_anon.lagrangian import block_prices, column_generation
 from milp_anon.rowtypes import RowTypes
 
-from helpers import frame_from_array, small_tables
+from helpers import frame_from_array, generalization_cases, small_tables
 
 
 def _block_by_enumeration(v, n, k, force=None):
@@ -159,10 +159,11 @@ def test_reduction_equals_whole_model_beyond_brute_force(monkeypatch):
     reduction fixes pairs and, on some tables, needs more than one round (both paths are exercised).
     No polishing of the first round here, so that rounds stop at their threshold, and no LP rounding, so
     that the rounds find the incumbents (the LP rounding's table is often optimal already on these tables,
-    and the bound then ends the solve before any round: checked on the same tables, with it on)."""
+    and the bound then ends the solve before any round: checked on the same tables, with it on). Rounds
+    end under HiGHS's cutoff ``G − step/2`` (``ROUND_CUTOFF``) and, switched off, by the stop callback."""
     monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
     rng = np.random.default_rng(20261122)
-    rounds, fixed, stopped, no_round = [], [], 0, 0
+    rounds, fixed, stopped, stopped_uncut, no_round = [], [], 0, 0, 0
     for _ in range(40):
         m = int(rng.integers(3, 7))
         frame = _duplicated_table(rng, int(rng.integers(8, 40)), int(rng.integers(40, 121)), m,
@@ -174,17 +175,21 @@ def test_reduction_equals_whole_model_beyond_brute_force(monkeypatch):
         with monkeypatch.context() as mp:
             mp.setattr(reduction, "LP_ROUNDING", False)
             red = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
+            mp.setattr(reduction, "ROUND_CUTOFF", False)  # rounds stopped by the callback instead of the cutoff
+            uncut = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
         rounded = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
-        assert whole.status == red.status == rounded.status == "optimal"
-        assert red.objective == whole.objective == rounded.objective
+        assert whole.status == red.status == rounded.status == uncut.status == "optimal"
+        assert red.objective == whole.objective == rounded.objective == uncut.objective
+        stopped_uncut += sum(rnd.status == "stopped at G" for rnd in uncut.reduction.rounds)
         assert rounded.reduction.rounding_objective >= rounded.objective
         no_round += not rounded.reduction.rounds
         info = red.reduction
         rounds.append(len(info.rounds))
         fixed.append(info.rounds[0].pairs < info.full_pairs)
         stopped += sum(rnd.status == "stopped at G" for rnd in info.rounds)
-    # some rounds end early, once their bound reaches G (the stop_bound path)
-    assert max(rounds) >= 2 and any(fixed) and stopped > 0
+    # some rounds end early, with no solution below G: under HiGHS's cutoff G − step/2, and without it
+    # once their bound reaches G (the stop_bound path)
+    assert max(rounds) >= 2 and any(fixed) and stopped > 0 and stopped_uncut > 0
     assert no_round > 0  # the rounding's table and the Lagrangian bound alone settle some tables
 
 
@@ -262,6 +267,24 @@ def test_reduction_with_hierarchies_and_fractional_costs():
     red = ma.anonymize(table, ma.KAnonymity(5), recoding=rec, reduction="lagrangian")
     assert whole.status == red.status == "optimal"
     assert red.objective == pytest.approx(whole.objective, abs=1e-9)
+
+
+@settings(max_examples=150, deadline=None)
+@given(generalization_cases())
+def test_rounds_under_the_cutoff_equal_brute_force_with_hierarchies(case):
+    """The rounds under HiGHS's cutoff ``G − step/2`` (no polish, no LP rounding: the rounds find the tables
+    and end with no solution below G) agree with brute force on random hierarchies and costs, including
+    fractional grids (``lm``, weights in halves)."""
+    frame, qi, k, rec = case
+    expected = brute_force(frame[qi].to_numpy(), [ma.KAnonymity(k)], recoding=rec, columns=qi)[0]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(reduction, "ROUND_POLISH", 0.0)
+        mp.setattr(reduction, "LP_ROUNDING", False)
+        r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(k), recoding=rec, reduction="lagrangian")
+    if expected is None:
+        assert r.status == "infeasible"
+        return
+    assert r.status == "optimal" and r.objective == pytest.approx(float(expected), abs=1e-9)
 
 
 def test_time_limit_returns_a_verified_table():
