@@ -411,13 +411,16 @@ class LagrangianReduction:
                     self.best_pairs = np.zeros(inst.candidates.n_pairs)
                     self.best_pairs[full] = g
         bound = math.inf if out.status == Status.INFEASIBLE else (-math.inf if out.bound is None else out.bound)
+        below = rnd.objective is not None and rnd.objective < G  # a table cheaper than G found
+        if self.round_cutoff is not None and not below:
+            # under the cutoff HiGHS proves only "nothing below G": it says "infeasible", or returns the start
+            # (above the cutoff) as optimal with its own value as the bound, which bounds nothing
+            bound = min(bound, G)
         rnd.bound = bound if math.isfinite(bound) else None
         self.last_bound = bound
         limited = out.status in (Status.TIME_LIMIT, Status.NO_SOLUTION)
-        if (limited or self.round_cutoff is not None) and bound >= G and out.status != Status.OPTIMAL:
-            # no solution cheaper than G in the restriction (under the cutoff HiGHS says "infeasible", or
-            # returns a start above it with its bound at the cutoff)
-            rnd.status = "stopped at G"
+        if (limited or self.round_cutoff is not None) and bound >= G and not below:
+            rnd.status = "stopped at G"  # no solution cheaper than G in the restriction
         self.lb = max(self.lb, min(bound, G))
         progress.report(bound=self.lb, incumbent=self.ub if math.isfinite(self.ub) else None)
         if first and (self.left() is None or self.left() > 0) \

@@ -187,6 +187,9 @@ def test_reduction_equals_whole_model_beyond_brute_force(monkeypatch):
         rounds.append(len(info.rounds))
         fixed.append(info.rounds[0].pairs < info.full_pairs)
         stopped += sum(rnd.status == "stopped at G" for rnd in info.rounds)
+        # under the cutoff a round proves nothing beyond G: no bound above it is reported (or steers the next G)
+        assert all(rnd.bound is None or rnd.bound <= rnd.G for rnd in info.rounds
+                   if rnd.G is not None and (rnd.objective is None or rnd.objective >= rnd.G))
     # some rounds end early, with no solution below G: under HiGHS's cutoff G − step/2, and without it
     # once their bound reaches G (the stop_bound path)
     assert max(rounds) >= 2 and any(fixed) and stopped > 0 and stopped_uncut > 0
