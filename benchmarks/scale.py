@@ -3,7 +3,7 @@
     python -m benchmarks.scale techniques [--limit SEC]          # 5 QIs: whole model vs reduction, same run
     python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
                                         [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit,parallel,
-                                                    no-cutoff]
+                                                    cutoff,no-cutoff]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -32,9 +32,11 @@ largest round that fits runs instead).
 ``--variants parallel`` gives HiGHS both cores (``threads=2``, ``parallel="on"``:
 the parallel tree search of HiGHS 1.15 in the rounds, the parallel dual simplex
 in the LPs; ``after``: one thread).
-``--variants no-cutoff`` puts back the rounds as they were before 2026-11-26:
-no HiGHS cutoff (``objective_bound``) at ``G − step/2`` in the rounds that do not
-polish; they stop only once HiGHS's bound reaches ``G`` (``after``: with it).
+``--variants cutoff`` gives HiGHS the cutoff (``objective_bound``) ``G − step/2``
+in the rounds that do not polish (``ROUND_CUTOFF``, off by default since its
+measurement, ``scale_reduction_cutoff_6qi_60s.md``); ``no-cutoff`` is the default
+(rounds stop once HiGHS's bound reaches ``G``), named for that run, at 704087c,
+where the cutoff was on in ``after``.
 ``--recoding lm`` / ``height``: local recoding with the ARX hierarchies of
 every QI (that cost), instead of suppression.
 """
@@ -77,8 +79,10 @@ def run(job):
             _reduction.LagrangianReduction.fitting_threshold = lambda self, G: None
         elif v == "parallel":
             engine = dict(threads=2, highs_options=(("parallel", "on"),))
-        elif v == "no-cutoff":
+        elif v == "no-cutoff":  # the default since 2026-11-26's measurement (scale_reduction_cutoff_6qi_60s.md)
             _reduction.ROUND_CUTOFF = False
+        elif v == "cutoff":
+            _reduction.ROUND_CUTOFF = True
         elif v != "after":
             raise SystemExit(f"unknown variant {v!r}")
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])

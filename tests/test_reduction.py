@@ -160,7 +160,7 @@ def test_reduction_equals_whole_model_beyond_brute_force(monkeypatch):
     No polishing of the first round here, so that rounds stop at their threshold, and no LP rounding, so
     that the rounds find the incumbents (the LP rounding's table is often optimal already on these tables,
     and the bound then ends the solve before any round: checked on the same tables, with it on). Rounds
-    end under HiGHS's cutoff ``G − step/2`` (``ROUND_CUTOFF``) and, switched off, by the stop callback."""
+    end under HiGHS's cutoff ``G − step/2`` (``ROUND_CUTOFF`` on) and, as by default, by the stop callback."""
     monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
     rng = np.random.default_rng(20261122)
     rounds, fixed, stopped, stopped_uncut, no_round = [], [], 0, 0, 0
@@ -174,8 +174,9 @@ def test_reduction_equals_whole_model_beyond_brute_force(monkeypatch):
         whole = ma.anonymize(table, ma.KAnonymity(k), reduction="none")
         with monkeypatch.context() as mp:
             mp.setattr(reduction, "LP_ROUNDING", False)
+            mp.setattr(reduction, "ROUND_CUTOFF", True)  # rounds ended by HiGHS's cutoff
             red = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
-            mp.setattr(reduction, "ROUND_CUTOFF", False)  # rounds stopped by the callback instead of the cutoff
+            mp.setattr(reduction, "ROUND_CUTOFF", False)  # the default: stopped by the callback
             uncut = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
         rounded = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
         assert whole.status == red.status == rounded.status == uncut.status == "optimal"
@@ -283,6 +284,7 @@ def test_rounds_under_the_cutoff_equal_brute_force_with_hierarchies(case):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(reduction, "ROUND_POLISH", 0.0)
         mp.setattr(reduction, "LP_ROUNDING", False)
+        mp.setattr(reduction, "ROUND_CUTOFF", True)
         r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(k), recoding=rec, reduction="lagrangian")
     if expected is None:
         assert r.status == "infeasible"
