@@ -472,7 +472,8 @@ class LagrangianReduction:
         assignment LP has an integral optimum), so one below ``G`` lies at ``G − step`` or lower, under
         the cutoff. With presolve off HiGHS sees the continuous assignment columns in the objective and
         does not round its own cutoff to the grid (``computeNewUpperLimit`` rounds only an integral
-        objective). ``None`` without a grid, at an infinite ``G`` or with the user's own lower bound."""
+        objective). ``None`` without a grid or at an infinite ``G``; a user's own ``objective_bound`` below it
+        is kept."""
         if not ROUND_CUTOFF or not self.grid.denominator or not math.isfinite(G):
             return None
         cutoff = G - 0.5 * self.grid.step
