@@ -3,7 +3,7 @@
     python -m benchmarks.scale techniques [--limit SEC]          # 5 QIs: whole model vs reduction, same run
     python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
                                         [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit,parallel,
-                                                    cutoff,no-cutoff]
+                                                    cutoff]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -34,9 +34,8 @@ the parallel tree search of HiGHS 1.15 in the rounds, the parallel dual simplex
 in the LPs; ``after``: one thread).
 ``--variants cutoff`` gives HiGHS the cutoff (``objective_bound``) ``G − step/2``
 in the rounds that do not polish (``ROUND_CUTOFF``, off by default since its
-measurement, ``scale_reduction_cutoff_6qi_60s.md``); ``no-cutoff`` is the default
-(rounds stop once HiGHS's bound reaches ``G``), named for that run, at 704087c,
-where the cutoff was on in ``after``.
+measurement, ``scale_reduction_cutoff_6qi_60s.md``, run at 704087c, where the
+cutoff was on in ``after`` and ``no-cutoff`` turned it off).
 ``--recoding lm`` / ``height``: local recoding with the ARX hierarchies of
 every QI (that cost), instead of suppression.
 """
@@ -79,8 +78,6 @@ def run(job):
             _reduction.LagrangianReduction.fitting_threshold = lambda self, G: None
         elif v == "parallel":
             engine = dict(threads=2, highs_options=(("parallel", "on"),))
-        elif v == "no-cutoff":  # the default since 2026-11-26's measurement (scale_reduction_cutoff_6qi_60s.md)
-            _reduction.ROUND_CUTOFF = False
         elif v == "cutoff":
             _reduction.ROUND_CUTOFF = True
         elif v != "after":

@@ -193,7 +193,6 @@ class LagrangianReduction:
         self.last_pairs, self.last_bound = 0, -math.inf
         self.last_G = -math.inf  # the threshold of the last round built
         self.polish_left = 0.0  # seconds of incumbent search left to the rounds (set by the first)
-        self.round_cutoff = None  # the last round's objective_bound (:meth:`cutoff`), or None
         self.stopped_by_limit = False
         self.solver_status = ""
         self.counts = dict(instance.candidates.counts)
@@ -400,7 +399,7 @@ class LagrangianReduction:
         hint = None
         if inc is not None and np.array_equal(am.pair_cand, sub.pair_cand) and inc[full].sum() == inc.sum():
             hint = am.start(inc[full])
-        out = self._solve_round(am, G, remaining, first, hint)
+        out, cutoff = self._solve_round(am, G, remaining, first, hint)
         rnd.status, rnd.seconds = out.status, round(out.seconds, 3)
         if out.x is not None:
             with self.timings.phase("verify"):
@@ -415,14 +414,14 @@ class LagrangianReduction:
                     self.best_pairs[full] = g
         bound = math.inf if out.status == Status.INFEASIBLE else (-math.inf if out.bound is None else out.bound)
         below = rnd.objective is not None and rnd.objective < G  # a table cheaper than G found
-        if self.round_cutoff is not None and not below:
+        if cutoff is not None and not below:
             # under the cutoff HiGHS proves only "nothing below G": it says "infeasible", or returns the start
             # (above the cutoff) as optimal with its own value as the bound, which bounds nothing
             bound = min(bound, G)
         rnd.bound = bound if math.isfinite(bound) else None
         self.last_bound = bound
         limited = out.status in (Status.TIME_LIMIT, Status.NO_SOLUTION)
-        if (limited or self.round_cutoff is not None) and bound >= G and not below:
+        if (limited or cutoff is not None) and bound >= G and not below:
             rnd.status = "stopped at G"  # no solution cheaper than G in the restriction
         self.lb = max(self.lb, min(bound, G))
         progress.report(bound=self.lb, incumbent=self.ub if math.isfinite(self.ub) else None)
@@ -439,7 +438,8 @@ class LagrangianReduction:
 
     def _solve_round(self, am, G: float, remaining: float | None, first: bool, hint=None):
         """One restricted model from ``hint`` (else the whole table as one group): stop at ``G``; the first
-        round is polished, and leaves room for the heuristic."""
+        round is polished, and leaves room for the heuristic. Returns ``(outcome, the cutoff HiGHS was given
+        or None)`` (:meth:`cutoff`)."""
         if first and remaining is not None and self.request.model.warm_start != "greedy":
             remaining *= 1.0 - HEURISTIC_SHARE  # room for the heuristic table after the first round
         # only min(B, G) is used, so a round may stop once its bound reaches G; the first
@@ -450,7 +450,7 @@ class LagrangianReduction:
         wanted = first or (POLISH_SHARED and (self.best is None or self.grid.gap(self.ub, self.lb) > HEURISTIC_GAP))
         polish = self.polish_left if wanted else 0.0
         options = dataclasses.replace(self.solver, time_limit=remaining)
-        cutoff = self.round_cutoff = self.cutoff(G) if not polish else None
+        cutoff = self.cutoff(G) if not polish else None
         if cutoff is not None:
             options = dataclasses.replace(options, highs_options=tuple(options.highs_options)
                                           + (("objective_bound", cutoff),))
@@ -460,7 +460,7 @@ class LagrangianReduction:
                               stop_bound=StopAtBound(G, polish) if math.isfinite(G) else None)
         self.polish_left = max(0.0, self.polish_left - min(out.seconds, polish))
         self.solver_status = out.solver_status
-        return out
+        return out, cutoff
 
     def cutoff(self, G: float) -> float | None:
         """HiGHS's ``objective_bound`` for a round at ``G`` that does not polish (``ROUND_CUTOFF``), or ``None``.
