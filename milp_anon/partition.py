@@ -93,8 +93,11 @@ def hull_node(cells, codes: np.ndarray) -> int:
 
 def groups_of(released: pd.DataFrame, qi) -> np.ndarray:
     """``(n,)`` the equivalence class (0-based) of every row of a released table."""
-    keys = released[list(qi)].astype(str).agg("\x1f".join, axis=1).to_numpy()
-    return np.unique(keys, return_inverse=True)[1].ravel()
+    # per column codes in sorted order of the cell texts, then the rows' code tuples in lexicographic
+    # order: the classes numbered in sorted order of their released QI values
+    codes = np.column_stack([pd.factorize(released[c].astype(str), sort=True)[0] for c in qi]) \
+        if len(qi) else np.zeros((len(released), 1), dtype=np.int64)
+    return np.unique(codes, axis=0, return_inverse=True)[1].ravel()
 
 
 def blocks_of(released: pd.DataFrame, qi) -> list[np.ndarray]:

@@ -22,7 +22,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 
-__all__ = ["Progress", "ProgressPrinter", "muted", "report", "reporting"]
+__all__ = ["Progress", "ProgressPrinter", "muted", "relaxed", "report", "reporting"]
 
 _log = logging.getLogger("milp_anon.progress")
 
@@ -85,6 +85,7 @@ class _Listener:
 
 
 _current: _Listener | None = None
+_relaxing = 0
 
 
 def report(**fields) -> None:
@@ -93,6 +94,8 @@ def report(**fields) -> None:
     listener = _current
     if listener is None:
         return
+    if _relaxing and "incumbent" in fields:
+        fields = {key: value for key, value in fields.items() if key != "incumbent"}
     try:
         listener.update(**fields)
     except Exception:  # pragma: no cover - a user's callback
@@ -116,6 +119,18 @@ def reporting(sink):
         yield
     finally:
         _current = previous
+
+
+@contextlib.contextmanager
+def relaxed():
+    """The solves inside the block are of a relaxation: their bounds are the problem's, their
+    incumbents are not (a table of the relaxation may violate the criteria), so those are dropped."""
+    global _relaxing
+    _relaxing += 1
+    try:
+        yield
+    finally:
+        _relaxing -= 1
 
 
 @contextlib.contextmanager

@@ -177,8 +177,9 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
         t0 = time.perf_counter()
         split = partial_split.PartialSplit.build(am, request, active) if merge else None
         model = sub if split is None else split.lm
-        out = solve_model(model, dataclasses.replace(solver, time_limit=left), grid,
-                          hint=hint if split is None else split.hint(hint))
+        with progress.relaxed():  # R(A)'s tables may fail the criteria: only its bound is the problem's
+            out = solve_model(model, dataclasses.replace(solver, time_limit=left), grid,
+                              hint=hint if split is None else split.hint(hint))
         if split is not None and out.x is not None:
             out = dataclasses.replace(out, x=split.to_whole(out.x))
         solver_status = out.solver_status

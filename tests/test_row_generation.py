@@ -49,6 +49,32 @@ def test_generated_rows_reach_the_brute_force_optimum(data):
     assert r.row_generation is not None and r.row_generation.converged
 
 
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_no_incumbent_reported_lies_below_the_optimum(data):
+    """Progress shows the problem's incumbents only: R(A)'s tables (which may fail the criteria and
+    cost less than the optimum) never appear as the incumbent, its bounds do."""
+    table, criteria, expected = _case(data, (1, 3))
+    if expected is None:
+        return
+    seen = []
+    r = ma.Request(*criteria, criteria_rows="generated").solve(table, progress=seen.append)
+    assert r.status == Status.OPTIMAL
+    incumbents = [p.incumbent for p in seen if p.incumbent is not None]
+    assert all(v >= expected - 1e-9 for v in incumbents), (incumbents, expected)
+    assert all(p.bound <= expected + 1e-9 for p in seen if p.bound is not None)
+
+
+def test_relaxed_drops_incumbents_and_keeps_bounds():
+    from milp_anon import progress
+    seen = []
+    with progress.reporting(seen.append):
+        with progress.relaxed():
+            progress.report(incumbent=3.0, solver_bound=1.0)
+        progress.report(incumbent=5.0)
+    assert [(p.incumbent, p.bound) for p in seen] == [(None, 1.0), (5.0, 1.0)]
+
+
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_every_relaxation_bound_lies_below_the_optimum(data):

@@ -120,27 +120,27 @@ def _borrow(left, groups, values, V, share, closeness, k, meets):
     at a time, each of the value ``left`` most lacks (of those that help it: below the table's share for
     t-closeness, not its most frequent otherwise) that the donor has and can spare (it still meets the
     criteria without it), until ``left`` meets them or no donor can spare a row. Returns the new ``left``."""
-    left = list(left)
+    left = np.asarray(left, dtype=np.int64)
     counts = np.bincount(values[left], minlength=V).astype(float)
     ok = False
     for g, (rows, stars) in enumerate(groups):
-        rows = list(rows)
+        rows = np.asarray(rows, dtype=np.int64)
         moved = False
         while True:
-            ok = len(left) >= k and meets(np.asarray(left))
+            ok = left.size >= k and meets(left)
             if ok:
                 break
-            score = _excess(counts, len(left), share, closeness)
+            score = _excess(counts, left.size, share, closeness)
             # a row helps when its value is below the table's share (t-closeness) or not the most frequent
             helps = (score < 0) if closeness else (score < score.max())
             have = np.bincount(values[rows], minlength=V) > 0
             for v in np.argsort(score, kind="stable"):
                 if not (have[v] and helps[v]):
                     continue
-                at = next(i for i in range(len(rows) - 1, -1, -1) if values[rows[i]] == v)
-                rest = rows[:at] + rows[at + 1:]
-                if meets(np.asarray(rest)):
-                    left.append(rows[at])
+                at = int(np.flatnonzero(values[rows] == v)[-1])  # the last row of value v
+                rest = np.delete(rows, at)
+                if meets(rest):
+                    left = np.append(left, rows[at])
                     rows = rest
                     counts[v] += 1
                     moved = True
@@ -148,7 +148,7 @@ def _borrow(left, groups, values, V, share, closeness, k, meets):
             else:
                 break  # this donor spares nothing the group lacks
         if moved:
-            groups[g] = (np.asarray(rows, dtype=np.int64), stars)
+            groups[g] = (rows, stars)
         if ok:  # (a donor that spared nothing left ``left`` as it was tested)
             break
     return np.asarray(left, dtype=np.int64)
