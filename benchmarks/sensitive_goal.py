@@ -33,7 +33,10 @@ lp-presolve-off`` solves the LP relaxation without presolve, in pieces, at
 any size (``relaxation.LP_PRESOLVE_MAX_COLUMNS = -1``), the package before
 presolve for an LP of at most that many columns. ``--variants
 no-restricted`` switches the restricted LP before an LP that may not finish
-off (``relaxation.RESTRICTED_SHARE = 0``), the package before it.
+off (``relaxation.RESTRICTED_SHARE = 0``), the package before it. ``--variants
+no-ball-prune`` keeps the candidates with no integer group of ``k`` rows or more
+in the ball ``TV <= t / d_min`` (``TCloseness._prune_far`` a no-op), the
+package before that pruning.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -149,6 +152,10 @@ def run_one(job):
         relaxation.LP_PRESOLVE_MAX_COLUMNS = -1
     if variant == "no-restricted":  # no restricted LP before an LP that may not finish (the package before)
         relaxation.RESTRICTED_SHARE = 0.0
+    if variant == "no-ball-prune":  # keep candidates with no integer group in the ball (the package before)
+        from milp_anon.criteria import TCloseness
+
+        TCloseness._prune_far = lambda self, table, units, cands, min_size: cands
     if variant == "unsplit":  # every R(A) over unit pairs for all candidates (before the partial split)
         from milp_anon import row_generation
 
@@ -204,13 +211,13 @@ def main(argv=None):
                                                       "no-slack (without the slack LP), slack-all (the slack LP "
                                                       "over every candidate), "
                                                       "lp-alone (the LP without the search "
-                                                      "beside it), after")
+                                                      "beside it), no-ball-prune (without the ball pruning), after")
     ap.add_argument("--out", default="benchmarks/results/sensitive_goal")
     a = ap.parse_args(argv)
     cases, qis = cases_and_qis(ap, a)
     variants = [v.strip() for v in a.variants.split(",")]
     known = ("before", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding", "lp-alone", "no-refine",
-             "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "after")
+             "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "no-ball-prune", "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")
     jobs = [(q, c, a.k, a.time_limit, a.lns, v) for q in qis for c in cases for v in variants]

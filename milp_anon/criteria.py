@@ -203,8 +203,9 @@ class Criterion:
         why = self.violation(GroupCounts.whole_table(table))
         return None if why is None else f"{self.describe()}: {why}"
 
-    def prune(self, table, units, cands):
-        """Drop candidates that provably cannot host a legal group (default: none)."""
+    def prune(self, table, units, cands, min_size: int = 1):
+        """Drop candidates that provably cannot host a legal group of at least ``min_size`` rows (default:
+        none)."""
         return cands
 
     def describe(self) -> str:
@@ -325,7 +326,7 @@ class PSensitivity(_SensitiveCriterion):
     def violation(self, groups: GroupCounts) -> str | None:
         return self._distinct_violation(groups, self.p, "p")
 
-    def prune(self, table, units, cands):
+    def prune(self, table, units, cands, min_size: int = 1):
         return self._prune_distinct(table, units, cands, self.p)
 
     def describe(self) -> str:
@@ -403,7 +404,7 @@ class LDiversity(_SensitiveCriterion):
                             f"(r1 = {int(r[i, 0])}, tail from r{self.l} = {int(tail[i])})")
         return None
 
-    def prune(self, table, units, cands):
+    def prune(self, table, units, cands, min_size: int = 1):
         return self._prune_distinct(table, units, cands, math.ceil(self.l - 1e-12))
 
     def describe(self) -> str:
@@ -623,8 +624,26 @@ class TCloseness(_SensitiveCriterion):
         tau = (float(self.t) + 1e-9) / d_min + 1e-9  # the matrix metric's group test allows t + 1e-9
         return (P, absent, tau) if tau < 1 else None
 
-    def prune(self, table, units, cands):
-        return self._prune_distinct(table, units, cands, lambda col: self.necessary_shape(table, col)[0])
+    def prune(self, table, units, cands, min_size: int = 1):
+        cands = self._prune_distinct(table, units, cands, lambda col: self.necessary_shape(table, col)[0])
+        return self._prune_far(table, units, cands, min_size)
+
+    def _prune_far(self, table, units, cands, min_size: int):
+        """Drop candidates none of whose sub-multisets of at least ``min_size`` compatible rows lies within
+        the ball ``TV(q, P) <= τ`` (:meth:`tv_ball`), which every close group meets: exact, since a group
+        released as ``j`` holds only compatible rows (:func:`least_ball_size`)."""
+        keep = np.ones(cands.n_candidates, dtype=bool)
+        pu, pc = units.expand_pairs(cands.pair_type, cands.pair_cand)
+        for col in self.columns(table):
+            ball = self.tv_ball(table, col)
+            if ball is None:
+                continue
+            P, _, tau = ball
+            V = P.shape[0]
+            m = np.bincount(pc * V + units.sensitive[pu, col], weights=units.counts[pu],
+                            minlength=cands.n_candidates * V).reshape(-1, V).astype(np.int64)
+            keep &= least_ball_size(m, P, tau, min_size) >= 0
+        return cands.subset(keep, stage=f"{self.name} ball") if not keep.all() else cands
 
     # -- the group test ---------------------------------------------------------------
     def violation(self, groups: GroupCounts) -> str | None:
@@ -725,3 +744,45 @@ def _matrix_metric(matrix, vals, name) -> np.ndarray:
         if np.any(d > d[:, [k]] + d[[k], :] + 1e-12):
             raise InputError("the distance matrix violates the triangle inequality")
     return d
+
+
+def least_ball_size(m: np.ndarray, P: np.ndarray, tau: float, min_size: int, chunk: int = 1 << 18) -> np.ndarray:
+    """``(C,)`` per row of ``m`` (``(C, V)`` rows available per value) the least size ``s >= min_size`` of a
+    sub-multiset ``c <= m`` with ``TV(c / s, P) <= tau``, or ``-1`` if there is none.
+
+    For a size ``s``, ``s · TV = s − Σ_σ min(c_σ, P_σ s)``, so the question is the most "coverage"
+    ``Σ_σ min(c_σ, P_σ s)`` that ``s`` rows reach. A value's rows add ``1`` each up to ``⌊P_σ s⌋``,
+    then ``frac(P_σ s)``, then ``0``: non-increasing, so the ``s`` largest marginals over all values
+    (each value's taken as a prefix) are optimal — ``Σ_σ min(m_σ, ⌊P_σ s⌋)`` ones, then the largest
+    fractions of the values with a row left. Every size up to ``Σ m`` is scanned, ``chunk`` (row, size)
+    pairs at a time: ``O(V log V)`` per pair. ``P`` may sum to less than 1 (a reference's values the
+    table lacks); the test errs towards keeping (``1e-9`` per row)."""
+    m = np.asarray(m, dtype=np.int64)
+    C, V = m.shape
+    S = m.sum(axis=1)
+    lo = max(int(min_size), 1)
+    least = np.full(C, -1, dtype=np.int64)
+    rows = np.flatnonzero(S >= lo)
+    span = S[rows] - lo + 1
+    start = 0
+    while start < rows.size:  # candidates in runs of about ``chunk`` (row, size) pairs
+        stop = start + max(1, int(np.searchsorted(np.cumsum(span[start:]), chunk, side="right")))
+        js = rows[start:stop]
+        reps = span[start:stop]
+        j = np.repeat(js, reps)
+        s = lo + np.arange(j.size) - np.repeat(np.cumsum(reps) - reps, reps)
+        Ps = P[None, :] * s[:, None]
+        fl = np.floor(Ps)
+        mj = m[j]
+        F = np.minimum(mj, fl).sum(axis=1)
+        frac = np.where(mj > fl, Ps - fl, 0.0)
+        top = np.cumsum(-np.sort(-frac, axis=1), axis=1)
+        r = np.clip(s - F, 0, V).astype(np.int64)
+        cover = np.minimum(F, s) + np.where(r > 0, top[np.arange(j.size), np.maximum(r - 1, 0)], 0.0)
+        ok = cover >= (1.0 - tau) * s - 1e-9 * s
+        first = np.full(C, np.iinfo(np.int64).max)
+        np.minimum.at(first, j[ok], s[ok])
+        hit = js[first[js] < np.iinfo(np.int64).max]
+        least[hit] = first[hit]
+        start = stop
+    return least

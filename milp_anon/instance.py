@@ -80,5 +80,5 @@ def generate_candidates(table: Table, request, types: RowTypes, units: Units, la
     else:
         cands = lattice_candidates(types, lattices, L, closure=closure)
     for c in request.criteria:
-        cands = c.prune(table, units, cands)
+        cands = c.prune(table, units, cands, min_size=L)
     return cands

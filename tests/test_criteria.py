@@ -333,6 +333,63 @@ def test_t_closeness_necessary_shape_holds_for_every_close_group(data):
         assert cap is None or max(g) <= cap * sum(g)
 
 
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_no_close_group_lies_below_the_least_ball_size(data):
+    """The ball pruning (``TCloseness._prune_far``) drops a candidate when no sub-multiset of its rows of at
+    least ``k`` rows lies in the ball ``TV <= τ``: here a random subset of a small table stands for a
+    candidate's rows, and every sub-multiset of it of ``k`` rows or more that the verifier finds t-close
+    (every distance, a given reference) has at least :func:`least_ball_size` rows — none when it is -1."""
+    from itertools import product
+
+    from milp_anon.criteria import least_ball_size
+    from milp_anon.errors import VerificationError
+    from milp_anon.verify import _check_t_closeness
+
+    frame, qi, k = data.draw(sensitive_tables(n=(3, 8), values=(2, 4)))
+    crit = data.draw(criteria_for(frame, kinds=["t-equal", "t-ordered", "t-hier", "t-matrix", "t-reference"]))
+    table = ma.Table.from_frame(frame, qi, "s")
+    ball = crit.tv_ball(table, 0)
+    vals = np.array(frame["s"].tolist())
+    subset = np.array(data.draw(st.lists(st.booleans(), min_size=len(vals), max_size=len(vals))), dtype=bool)
+    codes = {str(v): i for i, v in enumerate(table.sensitive_values[0])}
+    m = np.bincount([codes[v] for v in vals[subset]], minlength=len(codes))[None, :]
+    least = int(least_ball_size(m, ball[0], ball[2], k)[0]) if ball is not None else 1
+    present = sorted(set(vals[subset]))
+    rows_of = {v: np.flatnonzero(subset & (vals == v)) for v in present}
+    for g in product(*(range(len(rows_of[v]) + 1) for v in present)):
+        if sum(g) < max(k, 1):
+            continue
+        rows = np.concatenate([rows_of[v][:c] for v, c in zip(present, g)])
+        try:
+            _check_t_closeness(crit, vals, [rows], "s", vals)
+        except VerificationError:
+            continue
+        assert least != -1 and sum(g) >= least, (g, least)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_least_ball_size_is_the_least_size_in_the_ball(data):
+    """:func:`least_ball_size` against enumeration in exact fractions: the least size ``>= min_size`` of a
+    sub-multiset within total variation ``τ`` of ``P`` (``P`` may leave mass to values not held)."""
+    from itertools import product
+
+    from milp_anon.criteria import least_ball_size
+
+    V = data.draw(st.integers(1, 4))
+    m = np.array([[data.draw(st.integers(0, 3)) for _ in range(V)] for _ in range(3)])
+    w = [data.draw(st.integers(1, 6)) for _ in range(V + data.draw(st.integers(0, 1)))]
+    tau = Fraction(data.draw(st.integers(0, 10)), 10)
+    k = data.draw(st.integers(1, 5))
+    P = np.array(w[:V]) / sum(w)
+    got = least_ball_size(m, P, float(tau), k, chunk=data.draw(st.integers(1, 40)))
+    for i in range(3):
+        sizes = [sum(c) for c in product(*(range(x + 1) for x in m[i])) if sum(c) >= k and
+                 sum(max(Fraction(ci, sum(c)) - Fraction(wi, sum(w)), 0) for ci, wi in zip(c, w)) <= tau]
+        assert got[i] == (min(sizes) if sizes else -1)
+
+
 @pytest.mark.parametrize("crit, shape", [
     # masses 0.4, 0.35, 0.25: TV <= 0.3 leaves >= 0.7 present (two values); no value above 0.4 + 0.3
     (ma.TCloseness(0.3), (2, 0.7)),
