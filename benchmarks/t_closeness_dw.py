@@ -150,7 +150,8 @@ def main(argv=None):
     ap.add_argument("--t", default="0.2")
     ap.add_argument("--variants", default="blocks,solve")
     ap.add_argument("--solve-limit", type=float, default=300.0)
-    ap.add_argument("--block-limit", type=float, default=5.0, help="time limit of one block's integer program (s)")
+    ap.add_argument("--block-limit", type=float, default=5.0,
+                    help="time limit of one block's integer program (s)")
     ap.add_argument("--out", default="benchmarks/results/t_closeness_dw")
     a = ap.parse_args(argv)
     t = Fraction(a.t).limit_denominator(10**6)

@@ -300,6 +300,16 @@ class _SensitiveCriterion(Criterion):
             keep &= distinct >= need
         return cands.subset(keep, stage=f"{self.name} distinct values")
 
+    def _counts_per_candidate(self, table, units, cands):
+        """Per sensitive column the criterion reads: ``(column index, (C, V) compatible rows of each value
+        per candidate)``."""
+        pu, pc = units.expand_pairs(cands.pair_type, cands.pair_cand)
+        for col in self.columns(table):
+            V = len(table.sensitive_values[col])
+            m = np.bincount(pc * V + units.sensitive[pu, col], weights=units.counts[pu],
+                            minlength=cands.n_candidates * V)
+            yield col, m.reshape(-1, V).astype(np.int64)
+
 
 def _column_label(column):
     return "" if column is None else f" on {column!r}"
@@ -405,7 +415,16 @@ class LDiversity(_SensitiveCriterion):
         return None
 
     def prune(self, table, units, cands, min_size: int = 1):
-        return self._prune_distinct(table, units, cands, math.ceil(self.l - 1e-12))
+        cands = self._prune_distinct(table, units, cands, math.ceil(self.l - 1e-12))
+        if self.kind != "frequency":
+            return cands
+        # no sub-multiset of ``min_size`` rows or more with every value at most |G|/ℓ times: exact, since a
+        # group released as ``j`` holds only compatible rows (:func:`least_diverse_size`)
+        lr = exact(self.l)
+        keep = np.ones(cands.n_candidates, dtype=bool)
+        for col, m in self._counts_per_candidate(table, units, cands):
+            keep &= least_diverse_size(m, lr.numerator, lr.denominator, min_size) >= 0
+        return cands.subset(keep, stage=f"{self.name} frequencies") if not keep.all() else cands
 
     def describe(self) -> str:
         if self.kind == "recursive":
@@ -633,16 +652,10 @@ class TCloseness(_SensitiveCriterion):
         the ball ``TV(q, P) <= τ`` (:meth:`tv_ball`), which every close group meets: exact, since a group
         released as ``j`` holds only compatible rows (:func:`least_ball_size`)."""
         keep = np.ones(cands.n_candidates, dtype=bool)
-        pu, pc = units.expand_pairs(cands.pair_type, cands.pair_cand)
-        for col in self.columns(table):
+        for col, m in self._counts_per_candidate(table, units, cands):
             ball = self.tv_ball(table, col)
-            if ball is None:
-                continue
-            P, _, tau = ball
-            V = P.shape[0]
-            m = np.bincount(pc * V + units.sensitive[pu, col], weights=units.counts[pu],
-                            minlength=cands.n_candidates * V).reshape(-1, V).astype(np.int64)
-            keep &= least_ball_size(m, P, tau, min_size) >= 0
+            if ball is not None:
+                keep &= least_ball_size(m, ball[0], ball[2], min_size) >= 0
         return cands.subset(keep, stage=f"{self.name} ball") if not keep.all() else cands
 
     # -- the group test ---------------------------------------------------------------
@@ -746,6 +759,33 @@ def _matrix_metric(matrix, vals, name) -> np.ndarray:
     return d
 
 
+def _least_size(m: np.ndarray, min_size: int, holds, chunk: int) -> np.ndarray:
+    """``(C,)`` per row of ``m`` (``(C, V)`` rows available per value) the least size ``s`` from
+    ``max(min_size, 1)`` to ``Σ m`` for which ``holds(m_rows, s)`` (vectorized over (row, size) pairs, run
+    ``chunk`` pairs at a time), or ``-1``."""
+    m = np.asarray(m, dtype=np.int64)
+    C = m.shape[0]
+    S = m.sum(axis=1)
+    lo = max(int(min_size), 1)
+    least = np.full(C, -1, dtype=np.int64)
+    rows = np.flatnonzero(S >= lo)
+    span = S[rows] - lo + 1
+    none = np.iinfo(np.int64).max
+    start = 0
+    while start < rows.size:
+        stop = start + max(1, int(np.searchsorted(np.cumsum(span[start:]), chunk, side="right")))
+        js, reps = rows[start:stop], span[start:stop]
+        j = np.repeat(js, reps)
+        size = lo + np.arange(j.size) - np.repeat(np.cumsum(reps) - reps, reps)
+        ok = holds(m[j], size)
+        first = np.full(C, none)
+        np.minimum.at(first, j[ok], size[ok])
+        hit = js[first[js] < none]
+        least[hit] = first[hit]
+        start = stop
+    return least
+
+
 def least_ball_size(m: np.ndarray, P: np.ndarray, tau: float, min_size: int, chunk: int = 1 << 18) -> np.ndarray:
     """``(C,)`` per row of ``m`` (``(C, V)`` rows available per value) the least size ``s >= min_size`` of a
     sub-multiset ``c <= m`` with ``TV(c / s, P) <= tau``, or ``-1`` if there is none.
@@ -754,35 +794,31 @@ def least_ball_size(m: np.ndarray, P: np.ndarray, tau: float, min_size: int, chu
     ``Σ_σ min(c_σ, P_σ s)`` that ``s`` rows reach. A value's rows add ``1`` each up to ``⌊P_σ s⌋``,
     then ``frac(P_σ s)``, then ``0``: non-increasing, so the ``s`` largest marginals over all values
     (each value's taken as a prefix) are optimal — ``Σ_σ min(m_σ, ⌊P_σ s⌋)`` ones, then the largest
-    fractions of the values with a row left. Every size up to ``Σ m`` is scanned, ``chunk`` (row, size)
-    pairs at a time: ``O(V log V)`` per pair. ``P`` may sum to less than 1 (a reference's values the
-    table lacks); the test errs towards keeping (``1e-9`` per row)."""
-    m = np.asarray(m, dtype=np.int64)
-    C, V = m.shape
-    S = m.sum(axis=1)
-    lo = max(int(min_size), 1)
-    least = np.full(C, -1, dtype=np.int64)
-    rows = np.flatnonzero(S >= lo)
-    span = S[rows] - lo + 1
-    start = 0
-    while start < rows.size:  # candidates in runs of about ``chunk`` (row, size) pairs
-        stop = start + max(1, int(np.searchsorted(np.cumsum(span[start:]), chunk, side="right")))
-        js = rows[start:stop]
-        reps = span[start:stop]
-        j = np.repeat(js, reps)
-        s = lo + np.arange(j.size) - np.repeat(np.cumsum(reps) - reps, reps)
+    fractions of the values with a row left. Every size up to ``Σ m`` is scanned: ``O(V log V)`` per
+    (row, size) pair. ``P`` may sum to less than 1 (a reference's values the table lacks); the test
+    errs towards keeping (``1e-9`` per row)."""
+    V = np.asarray(m).shape[1]
+
+    def holds(mj, s):
         Ps = P[None, :] * s[:, None]
         fl = np.floor(Ps)
-        mj = m[j]
         F = np.minimum(mj, fl).sum(axis=1)
         frac = np.where(mj > fl, Ps - fl, 0.0)
         top = np.cumsum(-np.sort(-frac, axis=1), axis=1)
         r = np.clip(s - F, 0, V).astype(np.int64)
-        cover = np.minimum(F, s) + np.where(r > 0, top[np.arange(j.size), np.maximum(r - 1, 0)], 0.0)
-        ok = cover >= (1.0 - tau) * s - 1e-9 * s
-        first = np.full(C, np.iinfo(np.int64).max)
-        np.minimum.at(first, j[ok], s[ok])
-        hit = js[first[js] < np.iinfo(np.int64).max]
-        least[hit] = first[hit]
-        start = stop
-    return least
+        cover = np.minimum(F, s) + np.where(r > 0, top[np.arange(s.size), np.maximum(r - 1, 0)], 0.0)
+        return cover >= (1.0 - tau) * s - 1e-9 * s
+
+    return _least_size(m, min_size, holds, chunk)
+
+
+def least_diverse_size(m: np.ndarray, a: int, b: int, min_size: int, chunk: int = 1 << 18) -> np.ndarray:
+    """``(C,)`` per row of ``m`` the least size ``s >= min_size`` of a sub-multiset ``c <= m`` with every
+    value at most ``s / ℓ`` times (frequency ℓ-diversity, ``ℓ = a/b``: ``a · c_σ <= b · s``), or ``-1``.
+    ``s`` rows with every count at most ``q = ⌊b s / a⌋`` exist exactly when ``Σ_σ min(m_σ, q) >= s``;
+    integers throughout."""
+    def holds(mj, s):
+        q = (b * s) // a
+        return np.minimum(mj, q[:, None]).sum(axis=1) >= s
+
+    return _least_size(m, min_size, holds, chunk)

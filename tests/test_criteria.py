@@ -390,6 +390,42 @@ def test_least_ball_size_is_the_least_size_in_the_ball(data):
         assert got[i] == (min(sizes) if sizes else -1)
 
 
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_least_diverse_size_is_the_least_frequency_diverse_size(data):
+    """:func:`least_diverse_size` against enumeration: the least size ``>= min_size`` of a sub-multiset with
+    every value at most ``|G| / ℓ`` times (``ℓ`` a fraction), ``-1`` when none exists."""
+    from itertools import product
+
+    from milp_anon.criteria import least_diverse_size
+
+    V = data.draw(st.integers(1, 4))
+    m = np.array([[data.draw(st.integers(0, 4)) for _ in range(V)] for _ in range(3)])
+    ell = Fraction(data.draw(st.integers(2, 8)), data.draw(st.integers(1, 2)))
+    k = data.draw(st.integers(1, 6))
+    got = least_diverse_size(m, ell.numerator, ell.denominator, k, chunk=data.draw(st.integers(1, 40)))
+    for i in range(3):
+        sizes = [sum(c) for c in product(*(range(x + 1) for x in m[i]))
+                 if sum(c) >= k and all(ell * ci <= sum(c) for ci in c)]
+        assert got[i] == (min(sizes) if sizes else -1)
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_frequency_pruning_keeps_the_brute_force_optimum(data):
+    """Frequency ℓ-diversity's pruning (no sub-multiset of ``k`` rows or more with every value at most
+    ``|G|/ℓ`` times) keeps the optimum: the model equals brute force on random small tables."""
+    frame, qi, k = data.draw(sensitive_tables(n=(4, 9), values=(2, 4), k=(1, 4)))
+    ell = data.draw(st.sampled_from([1.5, 2, 2.5, 3]))
+    criteria = [ma.KAnonymity(k), ma.LDiversity(ell)]
+    expected = brute(frame, qi, criteria)
+    r = ma.anonymize(ma.Table.from_frame(frame, qi, "s"), *criteria)
+    if expected is None:
+        assert r.status == ma.Status.INFEASIBLE
+    else:
+        assert r.status == ma.Status.OPTIMAL and r.objective == pytest.approx(expected)
+
+
 @pytest.mark.parametrize("crit, shape", [
     # masses 0.4, 0.35, 0.25: TV <= 0.3 leaves >= 0.7 present (two values); no value above 0.4 + 0.3
     (ma.TCloseness(0.3), (2, 0.7)),
