@@ -36,7 +36,9 @@ no-restricted`` switches the restricted LP before an LP that may not finish
 off (``relaxation.RESTRICTED_SHARE = 0``), the package before it. ``--variants
 no-ball-prune`` keeps the candidates with no integer group of ``k`` rows or more
 in the ball ``TV <= t / d_min`` (``TCloseness._prune_far`` a no-op), the
-package before that pruning.
+package before that pruning. ``--variants no-frequency-prune`` keeps the
+candidates with no group of ``k`` rows or more within frequency ℓ's caps
+(``LDiversity.prune`` the distinct rule alone), the package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -156,6 +158,11 @@ def run_one(job):
         from milp_anon.criteria import TCloseness
 
         TCloseness._prune_far = lambda self, table, units, cands, min_size: cands
+    if variant == "no-frequency-prune":  # keep candidates with no frequency-diverse group (the package before)
+        from milp_anon.criteria import LDiversity, _SensitiveCriterion
+
+        LDiversity.prune = lambda self, table, units, cands, min_size=1: _SensitiveCriterion._prune_distinct(
+            self, table, units, cands, math.ceil(self.l - 1e-12))
     if variant == "unsplit":  # every R(A) over unit pairs for all candidates (before the partial split)
         from milp_anon import row_generation
 
@@ -211,13 +218,15 @@ def main(argv=None):
                                                       "no-slack (without the slack LP), slack-all (the slack LP "
                                                       "over every candidate), "
                                                       "lp-alone (the LP without the search "
-                                                      "beside it), no-ball-prune (without the ball pruning), after")
+                                                      "beside it), no-ball-prune (without the ball pruning), "
+                                                      "no-frequency-prune (without frequency ℓ's size pruning), after")
     ap.add_argument("--out", default="benchmarks/results/sensitive_goal")
     a = ap.parse_args(argv)
     cases, qis = cases_and_qis(ap, a)
     variants = [v.strip() for v in a.variants.split(",")]
     known = ("before", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding", "lp-alone", "no-refine",
-             "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "no-ball-prune", "after")
+             "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "no-ball-prune",
+             "no-frequency-prune", "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")
     jobs = [(q, c, a.k, a.time_limit, a.lns, v) for q in qis for c in cases for v in variants]
