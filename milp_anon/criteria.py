@@ -416,14 +416,19 @@ class LDiversity(_SensitiveCriterion):
 
     def prune(self, table, units, cands, min_size: int = 1):
         cands = self._prune_distinct(table, units, cands, math.ceil(self.l - 1e-12))
-        if self.kind != "frequency":
+        if self.kind == "frequency":  # a · c_σ <= b · |G| with ℓ = a/b
+            lr = exact(self.l)
+            a, b, strict = lr.numerator, lr.denominator, False
+        elif self.kind == "recursive" and self.l == 2:  # r_1 < c (|G| − r_1): (c + 1) r_1 < c |G|, c = p/q
+            cr = exact(self.c)
+            a, b, strict = cr.numerator + cr.denominator, cr.numerator, True
+        else:
             return cands
-        # no sub-multiset of ``min_size`` rows or more with every value at most |G|/ℓ times: exact, since a
-        # group released as ``j`` holds only compatible rows (:func:`least_diverse_size`)
-        lr = exact(self.l)
+        # no sub-multiset of ``min_size`` rows or more within the caps: exact, since a group released as
+        # ``j`` holds only compatible rows (:func:`least_diverse_size`)
         keep = np.ones(cands.n_candidates, dtype=bool)
         for col, m in self._counts_per_candidate(table, units, cands):
-            keep &= least_diverse_size(m, lr.numerator, lr.denominator, min_size) >= 0
+            keep &= least_diverse_size(m, a, b, min_size, strict=strict) >= 0
         return cands.subset(keep, stage=f"{self.name} frequencies") if not keep.all() else cands
 
     def describe(self) -> str:
@@ -812,13 +817,15 @@ def least_ball_size(m: np.ndarray, P: np.ndarray, tau: float, min_size: int, chu
     return _least_size(m, min_size, holds, chunk)
 
 
-def least_diverse_size(m: np.ndarray, a: int, b: int, min_size: int, chunk: int = 1 << 18) -> np.ndarray:
+def least_diverse_size(m: np.ndarray, a: int, b: int, min_size: int, chunk: int = 1 << 18, *,
+                       strict: bool = False) -> np.ndarray:
     """``(C,)`` per row of ``m`` the least size ``s >= min_size`` of a sub-multiset ``c <= m`` with every
-    value at most ``s / ℓ`` times (frequency ℓ-diversity, ``ℓ = a/b``: ``a · c_σ <= b · s``), or ``-1``.
-    ``s`` rows with every count at most ``q = ⌊b s / a⌋`` exist exactly when ``Σ_σ min(m_σ, q) >= s``;
-    integers throughout."""
+    value at most ``s / ℓ`` times (frequency ℓ-diversity, ``ℓ = a/b``: ``a · c_σ <= b · s``; ``strict``:
+    ``a · c_σ < b · s``, recursive (c, 2)-diversity with ``a = c + 1, b = c``), or ``-1``. ``s`` rows with
+    every count at most ``q = ⌊b s / a⌋`` (strict: ``⌊(b s − 1) / a⌋``) exist exactly when
+    ``Σ_σ min(m_σ, q) >= s``; integers throughout."""
     def holds(mj, s):
-        q = (b * s) // a
+        q = (b * s - 1) // a if strict else (b * s) // a
         return np.minimum(mj, q[:, None]).sum(axis=1) >= s
 
     return _least_size(m, min_size, holds, chunk)

@@ -403,21 +403,26 @@ def test_least_diverse_size_is_the_least_frequency_diverse_size(data):
     m = np.array([[data.draw(st.integers(0, 4)) for _ in range(V)] for _ in range(3)])
     ell = Fraction(data.draw(st.integers(2, 8)), data.draw(st.integers(1, 2)))
     k = data.draw(st.integers(1, 6))
-    got = least_diverse_size(m, ell.numerator, ell.denominator, k, chunk=data.draw(st.integers(1, 40)))
+    strict = data.draw(st.booleans())
+    got = least_diverse_size(m, ell.numerator, ell.denominator, k, chunk=data.draw(st.integers(1, 40)),
+                             strict=strict)
     for i in range(3):
         sizes = [sum(c) for c in product(*(range(x + 1) for x in m[i]))
-                 if sum(c) >= k and all(ell * ci <= sum(c) for ci in c)]
+                 if sum(c) >= k and all(ell * ci < sum(c) if strict else ell * ci <= sum(c) for ci in c)]
         assert got[i] == (min(sizes) if sizes else -1)
 
 
 @settings(max_examples=100, deadline=None)
 @given(data=st.data())
 def test_frequency_pruning_keeps_the_brute_force_optimum(data):
-    """Frequency ℓ-diversity's pruning (no sub-multiset of ``k`` rows or more with every value at most
-    ``|G|/ℓ`` times) keeps the optimum: the model equals brute force on random small tables."""
+    """Frequency ℓ-diversity's and recursive (c, 2)-diversity's pruning (no sub-multiset of ``k`` rows or
+    more within the caps) keeps the optimum: the model equals brute force on random small tables."""
     frame, qi, k = data.draw(sensitive_tables(n=(4, 9), values=(2, 4), k=(1, 4)))
     ell = data.draw(st.sampled_from([1.5, 2, 2.5, 3]))
-    criteria = [ma.KAnonymity(k), ma.LDiversity(ell)]
+    diversity = data.draw(st.sampled_from([ma.LDiversity(ell), ma.LDiversity(2, kind="recursive", c=1),
+                                           ma.LDiversity(2, kind="recursive", c=1.5),
+                                           ma.LDiversity(2, kind="recursive", c=3)]))
+    criteria = [ma.KAnonymity(k), diversity]
     expected = brute(frame, qi, criteria)
     r = ma.anonymize(ma.Table.from_frame(frame, qi, "s"), *criteria)
     if expected is None:
