@@ -56,9 +56,11 @@ def _call(conn, fn, job):
 
 
 def write_csv(path, rows):
-    """Write result rows (dicts with the same keys) as CSV."""
+    """Write result rows as CSV; the columns are every key of any row, in order of first appearance (rows of
+    different variants may carry different keys; a missing one is an empty cell)."""
+    fields = list(dict.fromkeys(key for r in rows for key in r))
     with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w = csv.DictWriter(fh, fieldnames=fields)
         w.writeheader()
         w.writerows(rows)
 
