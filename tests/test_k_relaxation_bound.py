@@ -98,16 +98,18 @@ def test_block_pair_bounds_keep_an_optimal_solution(data):
 
 
 def test_the_block_bound_lies_above_the_k_bound_where_the_criteria_bind():
-    """Frequency 2-diversity and 3-sensitivity on a 60-row table: the exact blocks lift the bound well above
-    the k-anonymity LP's (50 and 71; derived by running both), and never above the optimum."""
+    """Frequency 2-diversity and 3-sensitivity on a 60-row table: the exact blocks lift the bound above the
+    k-anonymity LP's over the same candidates (64 → 71 and 71 → 95; derived by running both — the
+    frequency k-LP was 50 before the candidates without a frequency-diverse group were pruned), and never
+    above the optimum (72 and 97)."""
     frame, qi = _adult_like()
     table = ma.Table.from_frame(frame, qi, "s")
-    for crit in (ma.LDiversity(2), ma.PSensitivity(3)):
+    for crit, margin in ((ma.LDiversity(2), 5), (ma.PSensitivity(3), 10)):
         request = ma.Request(ma.KAnonymity(3), crit)
         k_lp = _k_bound(table, request)
         relaxed, source = _relaxation_bound(table, request, time_limit=20.0)
         opt = request.solve(table).objective
-        assert k_lp + 10 <= relaxed <= opt and source == pipeline.BLOCK_BOUND_SOURCE
+        assert k_lp + margin <= relaxed <= opt and source == pipeline.BLOCK_BOUND_SOURCE
 
 
 def test_ball_multipliers_lift_the_t_closeness_block_bound(monkeypatch):

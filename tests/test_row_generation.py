@@ -340,7 +340,9 @@ def test_every_relaxation_starts_from_the_best_verified_table(monkeypatch):
     # the greedy tables unrefined (heuristics/refine.py), so that the repairs have tables to beat twice
     monkeypatch.setattr(starts, "refine_release", lambda table, criteria, released: (
         released, int((released[list(table.qi)] == SUPPRESSED).to_numpy().sum())))
-    rng = np.random.default_rng(2)  # 4 relaxations, two repairs each better than the table before
+    # 5 relaxations, two repairs each better than the table before (seed 2 until the ball pruning of
+    # t-closeness changed the candidates; seed 1 found by searching for such a run)
+    rng = np.random.default_rng(1)
     frame = pd.DataFrame({"q0": rng.integers(0, 4, 60).astype(str), "q1": rng.integers(0, 3, 60).astype(str),
                           "s": rng.integers(0, 4, 60).astype(str)})
     table = ma.Table.from_frame(frame, ["q0", "q1"], "s")
