@@ -287,17 +287,11 @@ class _SensitiveCriterion(Criterion):
         keeps the compatible set, so no closed candidate is lost wrongly.
         """
         need_of = need if callable(need) else (lambda col: need)
-        cols = [col for col in self.columns(table) if need_of(col) > 1]
-        if not cols:
+        if all(need_of(col) <= 1 for col in self.columns(table)):
             return cands
         keep = np.ones(cands.n_candidates, dtype=bool)
-        pu, pc = units.expand_pairs(cands.pair_type, cands.pair_cand)
-        for col in cols:
-            need = need_of(col)
-            V = len(table.sensitive_values[col])
-            key = np.unique(pc * V + units.sensitive[pu, col])
-            distinct = np.bincount(key // V, minlength=cands.n_candidates)
-            keep &= distinct >= need
+        for col, m in self._counts_per_candidate(table, units, cands):
+            keep &= (m > 0).sum(axis=1) >= need_of(col)
         return cands.subset(keep, stage=f"{self.name} distinct values")
 
     def _counts_per_candidate(self, table, units, cands):

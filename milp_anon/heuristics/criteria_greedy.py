@@ -151,7 +151,7 @@ def _borrow(left, groups, values, V, share, closeness, k, meets):
             groups[g] = (rows, stars)
         if ok:  # (a donor that spared nothing left ``left`` as it was tested)
             break
-    return np.asarray(left, dtype=np.int64)
+    return left
 
 
 def _trimmed_column(criteria, table) -> int:
