@@ -39,6 +39,10 @@ in the ball ``TV <= t / d_min`` (``TCloseness._prune_far`` a no-op), the
 package before that pruning. ``--variants no-frequency-prune`` keeps the
 candidates with no group of ``k`` rows or more within frequency ℓ's caps
 (``LDiversity.prune`` the distinct rule alone), the package before it.
+``--variants no-resolve`` repairs an ``R(A)`` solution only by the restricted
+whole model (``row_generation.RESOLVE_FAILING = False``), not first by
+re-solving its failing classes' rows (``lns.resolve_failing``), the package
+before that.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -163,6 +167,10 @@ def run_one(job):
 
         LDiversity.prune = lambda self, table, units, cands, min_size=1: _SensitiveCriterion._prune_distinct(
             self, table, units, cands, math.ceil(self.l - 1e-12))
+    if variant == "no-resolve":  # repair R(A) by the restricted whole model alone (the package before)
+        from milp_anon import row_generation
+
+        row_generation.RESOLVE_FAILING = False
     if variant == "unsplit":  # every R(A) over unit pairs for all candidates (before the partial split)
         from milp_anon import row_generation
 
@@ -219,14 +227,15 @@ def main(argv=None):
                                                       "over every candidate), "
                                                       "lp-alone (the LP without the search "
                                                       "beside it), no-ball-prune (without the ball pruning), "
-                                                      "no-frequency-prune (without frequency ℓ's size pruning), after")
+                                                      "no-frequency-prune (without frequency ℓ's size pruning), no-resolve (R(A) "
+                                                      "repaired without re-solving its failing classes), after")
     ap.add_argument("--out", default="benchmarks/results/sensitive_goal")
     a = ap.parse_args(argv)
     cases, qis = cases_and_qis(ap, a)
     variants = [v.strip() for v in a.variants.split(",")]
     known = ("before", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding", "lp-alone", "no-refine",
              "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "no-ball-prune",
-             "no-frequency-prune", "after")
+             "no-frequency-prune", "no-resolve", "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")
     jobs = [(q, c, a.k, a.time_limit, a.lns, v) for q in qis for c in cases for v in variants]

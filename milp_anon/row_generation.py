@@ -15,7 +15,11 @@ then a release of the whole problem at the optimum of a relaxation: optimal.
 ``A`` only grows, so this ends, at worst with ``R(A)`` the whole model.
 Under a time limit it stops with the best bound of any ``R(A)``.
 
-Incumbents (:func:`repair`): after an ``R(A)`` whose groups fail, the whole
+Incumbents: after an ``R(A)`` whose groups fail, first the rows of the
+failing groups alone are re-solved as a sub-table and spliced into the rest
+of that solution (:func:`milp_anon.lns.resolve_failing`; the other groups
+already meet every criterion, and every criterion is closed under union);
+when that finds nothing (:func:`repair`), the whole
 model restricted to the candidates that solution uses, the whole-table
 candidate and those of the best table so far (every criterion's rows, so
 each of its solutions is a release) is solved for a short time; a verified
@@ -34,7 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import interrupt, progress
+from . import interrupt, lns, progress
 from .criteria import KAnonymity, failing_groups
 from .errors import VerificationError
 from .formulations import AssignmentModel, build, read_assignment
@@ -107,6 +111,9 @@ class RowGenerationLog:
 #: at most this many seconds for each repair model (and a quarter of the time left, and the seconds of the
 #: relaxation it follows, at least 1)
 REPAIR_SECONDS = 30.0
+
+#: repair by re-solving the failing classes' rows alone first (:func:`milp_anon.lns.resolve_failing`)
+RESOLVE_FAILING = True
 
 
 def repair(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveGrid, used: np.ndarray,
@@ -198,7 +205,8 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
         gp, _ = am.split(g)
         size = np.bincount(am.pair_cand, weights=gp, minlength=C)
         used = np.flatnonzero(size > 0)  # group_counts lists the used candidates in this order
-        fails = used[failing_groups(request.criteria, am.group_counts(g))]
+        failing = failing_groups(request.criteria, am.group_counts(g))  # by group, in the order of ``used``
+        fails = used[failing]
         it.failing = int(fails.shape[0])
         if fails.size == 0:
             released, groups, cost = am.release(g)
@@ -210,15 +218,20 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             return release, _finite(best), status, solver_status, log
         if out.status != Status.OPTIMAL:  # stopped with a solution that fails: no time for another model
             return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
-        if max_failing is not None and fails.shape[0] > max_failing * used.shape[0]:
-            log.handed_over = True
-            return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
+        hand_over = max_failing is not None and fails.shape[0] > max_failing * used.shape[0]
         left = None if deadline is None else deadline - time.perf_counter()
-        if active.any() and (left is None or left > 2.0) and not interrupt.stop_requested():  # R(∅) is k-anonymity alone: too far to repair
+        if (left is None or left > 2.0) and not interrupt.stop_requested():
             t1 = time.perf_counter()
             # never longer than the relaxation it follows: where R(A) is quick, the next one may converge
             budget = min(REPAIR_SECONDS, max(it.seconds, 1.0), math.inf if left is None else 0.25 * left)
-            rel = repair(am, request, solver, grid, used, incumbent, budget)
+            rel = None
+            if RESOLVE_FAILING:  # also before a hand-over: the whole model then starts from its table
+                released, groups, _ = am.release(g)
+                resolved = lns.resolve_failing(am.table, request, released, groups, failing, budget, solver)
+                rel = None if resolved is None else resolved[0]
+            if rel is None and active.any() and not hand_over:  # R(∅) is k-anonymity alone: too far to repair whole
+                rel = repair(am, request, solver, grid, used, incumbent,
+                             max(1.0, budget - (time.perf_counter() - t1)))
             it.repaired = None if rel is None else rel.objective
             it.repair_seconds = time.perf_counter() - t1
             if rel is not None and (incumbent is None or rel.objective < incumbent.objective - 1e-9):
@@ -228,6 +241,9 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             if incumbent is not None and math.isfinite(best) and not grid.gap(incumbent.objective, best):
                 log.converged = True  # a release at the relaxations' bound: optimal
                 return incumbent, _finite(best), Status.OPTIMAL, solver_status, log
+        if hand_over:
+            log.handed_over = True
+            return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
         if np.all(active[fails]):  # pragma: no cover - R(A) holds their rows, so its groups meet them
             raise VerificationError("row generation: a group fails criteria whose rows the model holds")
         active[fails] = True

@@ -241,3 +241,69 @@ def test_options_are_checked_before_any_work(tmp_path):
         proc = run_cli(["solve", "t.csv", "--qi", "a,b", "--k", "2", "--out", "o.csv", *args], tmp_path)
         assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
         assert not (tmp_path / "o.csv").exists()
+
+
+def _relaxed_solution(table, request):
+    """R(∅)'s solution (k-anonymity over the request's candidates, no criterion row): its released table,
+    classes and which classes fail a criterion."""
+    from milp_anon.criteria import failing_groups
+    from milp_anon.formulations import build
+    from milp_anon.grid import ObjectiveGrid
+    from milp_anon.result import Timings
+    from milp_anon.solvers import solve_model
+
+    instance, _, why = pipeline._prepare(table, request, Timings())
+    assert not why
+    am = build(instance, request)
+    owner = am.row_candidates(am.criterion_rows)
+    keep = np.ones(am.lm.n_rows, dtype=bool)
+    keep[am.criterion_rows[owner >= 0]] = False
+    out = solve_model(am.lm.with_rows(keep), SolverOptions(), ObjectiveGrid.for_objective("cost",
+                                                                                           instance.candidates.cost))
+    g = np.rint(out.x[am.g])
+    released, groups, _ = am.release(g)
+    return released, groups, failing_groups(request.criteria, am.group_counts(g))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_resolve_failing_keeps_the_passing_classes_and_never_beats_the_optimum(data):
+    """Re-solving the failing classes of R(∅)'s solution (growing into their neighbours) gives a verified
+    release whenever the problem has one (at worst the sub-table is the whole table), never cheaper than brute
+    force, with every row of a passing class released as it was."""
+    frame, qi, k = data.draw(sensitive_tables(n=(4, 9), k=(2, 3)))
+    criteria = [ma.KAnonymity(k), data.draw(criteria_for(frame))]
+    table, expected = ma.Table.from_frame(frame, qi, "s"), brute(frame, qi, criteria)
+    if expected is None:
+        return
+    request = ma.Request(*criteria)
+    released, groups, failing = _relaxed_solution(table, request)
+    out = lns.resolve_failing(table, request, released, groups, failing, 60.0, SolverOptions())
+    if not failing.any():
+        assert out is None
+        return
+    assert out is not None
+    rel, rows = out
+    assert rel.source == lns.RESOLVE_SOURCE and rel.objective >= expected - 1e-9
+    assert np.isin(np.flatnonzero(failing[groups]), rows).all()  # every failing row is re-solved
+    untouched = np.setdiff1d(np.arange(table.n), rows)
+    assert (rel.table[qi].to_numpy()[untouched] == released[qi].to_numpy()[untouched]).all()
+    check = verify_release(frame, rel.table, qi, criteria, sensitive=["s"])
+    assert check.cost == pytest.approx(rel.objective)
+
+
+def test_resolve_failing_grows_into_the_neighbours_when_a_piece_has_no_release():
+    """A failing class is re-solved with its neighbour (sorted by released vector); where those rows together
+    have no 2-diverse release the piece reaches two classes further, and the class beyond stays as it was."""
+    frame = pd.DataFrame({"a": ["a"] * 4 + ["b"] * 4 + ["c"] * 4 + ["d"] * 4 + ["e"] * 6,
+                          "s": ["u", "v"] * 8 + ["w"] * 6})
+    table = ma.Table.from_frame(frame, ["a"], "s")
+    request = ma.Request(ma.KAnonymity(2), ma.LDiversity(2))  # frequency: no value above half a class
+    groups = np.repeat([0, 1, 2, 3, 4], [4, 4, 4, 4, 6])
+    failing = np.array([False, False, False, False, True])  # "e" holds one value; with "d", 6 "w" of 10 rows
+    out = lns.resolve_failing(table, request, frame.copy(), groups, failing, 60.0, SolverOptions())
+    assert out is not None
+    rel, rows = out
+    assert (rows == np.arange(4, 22)).all()  # b, c, d, e: two more classes on the left of the piece {d, e}
+    assert (rel.table["a"][:4] == "a").all()
+    assert verify_release(frame, rel.table, ["a"], request.criteria, sensitive=["s"]).cost == rel.objective
