@@ -339,8 +339,7 @@ def resolve_failing(table: Table, request, released, groups: np.ndarray, failing
         if q[0] == 0 and q[1] == n_classes - 1:
             return None
         reach = max(1, 2 * q[2])  # 1, 2, 4, ... more classes on either side
-        pieces.remove(q)
-        pieces = merged(pieces + [[max(0, q[0] - reach), min(n_classes - 1, q[1] + reach), reach, None]])
+        pieces = merged([p for p in pieces if p is not q] + [[max(0, q[0] - reach), min(n_classes - 1, q[1] + reach), reach, None]])
     out = released.copy()
     for _, _, _, (rows, values) in pieces:
         out.iloc[rows] = values
