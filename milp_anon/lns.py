@@ -167,6 +167,15 @@ def sub_criteria(table: Table, criteria) -> tuple:
     return tuple(out)
 
 
+def _sub_request(table: Table, request):
+    """The request a sub-table of ``table`` is solved for (:func:`sub_criteria`); sub-problems are small: the
+    whole model, started from the current rows, beats the reduction's rounds."""
+    from .request import Request
+
+    return Request(*sub_criteria(table, request.criteria), recoding=request.recoding,
+                   model=dataclasses.replace(request.model, reduction="none", criteria_rows="all"))
+
+
 def _sub_table(table: Table, rows: np.ndarray) -> Table:
     return Table.from_frame(table.frame.iloc[rows], list(table.qi), list(table.sensitive), sep=table.sep)
 
@@ -176,7 +185,6 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
     """Improve ``release`` for ``seconds`` at most (module docstring), or until ``stop()`` is true (asked
     between sub-problems); the result is verified, never worse."""
     from .pipeline import solve  # the same pipeline solves each sub-problem
-    from .request import Request
 
     t0 = time.perf_counter()
     deadline = t0 + seconds
@@ -187,9 +195,7 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
     qi = list(table.qi)
     idle = 0
     max_rows = START_ROWS
-    # sub-problems are small: the whole model, started from the current rows, beats the reduction's rounds
-    sub_request = Request(*sub_criteria(table, request.criteria), recoding=request.recoding,
-                          model=dataclasses.replace(request.model, reduction="none", criteria_rows="all"))
+    sub_request = _sub_request(table, request)
     stop = stop or (lambda: False)
     refinable = isinstance(request.recoding, Suppression)  # cell suppression: the refinement's cost model
     while idle < IDLE_PASSES and time.perf_counter() < deadline - 1.0 and not interrupt.stop_requested() \
@@ -291,7 +297,6 @@ def resolve_failing(table: Table, request, released, groups: np.ndarray, failing
     pipeline run per piece and growth step, on a few classes each.
     """
     from .pipeline import solve
-    from .request import Request
 
     if unavailable(request) is not None or not np.any(failing):
         return None
@@ -300,8 +305,7 @@ def resolve_failing(table: Table, request, released, groups: np.ndarray, failing
     n_classes = failing.shape[0]
     pos = _class_order(released, groups, list(table.qi), n_classes)
     row_pos = np.where(groups >= 0, pos[np.maximum(groups, 0)], -1)
-    sub_request = Request(*sub_criteria(table, request.criteria), recoding=request.recoding,
-                          model=dataclasses.replace(request.model, reduction="none", criteria_rows="all"))
+    sub_request = _sub_request(table, request)
 
     def merged(pieces):  # [lo, hi, reach, table or None] by position; overlapping pieces merge (and re-solve)
         pieces.sort(key=lambda q: q[0])
@@ -339,7 +343,8 @@ def resolve_failing(table: Table, request, released, groups: np.ndarray, failing
         if q[0] == 0 and q[1] == n_classes - 1:
             return None
         reach = max(1, 2 * q[2])  # 1, 2, 4, ... more classes on either side
-        pieces = merged([p for p in pieces if p is not q] + [[max(0, q[0] - reach), min(n_classes - 1, q[1] + reach), reach, None]])
+        grown = [max(0, q[0] - reach), min(n_classes - 1, q[1] + reach), reach, None]
+        pieces = merged([p for p in pieces if p is not q] + [grown])
     out = released.copy()
     for _, _, _, (rows, values) in pieces:
         out.iloc[rows] = values

@@ -16,8 +16,8 @@ then a release of the whole problem at the optimum of a relaxation: optimal.
 Under a time limit it stops with the best bound of any ``R(A)``.
 
 Incumbents: after an ``R(A)`` whose groups fail, first the rows of the
-failing groups alone are re-solved as a sub-table and spliced into the rest
-of that solution (:func:`milp_anon.lns.resolve_failing`; the other groups
+failing groups and of their neighbours (by released vector) are re-solved as
+small sub-tables and spliced into the rest of that solution (:func:`milp_anon.lns.resolve_failing`; the other groups
 already meet every criterion, and every criterion is closed under union);
 when that finds nothing (:func:`repair`), the whole
 model restricted to the candidates that solution uses, the whole-table
