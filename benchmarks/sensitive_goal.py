@@ -42,7 +42,9 @@ candidates with no group of ``k`` rows or more within frequency ℓ's caps
 ``--variants no-resolve`` repairs an ``R(A)`` solution only by the restricted
 whole model (``row_generation.RESOLVE_FAILING = False``), not first by
 re-solving its failing classes' rows (``lns.resolve_failing``), the package
-before that.
+before that. ``--variants no-known-bound`` solves every ``R(A)`` from its start
+(``row_generation.AT_KNOWN_BOUND = False``), not first for a solution at the
+earlier relaxations' bound under that cutoff, the package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -171,6 +173,10 @@ def run_one(job):
         from milp_anon import row_generation
 
         row_generation.RESOLVE_FAILING = False
+    if variant == "no-known-bound":  # every R(A) from its start, not first at the earlier bound (the package before)
+        from milp_anon import row_generation
+
+        row_generation.AT_KNOWN_BOUND = False
     if variant == "unsplit":  # every R(A) over unit pairs for all candidates (before the partial split)
         from milp_anon import row_generation
 
@@ -235,7 +241,7 @@ def main(argv=None):
     variants = [v.strip() for v in a.variants.split(",")]
     known = ("before", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding", "lp-alone", "no-refine",
              "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "no-ball-prune",
-             "no-frequency-prune", "no-resolve", "after")
+             "no-frequency-prune", "no-resolve", "no-known-bound", "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")
     jobs = [(q, c, a.k, a.time_limit, a.lns, v) for q in qis for c in cases for v in variants]

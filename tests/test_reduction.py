@@ -408,6 +408,32 @@ def test_stop_bound_stops_at_the_bound_and_never_cuts_an_optimum():
     assert early > 0
 
 
+def test_stop_at_a_known_bound_stops_at_a_solution_reaching_it():
+    """StopAtBound(known=v): a lower bound proven outside the solve. The solve ends at the optimum or with
+    a solution of objective at most ``v``, never above it; with ``v`` the whole table's cost (the start)
+    it stops before the optimum on some tables, and with ``v`` the optimum it returns the optimum."""
+    from milp_anon.solvers import StopAtBound, solve_model
+    from milp_anon.starts import whole_table_start
+
+    rng = np.random.default_rng(11)
+    early = 0
+    for _ in range(12):
+        frame = _duplicated_table(rng, int(rng.integers(15, 40)), int(rng.integers(60, 121)), 5, 3)
+        table = ma.Table.from_frame(frame, list(frame.columns))
+        am = pipeline.build_model(table, ma.Request(ma.KAnonymity(int(rng.integers(3, 6)))))
+        opt = solve_model(am.lm, ma.SolverOptions())
+        value = round(opt.objective)  # costs are integers
+        at = solve_model(am.lm, ma.SolverOptions(), stop_bound=StopAtBound(known=value))
+        assert at.status in ("optimal", "time_limit") and round(at.objective) == value
+        whole = table.n * len(table.qi)  # the start: every cell suppressed
+        out = solve_model(am.lm, ma.SolverOptions(), hint=whole_table_start(am),
+                          stop_bound=StopAtBound(known=whole))
+        assert value <= round(out.objective) <= whole
+        if out.status != "optimal":
+            early += 1
+    assert early > 0
+
+
 def test_a_master_gets_its_own_time_limit_after_earlier_runs():
     """HiGHS checks ``time_limit`` against the run time summed over every ``run()`` of one object; a
     master given a limit shorter than the earlier runs together, but ample for itself, must still solve

@@ -186,6 +186,56 @@ def _close_case():
     return table, req, req.solve(table)
 
 
+def test_every_relaxation_after_the_first_knows_the_best_earlier_bound(monkeypatch):
+    """R(A) grows with A, so each model is solved knowing the best bound of those before it
+    (``_solve_relaxation``'s ``known``); the first knows nothing, and no model's optimum lies below it."""
+    monkeypatch.setattr(row_generation, "RESOLVE_FAILING", False)  # more models: nothing repairs early
+    monkeypatch.setattr(row_generation, "repair", lambda *a, **k: None)
+    table, req, opt = _close_case()
+    seen = []
+    real = row_generation._solve_relaxation
+
+    def record(model, solver, grid, hint, known, deadline):
+        out = real(model, solver, grid, hint, known, deadline)
+        seen.append((known, out))
+        return out
+
+    monkeypatch.setattr(row_generation, "_solve_relaxation", record)
+    r = req.solve(table)
+    assert r.status == Status.OPTIMAL and r.objective == pytest.approx(opt.objective)
+    assert len(seen) == len(r.row_generation.iterations) > 1 and seen[0][0] == -np.inf
+    best = seen[0][1].bound
+    for known, out in seen[1:]:
+        assert known == pytest.approx(best) and out.status == Status.OPTIMAL
+        assert out.objective >= best - 1e-9 and out.bound == pytest.approx(out.objective)
+        best = max(best, out.bound)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_a_relaxation_solved_at_a_known_bound_is_its_optimum(data):
+    """``_solve_relaxation`` with any valid ``known`` (at or below R(A)'s optimum, as the earlier
+    relaxations' bounds are): R(A)'s optimum, proven, never a bound above it; at ``known`` the cutoff
+    solve finds it, below it the cutoff solve proves the next grid point and the second solve the rest."""
+    table, criteria, expected = _case(data, (2, 3))
+    if expected is None:
+        return
+    am, grid = _model(table, ma.Request(*criteria))
+    C = am.cands.n_candidates
+    active = np.array(data.draw(st.lists(st.booleans(), min_size=C, max_size=C)), dtype=bool)
+    owner = am.row_candidates(am.criterion_rows)
+    keep = np.ones(am.lm.n_rows, dtype=bool)
+    keep[am.criterion_rows[(owner >= 0) & ~active[np.maximum(owner, 0)]]] = False
+    lm = am.lm.with_rows(keep)
+    plain = solve_model(lm, SolverOptions(), grid)
+    assert plain.status == Status.OPTIMAL
+    value = plain.objective
+    below = data.draw(st.sampled_from([0, 1, 2, 5]))
+    out = row_generation._solve_relaxation(lm, SolverOptions(), grid, None, value - below, None)
+    assert out.status == Status.OPTIMAL
+    assert out.objective == pytest.approx(value) and out.bound == pytest.approx(value)
+
+
 def test_a_time_limit_keeps_a_verified_table_and_a_valid_bound(monkeypatch):
     """Stopped before convergence: the fallback table is released with the best relaxation bound."""
     table, req, opt = _close_case()
@@ -344,6 +394,8 @@ def test_every_relaxation_starts_from_the_best_verified_table(monkeypatch):
         released, int((released[list(table.qi)] == SUPPRESSED).to_numpy().sum())))
     # the restricted repair alone: the incumbents below are recorded from it
     monkeypatch.setattr(row_generation, "RESOLVE_FAILING", False)
+    # every R(A) solved from its start (at the known bound, the first solve has none, by design)
+    monkeypatch.setattr(row_generation, "AT_KNOWN_BOUND", False)
     # 5 relaxations, two repairs each better than the table before (seed 2 until the ball pruning of
     # t-closeness changed the candidates; seed 1 found by searching for such a run)
     rng = np.random.default_rng(1)

@@ -9,6 +9,7 @@ interrupts the search once the dual bound reaches a threshold.
 
 from __future__ import annotations
 
+import math
 import time
 
 import highspy
@@ -119,16 +120,26 @@ def _subscribe_user_stop(h) -> None:
 
 def _subscribe_stop(h, stop: StopAtBound, grid: ObjectiveGrid) -> None:
     t_start = time.perf_counter()
+    found = [math.inf]  # the best solution's objective (mip_primal_bound is the cutoff before any solution)
+
+    def improving(e):
+        found[0] = min(found[0], float(e.data_out.objective_function_value))
 
     def at_bound(e):
         # HiGHS calls this periodically during branch-and-bound; the interrupt
         # leaves model status Interrupt with the bound reached
+        if math.isfinite(stop.known) and math.isfinite(found[0]) and grid.equal(found[0], stop.known):
+            # a solution at a bound proven outside the solve: optimal, the rest would re-prove it
+            e.data_in.user_interrupt = True
+            return
         if time.perf_counter() - t_start < stop.after:
             return
         bound = grid.ceil(float(e.data_out.mip_dual_bound))
         if bound is not None and bound >= stop.bound - 1e-9:
             e.data_in.user_interrupt = True
 
+    if math.isfinite(stop.known):
+        h.cbMipImprovingSolution.subscribe(improving)
     h.cbMipInterrupt.subscribe(at_bound)
 
 

@@ -118,14 +118,20 @@ class SolverOptions:
 
 @dataclass(frozen=True)
 class StopAtBound:
-    """Stop HiGHS once its dual bound reaches ``bound``, but not before ``after`` seconds of the solve.
+    """Stop HiGHS once its dual bound reaches ``bound``, but not before ``after`` seconds of the solve;
+    or once it holds a solution of objective at most ``known``.
 
     ``after`` lets the solve keep improving its incumbent for a while (the
     bound is already proven); HiGHS still stops by itself when optimal.
+    ``known``: a lower bound on the model's optimum proven outside this solve
+    (the row generation's relaxations, :mod:`milp_anon.row_generation`), so a
+    solution that reaches it is optimal and the rest of the search would only
+    re-prove it; the caller, who knows the bound, reads it so.
     """
 
-    bound: float
+    bound: float = math.inf
     after: float = 0.0
+    known: float = -math.inf
 
 
 def highs_option_values(options: SolverOptions, *, master_lp: bool = False) -> dict:
