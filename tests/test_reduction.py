@@ -380,20 +380,26 @@ def test_a_round_too_large_gives_way_to_the_largest_that_fits(monkeypatch):
     assert r.verified and r.bound <= exact.objective <= r.objective
 
 
-def test_stop_bound_stops_at_the_bound_and_never_cuts_an_optimum():
-    """solve_model(stop_bound=s): below the optimum it may stop early, but only with a bound >= s;
-    at or above the optimum it proves the optimum of the whole-model solve."""
-    from milp_anon.solvers import StopAtBound, solve_model
+def _k_models(rng, count):
+    """``count`` random k-anonymity models of duplicated tables: ``(table, model, its optimum)``."""
+    from milp_anon.solvers import solve_model
 
-    rng = np.random.default_rng(7)
-    early = 0
-    for _ in range(12):
+    for _ in range(count):
         frame = _duplicated_table(rng, int(rng.integers(15, 40)), int(rng.integers(60, 121)), 5, 3)
         table = ma.Table.from_frame(frame, list(frame.columns))
         am = pipeline.build_model(table, ma.Request(ma.KAnonymity(int(rng.integers(3, 6)))))
         opt = solve_model(am.lm, ma.SolverOptions())
         assert opt.status == "optimal"
-        value = round(opt.objective)  # costs are integers
+        yield table, am, round(opt.objective)  # costs are integers
+
+
+def test_stop_bound_stops_at_the_bound_and_never_cuts_an_optimum():
+    """solve_model(stop_bound=s): below the optimum it may stop early, but only with a bound >= s;
+    at or above the optimum it proves the optimum of the whole-model solve."""
+    from milp_anon.solvers import StopAtBound, solve_model
+
+    early = 0
+    for table, am, value in _k_models(np.random.default_rng(7), 12):
         for s in (value - 3, value - 1, value, value + 5):
             out = solve_model(am.lm, ma.SolverOptions(), stop_bound=s)
             if out.status == "optimal":
@@ -415,14 +421,8 @@ def test_stop_at_a_known_bound_stops_at_a_solution_reaching_it():
     from milp_anon.solvers import StopAtBound, solve_model
     from milp_anon.starts import whole_table_start
 
-    rng = np.random.default_rng(11)
     early = 0
-    for _ in range(12):
-        frame = _duplicated_table(rng, int(rng.integers(15, 40)), int(rng.integers(60, 121)), 5, 3)
-        table = ma.Table.from_frame(frame, list(frame.columns))
-        am = pipeline.build_model(table, ma.Request(ma.KAnonymity(int(rng.integers(3, 6)))))
-        opt = solve_model(am.lm, ma.SolverOptions())
-        value = round(opt.objective)  # costs are integers
+    for table, am, value in _k_models(np.random.default_rng(11), 12):
         at = solve_model(am.lm, ma.SolverOptions(), stop_bound=StopAtBound(known=value))
         assert at.status in ("optimal", "time_limit") and round(at.objective) == value
         whole = table.n * len(table.qi)  # the start: every cell suppressed

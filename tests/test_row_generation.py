@@ -35,6 +35,21 @@ def _model(table, request):
     return build(instance, request), ObjectiveGrid.for_objective("cost", instance.candidates.cost)
 
 
+def _random_relaxation(data):
+    """``R(A)`` for a random table, criterion and ``A``: ``(model, grid, A as a mask, the problem's
+    brute-force optimum)``, or ``None`` when the problem has no release."""
+    table, criteria, expected = _case(data, (2, 3))
+    if expected is None:
+        return None
+    am, grid = _model(table, ma.Request(*criteria))
+    C = am.cands.n_candidates
+    active = np.array(data.draw(st.lists(st.booleans(), min_size=C, max_size=C)), dtype=bool)
+    owner = am.row_candidates(am.criterion_rows)
+    keep = np.ones(am.lm.n_rows, dtype=bool)
+    keep[am.criterion_rows[(owner >= 0) & ~active[np.maximum(owner, 0)]]] = False
+    return am.lm.with_rows(keep), grid, active, expected
+
+
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
 def test_generated_rows_reach_the_brute_force_optimum(data):
@@ -79,16 +94,11 @@ def test_relaxed_drops_incumbents_and_keeps_bounds():
 @given(data=st.data())
 def test_every_relaxation_bound_lies_below_the_optimum(data):
     """R(A) for a random A: its optimum never exceeds the whole model's (brute force)."""
-    table, criteria, expected = _case(data, (2, 3))
-    if expected is None:
+    relaxation = _random_relaxation(data)
+    if relaxation is None:
         return
-    am, grid = _model(table, ma.Request(*criteria))
-    C = am.cands.n_candidates
-    active = np.array(data.draw(st.lists(st.booleans(), min_size=C, max_size=C)), dtype=bool)
-    owner = am.row_candidates(am.criterion_rows)
-    keep = np.ones(am.lm.n_rows, dtype=bool)
-    keep[am.criterion_rows[(owner >= 0) & ~active[np.maximum(owner, 0)]]] = False
-    out = solve_model(am.lm.with_rows(keep), SolverOptions(), grid)
+    lm, grid, active, expected = relaxation
+    out = solve_model(lm, SolverOptions(), grid)
     assert out.status == Status.OPTIMAL
     assert out.objective <= expected + 1e-9
     if active.all():
@@ -217,16 +227,10 @@ def test_a_relaxation_solved_at_a_known_bound_is_its_optimum(data):
     """``_solve_relaxation`` with any valid ``known`` (at or below R(A)'s optimum, as the earlier
     relaxations' bounds are): R(A)'s optimum, proven, never a bound above it; at ``known`` the cutoff
     solve finds it, below it the cutoff solve proves the next grid point and the second solve the rest."""
-    table, criteria, expected = _case(data, (2, 3))
-    if expected is None:
+    relaxation = _random_relaxation(data)
+    if relaxation is None:
         return
-    am, grid = _model(table, ma.Request(*criteria))
-    C = am.cands.n_candidates
-    active = np.array(data.draw(st.lists(st.booleans(), min_size=C, max_size=C)), dtype=bool)
-    owner = am.row_candidates(am.criterion_rows)
-    keep = np.ones(am.lm.n_rows, dtype=bool)
-    keep[am.criterion_rows[(owner >= 0) & ~active[np.maximum(owner, 0)]]] = False
-    lm = am.lm.with_rows(keep)
+    lm, grid, _, _ = relaxation
     plain = solve_model(lm, SolverOptions(), grid)
     assert plain.status == Status.OPTIMAL
     value = plain.objective
