@@ -269,6 +269,11 @@ def _solve_relaxation(model, solver: SolverOptions, grid: ObjectiveGrid, hint, k
     def left():
         return None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
 
+    def at(out, value):  # a solution at a proven bound ``value``: optimal, with that bound
+        if out.objective is not None and grid.equal(out.objective, value):
+            return dataclasses.replace(out, status=Status.OPTIMAL, bound=value)
+        return None
+
     options = dict(solver.highs_options)
     # on a grid only: "none at ``known``" then means "none below the next grid point"
     if not (AT_KNOWN_BOUND and math.isfinite(known) and grid.denominator) or solver.gap > 0 \
@@ -276,8 +281,8 @@ def _solve_relaxation(model, solver: SolverOptions, grid: ObjectiveGrid, hint, k
         return solve_model(model, dataclasses.replace(solver, time_limit=left()), grid, hint=hint)
     cut = solve_model(model, dataclasses.replace(solver, time_limit=left(), highs_options={
         **options, "objective_bound": known + 0.5 * grid.step}), grid, stop_bound=StopAtBound(known=known))
-    if cut.objective is not None and grid.equal(cut.objective, known):
-        return dataclasses.replace(cut, status=Status.OPTIMAL, bound=known)
+    if (done := at(cut, known)) is not None:
+        return done
     if cut.status not in (Status.OPTIMAL, Status.GAP_LIMIT, Status.INFEASIBLE):  # stopped by the time limit
         return dataclasses.replace(cut, status=Status.TIME_LIMIT if cut.x is not None else Status.NO_SOLUTION,
                                    bound=None if cut.bound is None else min(cut.bound, known))
@@ -288,8 +293,8 @@ def _solve_relaxation(model, solver: SolverOptions, grid: ObjectiveGrid, hint, k
                       stop_bound=StopAtBound(known=known))
     if out.status == Status.INFEASIBLE:
         return out
-    if out.objective is not None and grid.equal(out.objective, known):
-        return dataclasses.replace(out, status=Status.OPTIMAL, bound=known)
+    if (done := at(out, known)) is not None:
+        return done
     return dataclasses.replace(out, bound=known if out.bound is None else max(out.bound, known))
 
 
