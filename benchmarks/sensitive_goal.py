@@ -45,6 +45,9 @@ re-solving its failing classes' rows (``lns.resolve_failing``), the package
 before that. ``--variants no-known-bound`` solves every ``R(A)`` from its start
 (``row_generation.AT_KNOWN_BOUND = False``), not first for a solution at the
 earlier relaxations' bound under that cutoff, the package before it.
+``--variants repair-first`` repairs an ``R(A)`` solution before the next
+``R(A)`` starts (``row_generation.REPAIR_BESIDE = False``), not in this
+process while that ``R(A)`` runs in its child, the package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -177,6 +180,10 @@ def run_one(job):
         from milp_anon import row_generation
 
         row_generation.AT_KNOWN_BOUND = False
+    if variant == "repair-first":  # each repair before the next R(A), not beside it (the package before)
+        from milp_anon import row_generation
+
+        row_generation.REPAIR_BESIDE = False
     if variant == "unsplit":  # every R(A) over unit pairs for all candidates (before the partial split)
         from milp_anon import row_generation
 
@@ -241,7 +248,7 @@ def main(argv=None):
     variants = [v.strip() for v in a.variants.split(",")]
     known = ("before", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding", "lp-alone", "no-refine",
              "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "no-ball-prune",
-             "no-frequency-prune", "no-resolve", "no-known-bound", "after")
+             "no-frequency-prune", "no-resolve", "no-known-bound", "repair-first", "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")
     jobs = [(q, c, a.k, a.time_limit, a.lns, v) for q in qis for c in cases for v in variants]

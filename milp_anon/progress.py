@@ -22,7 +22,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 
-__all__ = ["Progress", "ProgressPrinter", "muted", "relaxed", "report", "reporting"]
+__all__ = ["Progress", "ProgressPrinter", "muted", "relaxed", "report", "reporter", "reporting"]
 
 _log = logging.getLogger("milp_anon.progress")
 
@@ -85,7 +85,9 @@ class _Listener:
 
 
 _current: _Listener | None = None
-_relaxing = 0
+#: per thread: a relaxation's solve in one thread (the row generation's ``R(A)``) does not drop the incumbents
+#: a repair beside it reports from another
+_relaxing = threading.local()
 
 
 def report(**fields) -> None:
@@ -94,12 +96,20 @@ def report(**fields) -> None:
     listener = _current
     if listener is None:
         return
-    if _relaxing and "incumbent" in fields:
+    if getattr(_relaxing, "depth", 0) and "incumbent" in fields:
         fields = {key: value for key, value in fields.items() if key != "incumbent"}
     try:
         listener.update(**fields)
     except Exception:  # pragma: no cover - a user's callback
         _log.exception("progress callback failed")
+
+
+def reporter():
+    """:func:`report` as this thread would call it now (inside :func:`relaxed` or not), for a callback that
+    another thread runs (HiGHS's solver thread)."""
+    if getattr(_relaxing, "depth", 0):
+        return lambda **fields: report(**{key: value for key, value in fields.items() if key != "incumbent"})
+    return report
 
 
 def listening() -> bool:
@@ -125,12 +135,11 @@ def reporting(sink):
 def relaxed():
     """The solves inside the block are of a relaxation: their bounds are the problem's, their
     incumbents are not (a table of the relaxation may violate the criteria), so those are dropped."""
-    global _relaxing
-    _relaxing += 1
+    _relaxing.depth = getattr(_relaxing, "depth", 0) + 1
     try:
         yield
     finally:
-        _relaxing -= 1
+        _relaxing.depth -= 1
 
 
 @contextlib.contextmanager

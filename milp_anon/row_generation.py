@@ -24,6 +24,10 @@ model restricted to the candidates that solution uses, the whole-table
 candidate and those of the best table so far (every criterion's rows, so
 each of its solutions is a release) is solved for a short time; a verified
 table that reaches the relaxations' bound ends the iteration as optimal.
+Where the next ``R(A)`` is solved in a child process (large models under a
+time limit), the repair runs in this process meanwhile, on the other core
+(:data:`REPAIR_BESIDE`): the two are independent (the cutoff solve of
+:func:`_solve_relaxation` takes no start), so the repairs cost no time.
 
 Complexity: one MILP per iteration; the iterations' models are the whole
 model less the criterion rows of the candidates outside ``A``.
@@ -31,8 +35,10 @@ model less the criterion rows of the candidates outside ``A``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -45,7 +51,7 @@ from .formulations import AssignmentModel, build, read_assignment
 from .formulations import partial_split
 from .grid import ObjectiveGrid
 from .release import Release
-from .solvers import SolverOptions, StopAtBound, solve_model
+from .solvers import SolverOptions, StopAtBound, should_isolate, solve_model
 from .starts import release_pairs, release_start, whole_table_start
 from .status import Status
 
@@ -115,6 +121,10 @@ REPAIR_SECONDS = 30.0
 #: repair by re-solving the failing classes' rows alone first (:func:`milp_anon.lns.resolve_failing`)
 RESOLVE_FAILING = True
 
+#: repair an ``R(A)`` solution while the next ``R(A)`` runs in its child process (on the other core), where it is
+#: isolated (:func:`_isolated`); off: the repair first, then the next ``R(A)`` from its table
+REPAIR_BESIDE = True
+
 #: solve each ``R(A)`` after the first at the best bound of the earlier ones first (:func:`_solve_relaxation`);
 #: off: from its start, as the first
 AT_KNOWN_BOUND = True
@@ -138,7 +148,8 @@ def repair(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveG
         keep[of_row[of_row >= 0]] = True
     sub = build(inst.with_candidates(cands.subset(keep, "repair")), request)
     hint = release_start(sub, best) if best is not None else whole_table_start(sub)
-    out = solve_model(sub.lm, dataclasses.replace(solver, time_limit=seconds), grid, hint=hint)
+    with progress.muted():  # a restriction: its bound is not the problem's (its verified table is reported)
+        out = solve_model(sub.lm, dataclasses.replace(solver, time_limit=seconds), grid, hint=hint)
     if out.x is None:
         return None
     g, _ = read_assignment(sub, out.x, request.criteria, solver)
@@ -176,6 +187,34 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
     best = -math.inf
     solver_status = ""
     merge = PARTIAL_SPLIT and partial_split.applies(request) and am.units.n_units > am.instance.types.t_in
+    pending = None  # the last R(A) solution whose groups fail, to repair: (iteration, g, failing, used, A ≠ ∅)
+
+    def repaired(owed, hand_over=False) -> bool:
+        """Repair the solution ``owed`` (``pending``); ``True`` when the incumbent then reaches ``best``."""
+        nonlocal incumbent, hint
+        it, g, failing, used, any_active = owed
+        left = None if deadline is None else deadline - time.perf_counter()
+        if (left is not None and left <= 2.0) or interrupt.stop_requested():
+            return False
+        t1 = time.perf_counter()
+        # never longer than the relaxation it follows: where R(A) is quick, the next one may converge
+        budget = min(REPAIR_SECONDS, max(it.seconds, 1.0), math.inf if left is None else 0.25 * left)
+        rel = None
+        if RESOLVE_FAILING:  # also before a hand-over: the whole model then starts from its table
+            released, groups, _ = am.release(g)
+            resolved = lns.resolve_failing(am.table, request, released, groups, failing, budget, solver)
+            rel = None if resolved is None else resolved[0]
+        if rel is None and any_active and not hand_over:  # R(∅) is k-anonymity alone: too far to repair whole
+            rel = repair(am, request, solver, grid, used, incumbent, max(1.0, budget - (time.perf_counter() - t1)))
+        it.repaired = None if rel is None else rel.objective
+        it.repair_seconds = time.perf_counter() - t1
+        if rel is not None and (incumbent is None or rel.objective < incumbent.objective - 1e-9):
+            incumbent = rel
+            hint = release_start(am, rel)  # the next R(A) starts from it (its cost bounds R(A)'s optimum)
+            progress.report(incumbent=rel.objective)
+        # a release at the relaxations' bound: optimal
+        return incumbent is not None and math.isfinite(best) and not grid.gap(incumbent.objective, best)
+
     while True:
         left = None if deadline is None else deadline - time.perf_counter()
         if (left is not None and left <= 0) or interrupt.stop_requested():  # Ctrl-C: keep what is found
@@ -185,12 +224,25 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
         sub = lm.with_rows(keep)
         progress.report(phase=f"row generation {len(log.iterations) + 1}: criteria on {int(active.sum())} of "
                               f"{C} candidates")
-        t0 = time.perf_counter()
         split = partial_split.PartialSplit.build(am, request, active) if merge else None
         model = sub if split is None else split.lm
-        with progress.relaxed():  # R(A)'s tables may fail the criteria: only its bound is the problem's
-            out = _solve_relaxation(model, solver, grid, hint if split is None else split.hint(hint), best,
-                                    deadline)
+        beside = pending is not None and REPAIR_BESIDE and _isolated(solver, model, deadline)
+        if pending is not None and not beside:  # the repair first: R(A) then starts from its table
+            if repaired(pending):
+                log.converged = True
+                return incumbent, _finite(best), Status.OPTIMAL, solver_status, log
+            pending = None
+        relaxation = _Relaxation(model, solver, grid, hint if split is None else split.hint(hint), best, deadline)
+        if beside:  # R(A) in its own process on the other core, the repair in this thread meanwhile
+            with relaxation.beside():
+                if repaired(pending):
+                    relaxation.cancel()
+                    log.converged = True
+                    return incumbent, _finite(best), Status.OPTIMAL, solver_status, log
+        else:
+            relaxation.run()
+        out, seconds = relaxation.result()
+        pending = None
         if split is not None and out.x is not None:
             out = dataclasses.replace(out, x=split.to_whole(out.x))
         solver_status = out.solver_status
@@ -199,7 +251,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             log.bound = _finite(best)
             progress.report(bound=best)
         it = Iteration(active=int(active.sum()), rows=int(model.n_rows), status=str(out.status),
-                       objective=out.objective, bound=out.bound, failing=None, seconds=time.perf_counter() - t0)
+                       objective=out.objective, bound=out.bound, failing=None, seconds=seconds)
         log.iterations.append(it)
         if out.status == Status.INFEASIBLE:  # a relaxation without a solution: nor has the whole model
             return None, None, Status.INFEASIBLE, solver_status, log
@@ -222,30 +274,12 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             return release, _finite(best), status, solver_status, log
         if out.status != Status.OPTIMAL:  # stopped with a solution that fails: no time for another model
             return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
-        hand_over = max_failing is not None and fails.shape[0] > max_failing * used.shape[0]
-        left = None if deadline is None else deadline - time.perf_counter()
-        if (left is None or left > 2.0) and not interrupt.stop_requested():
-            t1 = time.perf_counter()
-            # never longer than the relaxation it follows: where R(A) is quick, the next one may converge
-            budget = min(REPAIR_SECONDS, max(it.seconds, 1.0), math.inf if left is None else 0.25 * left)
-            rel = None
-            if RESOLVE_FAILING:  # also before a hand-over: the whole model then starts from its table
-                released, groups, _ = am.release(g)
-                resolved = lns.resolve_failing(am.table, request, released, groups, failing, budget, solver)
-                rel = None if resolved is None else resolved[0]
-            if rel is None and active.any() and not hand_over:  # R(∅) is k-anonymity alone: too far to repair whole
-                rel = repair(am, request, solver, grid, used, incumbent,
-                             max(1.0, budget - (time.perf_counter() - t1)))
-            it.repaired = None if rel is None else rel.objective
-            it.repair_seconds = time.perf_counter() - t1
-            if rel is not None and (incumbent is None or rel.objective < incumbent.objective - 1e-9):
-                incumbent = rel
-                hint = release_start(am, rel)  # the next R(A) starts from it (its cost bounds R(A)'s optimum)
-                progress.report(incumbent=rel.objective)
-            if incumbent is not None and math.isfinite(best) and not grid.gap(incumbent.objective, best):
-                log.converged = True  # a release at the relaxations' bound: optimal
+        pending = (it, g, failing, used, bool(active.any()))
+        if max_failing is not None and fails.shape[0] > max_failing * used.shape[0]:
+            # the relaxations would soon hold most rows: repair (the whole model starts from its table), hand over
+            if repaired(pending, hand_over=True):
+                log.converged = True
                 return incumbent, _finite(best), Status.OPTIMAL, solver_status, log
-        if hand_over:
             log.handed_over = True
             return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
         if np.all(active[fails]):  # pragma: no cover - R(A) holds their rows, so its groups meet them
@@ -253,8 +287,56 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
         active[fails] = True
 
 
+def _isolated(solver: SolverOptions, model, deadline: float | None) -> bool:
+    """``model`` would be solved in a child process (:func:`~milp_anon.solvers.should_isolate`): only then is a
+    repair run beside it (two HiGHS in one process share its task scheduler)."""
+    return deadline is not None and should_isolate(
+        dataclasses.replace(solver, time_limit=max(deadline - time.perf_counter(), 1e-3)), model.n_cols)
+
+
+class _Relaxation:
+    """One ``R(A)`` solve (:func:`_solve_relaxation`), run here (:meth:`run`) or in a thread (:meth:`beside`),
+    whose solves then run in a child process that :meth:`cancel` stops."""
+
+    def __init__(self, model, solver, grid, hint, known, deadline):
+        self.args = (model, solver, grid, hint, known, deadline)
+        self.stop = threading.Event()
+        self.box: dict = {}
+
+    def run(self) -> None:
+        t0 = time.perf_counter()
+        try:
+            with progress.relaxed():  # R(A)'s tables may fail the criteria: only its bound is the problem's
+                self.box["out"] = _solve_relaxation(*self.args, cancel=self.stop)
+        except BaseException as exc:  # re-raised by result(), in the caller's thread
+            self.box["error"] = exc
+        self.box["seconds"] = time.perf_counter() - t0
+
+    @contextlib.contextmanager
+    def beside(self):
+        """Run in a thread for the block's duration; joined when the block ends (cancelled if it raises)."""
+        worker = threading.Thread(target=self.run, name="row-generation-relaxation", daemon=True)
+        worker.start()
+        try:
+            yield
+        except BaseException:
+            self.stop.set()
+            raise
+        finally:
+            worker.join()
+
+    def cancel(self) -> None:
+        self.stop.set()
+
+    def result(self):
+        """``(outcome, seconds)`` of a finished solve."""
+        if "error" in self.box:
+            raise self.box["error"]
+        return self.box["out"], self.box["seconds"]
+
+
 def _solve_relaxation(model, solver: SolverOptions, grid: ObjectiveGrid, hint, known: float,
-                      deadline: float | None):
+                      deadline: float | None, cancel: threading.Event | None = None):
     """Solve ``R(A)`` (``model``), knowing that its optimum is at least ``known`` (the best bound of the
     earlier relaxations: ``A`` only grows, so ``R(A)`` restricts each of them); an outcome as
     :func:`~milp_anon.solvers.solve_model`'s, ``optimal`` once a solution at ``known`` is found.
@@ -278,9 +360,10 @@ def _solve_relaxation(model, solver: SolverOptions, grid: ObjectiveGrid, hint, k
     # on a grid only: "none at ``known``" then means "none below the next grid point"
     if not (AT_KNOWN_BOUND and math.isfinite(known) and grid.denominator) or solver.gap > 0 \
             or "objective_bound" in options:
-        return solve_model(model, dataclasses.replace(solver, time_limit=left()), grid, hint=hint)
+        return solve_model(model, dataclasses.replace(solver, time_limit=left()), grid, hint=hint, cancel=cancel)
     cut = solve_model(model, dataclasses.replace(solver, time_limit=left(), highs_options={
-        **options, "objective_bound": known + 0.5 * grid.step}), grid, stop_bound=StopAtBound(known=known))
+        **options, "objective_bound": known + 0.5 * grid.step}), grid, stop_bound=StopAtBound(known=known),
+        cancel=cancel)
     if (done := at(cut, known)) is not None:
         return done
     if cut.status not in (Status.OPTIMAL, Status.GAP_LIMIT, Status.INFEASIBLE):  # stopped by the time limit
@@ -289,8 +372,10 @@ def _solve_relaxation(model, solver: SolverOptions, grid: ObjectiveGrid, hint, k
     # HiGHS ended the search under the cutoff without a solution at ``known`` (a solution it reports lies
     # above the cutoff, and so may its bound, which is not read): nothing below ``known + step``
     known += grid.step
+    if cancel is not None and cancel.is_set():
+        return cut
     out = solve_model(model, dataclasses.replace(solver, time_limit=left()), grid, hint=hint,
-                      stop_bound=StopAtBound(known=known))
+                      stop_bound=StopAtBound(known=known), cancel=cancel)
     if out.status == Status.INFEASIBLE:
         return out
     if (done := at(out, known)) is not None:

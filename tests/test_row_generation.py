@@ -205,8 +205,8 @@ def test_every_relaxation_after_the_first_knows_the_best_earlier_bound(monkeypat
     seen = []
     real = row_generation._solve_relaxation
 
-    def record(model, solver, grid, hint, known, deadline):
-        out = real(model, solver, grid, hint, known, deadline)
+    def record(model, solver, grid, hint, known, deadline, cancel=None):
+        out = real(model, solver, grid, hint, known, deadline, cancel)
         seen.append((known, out))
         return out
 
@@ -440,3 +440,94 @@ def test_every_relaxation_starts_from_the_best_verified_table(monkeypatch):
     assert len(relaxations) > 2 and len(set(incumbents)) > 2
     for start, best in relaxations:
         assert start == pytest.approx(best)
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), crit=st.sampled_from([
+    ma.TCloseness(0.2), ma.TCloseness(0.25, distance="ordered"), ma.LDiversity(3, kind="distinct"),
+    ma.LDiversity(3, kind="recursive", c=2), ma.PSensitivity(3)]), resolve=st.booleans())
+def test_repairs_beside_relaxations_in_their_own_process_reach_the_whole_models_optimum(seed, crit, resolve):
+    """Every R(A) in a child process (``isolate="always"``): each repair runs in this process while the next
+    R(A) runs, and the row generation still ends at the whole model's optimum, proven, with no child left
+    (40-row tables: several relaxations, where the brute-force tables mostly need one)."""
+    from milp_anon import cleanup
+
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"q0": rng.integers(0, 4, 40).astype(str), "q1": rng.integers(0, 3, 40).astype(str),
+                          "s": rng.integers(0, 4, 40).astype(str)})
+    table = ma.Table.from_frame(frame, ["q0", "q1"], "s")
+    whole = ma.Request(ma.KAnonymity(2), crit, criteria_rows="all").solve(table)
+    beside = []
+    real = row_generation._isolated
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(row_generation, "_isolated", lambda *a: beside.append(real(*a)) or beside[-1])
+        mp.setattr(row_generation, "RESOLVE_FAILING", resolve)  # off: the restricted repair, more relaxations
+        r = ma.Request(ma.KAnonymity(2), crit, criteria_rows="generated").solve(table, time_limit=120,
+                                                                               isolate="always")
+    assert r.status == whole.status
+    if whole.status == Status.OPTIMAL:
+        assert r.objective == whole.objective and r.verified
+    assert all(beside)  # asked only with a repair owed; always isolated here
+    assert not cleanup._processes
+
+
+def test_a_repair_reaching_the_bound_cancels_the_relaxation_beside_it(monkeypatch):
+    """The repair of R(∅)'s solution reaches R(∅)'s bound while R(A) runs beside it: R(A)'s process is
+    stopped at once, and the repaired table is released as optimal (R(∅)'s bound proves it)."""
+    from milp_anon import cleanup
+
+    table, req, opt = _close_case()
+    calls = []
+    real = row_generation._solve_relaxation
+
+    def record(model, solver, grid, hint, known, deadline, cancel=None):
+        if calls:  # R(A) after R(∅): as if it took long (it is quick here), until the repair cancels it
+            cancel.wait(60)
+        out = real(model, solver, grid, hint, known, deadline, cancel)
+        calls.append((cancel.is_set(), out))
+        return out
+
+    monkeypatch.setattr(row_generation, "_solve_relaxation", record)
+    r = req.solve(table, time_limit=120, isolate="always")
+    assert r.status == Status.OPTIMAL and r.objective == opt.objective
+    log = r.row_generation
+    assert log.converged and len(log.iterations) == 1 and log.iterations[0].repaired == opt.objective
+    assert r.bound == log.iterations[0].bound == opt.objective
+    assert len(calls) == 2 and not calls[0][0] and calls[1][0]  # the second R(A) was cancelled
+    assert not cleanup._processes
+    monkeypatch.setattr(row_generation, "REPAIR_BESIDE", False)  # the repair first: no second R(A) at all
+    calls.clear()
+    r = req.solve(table, time_limit=120, isolate="always")
+    assert r.status == Status.OPTIMAL and r.objective == opt.objective and len(calls) == 1
+
+
+def test_a_relaxation_in_one_thread_drops_only_its_own_incumbents():
+    """progress.relaxed() holds for the thread inside it (and the callbacks it hands to HiGHS's thread,
+    progress.reporter()): a repair's incumbent reported from another thread meanwhile is kept."""
+    import threading
+
+    from milp_anon import progress
+
+    seen = []
+    inside, done = threading.Event(), threading.Event()
+    held = {}
+
+    def relaxation():
+        with progress.relaxed():
+            held["report"] = progress.reporter()
+            progress.report(incumbent=3.0, solver_bound=1.0)
+            inside.set()
+            done.wait(10)
+
+    with progress.reporting(seen.append):
+        worker = threading.Thread(target=relaxation)
+        worker.start()
+        assert inside.wait(10)
+        progress.report(incumbent=7.0)  # this thread is not relaxing
+        other = threading.Thread(target=lambda: held["report"](incumbent=2.0, solver_bound=1.5))
+        other.start()
+        other.join()
+        done.set()
+        worker.join()
+        assert progress.reporter() is progress.report
+    assert [(p.incumbent, p.bound) for p in seen] == [(None, 1.0), (7.0, 1.0), (7.0, 1.5)]

@@ -20,7 +20,7 @@ __all__ = ["Basis", "SolveOutcome", "SolverOptions", "StopAtBound", "highs_optio
 
 
 def solve_model(lm, options: SolverOptions, grid: ObjectiveGrid = ObjectiveGrid(1), *, hint=None,
-                stop_bound: "float | StopAtBound | None" = None) -> SolveOutcome:
+                stop_bound: "float | StopAtBound | None" = None, cancel=None) -> SolveOutcome:
     """Solve ``lm`` under ``options``; bounds are rounded up to ``grid``.
 
     ``hint`` is an optional start handed to HiGHS: a full column vector, or
@@ -30,11 +30,14 @@ def solve_model(lm, options: SolverOptions, grid: ObjectiveGrid = ObjectiveGrid(
     grid, reaches it. The outcome is then ``time_limit`` (or ``no_solution``)
     with that bound: the caller learns that no solution cheaper than
     ``stop_bound`` exists, which is all a reduction round needs.
+    ``cancel`` (a :class:`threading.Event`, set by another thread) stops a
+    solve in a child process (:func:`~.isolated.solve_isolated`) as at its
+    limit; a solve in this process does not read it.
     """
     if stop_bound is not None and not isinstance(stop_bound, StopAtBound):
         stop_bound = StopAtBound(float(stop_bound))
     if options.in_bulk:
         if should_isolate(options, lm.n_cols):
-            return solve_isolated(lm, options, grid, hint, stop_bound=stop_bound)
+            return solve_isolated(lm, options, grid, hint, stop_bound=stop_bound, cancel=cancel)
         return solve_highs(lm, options, grid, hint, stop_bound=stop_bound)
     return solve_pulp(lm, options, grid)

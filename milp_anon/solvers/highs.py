@@ -170,7 +170,7 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
     if stop_bound is not None:
         _subscribe_stop(h, stop_bound, grid)
     if on_progress is not None or progress.listening():
-        subscribe_progress(h, on_progress or progress.report)
+        subscribe_progress(h, on_progress or progress.reporter())  # HiGHS's thread calls it
     if hint is not None:
         _set_start(h, hint)
     if interrupt.armed():
