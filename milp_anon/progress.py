@@ -93,23 +93,32 @@ _relaxing = threading.local()
 def report(**fields) -> None:
     """Tell the listener, if any: ``phase``, ``incumbent``, ``bound`` (proven), ``solver_bound``
     (HiGHS's dual bound), ``solver_bound_is_global``. A listener that fails never breaks the solve."""
-    listener = _current
-    if listener is None:
-        return
-    if getattr(_relaxing, "depth", 0) and "incumbent" in fields:
-        fields = {key: value for key, value in fields.items() if key != "incumbent"}
-    try:
-        listener.update(**fields)
-    except Exception:  # pragma: no cover - a user's callback
-        _log.exception("progress callback failed")
+    _send(fields, _relaxed_here())
 
 
 def reporter():
     """:func:`report` as this thread would call it now (inside :func:`relaxed` or not), for a callback that
     another thread runs (HiGHS's solver thread)."""
-    if getattr(_relaxing, "depth", 0):
-        return lambda **fields: report(**{key: value for key, value in fields.items() if key != "incumbent"})
+    if _relaxed_here():
+        return lambda **fields: _send(fields, True)
     return report
+
+
+def _relaxed_here() -> bool:
+    return getattr(_relaxing, "depth", 0) > 0
+
+
+def _send(fields: dict, relaxing: bool) -> None:
+    """:func:`report`'s body; ``relaxing``: inside :func:`relaxed`, where incumbents are dropped."""
+    listener = _current
+    if listener is None:
+        return
+    if relaxing and "incumbent" in fields:
+        fields = {key: value for key, value in fields.items() if key != "incumbent"}
+    try:
+        listener.update(**fields)
+    except Exception:  # pragma: no cover - a user's callback
+        _log.exception("progress callback failed")
 
 
 def listening() -> bool:
