@@ -372,8 +372,9 @@ def _solve_relaxation(model, solver: SolverOptions, grid: ObjectiveGrid, hint, k
     # HiGHS ended the search under the cutoff without a solution at ``known`` (a solution it reports lies
     # above the cutoff, and so may its bound, which is not read): nothing below ``known + step``
     known += grid.step
-    if cancel is not None and cancel.is_set():
-        return cut
+    if cancel is not None and cancel.is_set():  # stopped before the second solve: ``known`` is what is proven
+        return dataclasses.replace(cut, status=Status.TIME_LIMIT if cut.x is not None else Status.NO_SOLUTION,
+                                   bound=known)
     out = solve_model(model, dataclasses.replace(solver, time_limit=left()), grid, hint=hint,
                       stop_bound=StopAtBound(known=known), cancel=cancel)
     if out.status == Status.INFEASIBLE:

@@ -238,6 +238,18 @@ def test_a_relaxation_solved_at_a_known_bound_is_its_optimum(data):
     out = row_generation._solve_relaxation(lm, SolverOptions(), grid, None, value - below, None)
     assert out.status == Status.OPTIMAL
     assert out.objective == pytest.approx(value) and out.bound == pytest.approx(value)
+    # cancelled (a repair beside it reached the bound): a solve in this process ignores the event, but no
+    # second solve follows the cutoff solve; what it proved is kept, never "infeasible"
+    import threading
+
+    cancel = threading.Event()
+    cancel.set()
+    out = row_generation._solve_relaxation(lm, SolverOptions(), grid, None, value - below, None, cancel)
+    if below == 0:
+        assert out.status == Status.OPTIMAL and out.objective == pytest.approx(value)
+    else:
+        assert out.status in (Status.TIME_LIMIT, Status.NO_SOLUTION)
+        assert out.bound == pytest.approx(value - below + grid.step) and out.bound <= value + 1e-9
 
 
 def test_a_time_limit_keeps_a_verified_table_and_a_valid_bound(monkeypatch):
