@@ -48,6 +48,9 @@ earlier relaxations' bound under that cutoff, the package before it.
 ``--variants repair-first`` repairs an ``R(A)`` solution before the next
 ``R(A)`` starts (``row_generation.REPAIR_BESIDE = False``), not in this
 process while that ``R(A)`` runs in its child, the package before it.
+``--variants milp-first`` solves ``R(∅)`` as one MILP like every ``R(A)``
+(``row_generation.FIRST_BY_REDUCTION = False``), not by the k-anonymity
+reduction over the same candidates, the package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -184,6 +187,10 @@ def run_one(job):
         from milp_anon import row_generation
 
         row_generation.REPAIR_BESIDE = False
+    if variant == "milp-first":  # R(∅) as one MILP, not by the k-anonymity reduction (the package before)
+        from milp_anon import row_generation
+
+        row_generation.FIRST_BY_REDUCTION = False
     if variant == "unsplit":  # every R(A) over unit pairs for all candidates (before the partial split)
         from milp_anon import row_generation
 
@@ -241,14 +248,15 @@ def main(argv=None):
                                                       "lp-alone (the LP without the search "
                                                       "beside it), no-ball-prune (without the ball pruning), "
                                                       "no-frequency-prune (without frequency ℓ's size pruning), no-resolve (R(A) "
-                                                      "repaired without re-solving its failing classes), after")
+                                                      "repaired without re-solving its failing classes), no-known-bound, repair-first, "
+                                                      "milp-first (R(∅) as one MILP, not by the reduction), after")
     ap.add_argument("--out", default="benchmarks/results/sensitive_goal")
     a = ap.parse_args(argv)
     cases, qis = cases_and_qis(ap, a)
     variants = [v.strip() for v in a.variants.split(",")]
     known = ("before", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding", "lp-alone", "no-refine",
              "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "no-ball-prune",
-             "no-frequency-prune", "no-resolve", "no-known-bound", "repair-first", "after")
+             "no-frequency-prune", "no-resolve", "no-known-bound", "repair-first", "milp-first", "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")
     jobs = [(q, c, a.k, a.time_limit, a.lns, v) for q in qis for c in cases for v in variants]

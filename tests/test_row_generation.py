@@ -500,6 +500,7 @@ def test_a_repair_reaching_the_bound_cancels_the_relaxation_beside_it(monkeypatc
         return out
 
     monkeypatch.setattr(row_generation, "_solve_relaxation", record)
+    monkeypatch.setattr(row_generation, "FIRST_BY_REDUCTION", False)  # R(∅) as a MILP too: two calls to count
     r = req.solve(table, time_limit=120, isolate="always")
     assert r.status == Status.OPTIMAL and r.objective == opt.objective
     log = r.row_generation
@@ -543,3 +544,94 @@ def test_a_relaxation_in_one_thread_drops_only_its_own_incumbents():
         worker.join()
         assert progress.reporter() is progress.report
     assert [(p.incumbent, p.bound) for p in seen] == [(None, 1.0), (7.0, 1.0), (7.0, 1.5)]
+
+
+def _first(table, request):
+    """``R(∅)`` of ``request`` by the reduction (``_first_by_reduction``): ``(am, grid, outcome, g)``."""
+    import time
+
+    am, grid = _model(table, request)
+    first = row_generation._first_by_reduction(am, request, SolverOptions(time_limit=60), grid,
+                                               time.perf_counter() + 60)
+    return am, grid, first
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_the_first_relaxation_by_the_reduction_is_a_solution_of_it_at_its_optimum(data):
+    """``R(∅)`` by the k-anonymity reduction: its table, read back onto the model's (unit, candidate) pairs,
+    places every row once, in groups of at least the request's smallest group size (so it is a solution of
+    ``R(∅)``), at the cost it reports; proven, it is the optimum of the k-anonymity model over the same
+    candidates with that group size (HiGHS on the whole model, not the reduction), and its bound never lies
+    above the problem's brute-force optimum."""
+    from milp_anon.instance import Instance
+    from milp_anon.rowtypes import Units
+
+    table, criteria, expected = _case(data, (1, 3))
+    if expected is None:
+        return
+    request = ma.Request(*criteria)
+    am, grid, first = _first(table, request)
+    assert first is not None
+    out, g = first
+    m = request.min_group_size()
+    gp, _ = am.split(g)
+    assert np.array_equal(np.bincount(am.pair_unit, weights=gp, minlength=am.units.n_units), am.units.counts)
+    size = np.bincount(am.pair_cand, weights=gp, minlength=am.cands.n_candidates)
+    assert np.all((size == 0) | (size >= m))
+    assert out.objective == pytest.approx(float(gp @ am.cands.cost[am.pair_cand]))
+    assert out.bound is not None and out.bound <= expected + 1e-9
+    assert out.bound <= out.objective + 1e-9
+    inst = am.instance
+    k_request = ma.Request(ma.KAnonymity(m), reduction="none")
+    k_inst = Instance(inst.table, inst.lattices, inst.types, Units.of(inst.table, inst.types, False),
+                      inst.candidates)
+    whole = solve_model(build(k_inst, k_request).lm, SolverOptions(), grid)
+    assert whole.status == Status.OPTIMAL and out.bound <= whole.objective + 1e-9
+    if out.status == Status.OPTIMAL:
+        assert out.objective == pytest.approx(whole.objective) == pytest.approx(out.bound)
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_row_generation_from_the_reduction_reaches_the_brute_force_optimum(data):
+    """Every ``R(A)`` isolated (``isolate="always"``, under a time limit), so ``R(∅)`` is solved by the
+    reduction: the release is still the brute-force optimum, proven, and the first iteration says how."""
+    table, criteria, expected = _case(data, (1, 3))
+    r = ma.Request(*criteria, criteria_rows="generated").solve(table, time_limit=60, isolate="always")
+    if expected is None:
+        assert r.status == Status.INFEASIBLE
+        return
+    assert r.status == Status.OPTIMAL and r.objective == expected and r.verified
+    assert r.row_generation.iterations[0].by_reduction
+
+
+def test_a_first_relaxation_not_proven_is_repaired_in_the_time_left(monkeypatch):
+    """When the reduction does not prove ``R(∅)`` (here: its bound lowered by one, still a bound), no
+    larger ``R(A)`` follows: its table is repaired in the time left and the stage ends at the time limit
+    with a verified release, never below the optimum, and a bound never above it."""
+    table, req, opt = _close_case()
+    real = row_generation.LagrangianReduction
+    repairs = []
+
+    class Weaker(real):
+        def run(self):
+            import dataclasses
+
+            out = super().run()
+            return dataclasses.replace(out, bound=out.bound - 1)
+
+    real_resolve = row_generation.lns.resolve_failing
+
+    def resolve(table_, request, released, groups, failing, seconds, solver):
+        repairs.append(seconds)
+        return real_resolve(table_, request, released, groups, failing, seconds, solver)
+
+    monkeypatch.setattr(row_generation, "LagrangianReduction", Weaker)
+    monkeypatch.setattr(row_generation.lns, "resolve_failing", resolve)
+    r = req.solve(table, time_limit=60, isolate="always")
+    log = r.row_generation
+    assert len(log.iterations) == 1 and log.iterations[0].by_reduction
+    assert log.iterations[0].status == str(Status.TIME_LIMIT) and not log.converged
+    assert r.verified and r.objective >= opt.objective and r.bound <= opt.objective
+    assert repairs and repairs[0] > row_generation.REPAIR_SECONDS  # the time left, not a repair's budget
