@@ -311,7 +311,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             log.handed_over = True
             return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
         if out.status != Status.OPTIMAL:
-            # R(∅) by the reduction, not proven: every later R(A) restricts it and would not be proven either;
+            # R(∅) by the reduction, not proven: every later R(A) is a larger MILP than the one it stood in for;
             # its table, repaired in the time left, is what this stage gives (the search improves it next)
             if repaired(pending, seconds=None if deadline is None else deadline - time.perf_counter()):
                 log.converged = True
