@@ -179,8 +179,11 @@ class LagrangianReduction:
     """
 
     def __init__(self, instance: Instance, request, solver: SolverOptions, timings: Timings, size: ModelSize,
-                 bounds: Callable = k_anonymity_bounds, start: Release | None = None):
+                 bounds: Callable = k_anonymity_bounds, start: Release | None = None, heuristics: bool = True):
         self.instance, self.request, self.solver, self.timings = instance, request, solver, timings
+        #: whether heuristic tables may be incumbents (and the fallback); off: every table the reduction
+        #: returns is a solution of the model over ``instance``'s candidates (the heuristics' may use others)
+        self.heuristics = heuristics
         self.size = size
         self.bounds_fn = bounds
         self.grid = ObjectiveGrid.of_costs(instance.candidates.cost)
@@ -216,7 +219,9 @@ class LagrangianReduction:
         return bool(gap) and self.best is not None and self.grid.gap(self.ub, self.lb) <= gap
 
     def heuristic(self) -> None:
-        """The best verified heuristic table replaces a poorer incumbent."""
+        """The best verified heuristic table replaces a poorer incumbent (unless ``heuristics`` is off)."""
+        if not self.heuristics:
+            return
         with self.timings.phase("warm_start"):
             rel = best_heuristic(self.instance.table, self.request)
         if rel is not None:
@@ -440,7 +445,7 @@ class LagrangianReduction:
         """One restricted model from ``hint`` (else the whole table as one group): stop at ``G``; the first
         round is polished, and leaves room for the heuristic. Returns ``(outcome, the cutoff HiGHS was given
         or None)`` (:meth:`cutoff`)."""
-        if first and remaining is not None and self.request.model.warm_start != "greedy":
+        if first and remaining is not None and self.request.model.warm_start != "greedy" and self.heuristics:
             remaining *= 1.0 - HEURISTIC_SHARE  # room for the heuristic table after the first round
         # only min(B, G) is used, so a round may stop once its bound reaches G; the first
         # (smallest) round first looks for a good incumbent for a while: the later rounds stop
@@ -482,7 +487,7 @@ class LagrangianReduction:
 
     def outcome(self) -> Outcome:
         """The best verified release (or the fallback heuristic's) with the bound proven."""
-        if self.best is None:
+        if self.best is None and self.heuristics:
             # never empty-handed: the best verified heuristic table, labelled as a limit result
             with self.timings.phase("fallback"):
                 self.best = best_heuristic(self.instance.table, self.request)

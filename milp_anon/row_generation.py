@@ -346,12 +346,13 @@ def _first_by_reduction(am: AssignmentModel, request, solver: SolverOptions, gri
     options = dataclasses.replace(solver, time_limit=max(FIRST_SHARE * (deadline - t0), 1.0))
     size = ModelSize(n_rows=inst.table.n, t_in=inst.types.t_in)
     with progress.relaxed():  # its tables may fail the criteria: only its bound is the problem's
-        done = LagrangianReduction(k_inst, k_request, options, Timings(), size).run()
+        # no heuristic table: those may use candidates the criteria pruned (and cost less than R(∅)'s optimum)
+        done = LagrangianReduction(k_inst, k_request, options, Timings(), size, heuristics=False).run()
     rel = done.release
     if rel is None:
         return None
     g, of_row = release_pairs(inst, am.pair_unit, am.pair_cand, rel)
-    if np.any(of_row < 0):  # pragma: no cover - its tables are of these candidates (the fallback may not be)
+    if np.any(of_row < 0):  # pragma: no cover - without heuristics its tables are of these candidates
         return None
     bound = done.bound if done.bound is not None and math.isfinite(done.bound) else None
     optimal = bound is not None and grid.equal(rel.objective, bound)
