@@ -635,3 +635,16 @@ def test_a_first_relaxation_not_proven_is_repaired_in_the_time_left(monkeypatch)
     assert log.iterations[0].status == str(Status.TIME_LIMIT) and not log.converged
     assert r.verified and r.objective >= opt.objective and r.bound <= opt.objective
     assert repairs and repairs[0] > row_generation.REPAIR_SECONDS  # the time left, not a repair's budget
+
+
+def test_the_first_relaxation_takes_no_heuristic_table_outside_its_candidates():
+    """p = 3 prunes the candidates; the k-only heuristic table (suppression greedy) may use a pruned one and
+    cost less than ``R(∅)``'s optimum over the rest. The reduction of ``R(∅)`` takes no heuristic table, so
+    its table is one of ``R(∅)`` and is used (found by hypothesis: with one, ``R(∅)`` fell back to a MILP)."""
+    frame = pd.DataFrame({"q0": list("aaaaaabaa"), "q1": list("aabbbbaaa"), "s": list("111111123")})
+    table = ma.Table.from_frame(frame, ["q0", "q1"], "s")
+    r = ma.Request(ma.KAnonymity(1), ma.PSensitivity(3), criteria_rows="generated").solve(table, time_limit=60,
+                                                                                       isolate="always")
+    first = r.row_generation.iterations[0]
+    assert r.status == Status.OPTIMAL and r.objective == 18 and first.by_reduction
+    assert first.objective == first.bound == 9  # groups of at least p = 3 rows: 9 cells, below the optimum 18
