@@ -10,14 +10,15 @@ lower bound on the optimum, for every ``A``.
 
 Algorithm: ``A = ∅``; solve ``R(A)``; put the used candidates whose groups
 fail a criterion (the group test of :mod:`milp_anon.criteria`) into ``A``;
-repeat until the solution's groups all meet the criteria. A large ``R(∅)``
-(k-anonymity over the request's candidates) is solved by the Lagrangian
-reduction of k-anonymity instead of one MILP (:func:`_first_by_reduction`);
-when that does not prove it, its table is repaired in the time left and the
-iteration stops (every later ``R(A)`` is larger). That solution is
+repeat until the solution's groups all meet the criteria. That solution is
 then a release of the whole problem at the optimum of a relaxation: optimal.
 ``A`` only grows, so this ends, at worst with ``R(A)`` the whole model.
-Under a time limit it stops with the best bound of any ``R(A)``.
+Under a time limit it stops with the best bound of any ``R(A)``. A large
+``R(∅)`` (k-anonymity over the request's candidates) is solved by the
+Lagrangian reduction of k-anonymity instead of one MILP
+(:func:`_first_by_reduction`); when that does not prove it, its table is
+repaired in the time left and the iteration stops (every later ``R(A)`` is
+a larger MILP).
 
 Incumbents: after an ``R(A)`` whose groups fail, first the rows of the
 failing groups and of their neighbours (by released vector) are re-solved as
