@@ -214,9 +214,9 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
         if (left is not None and left <= 2.0) or interrupt.stop_requested():
             return False
         t1 = time.perf_counter()
-        # never longer than the relaxation it follows: where R(A) is quick, the next one may converge
-        budget = min(REPAIR_SECONDS, max(it.seconds, 1.0), math.inf if left is None else 0.25 * left) \
-            if seconds is None else seconds
+        budget = seconds
+        if budget is None:  # never longer than the relaxation it follows: where R(A) is quick, the next may converge
+            budget = min(REPAIR_SECONDS, max(it.seconds, 1.0), math.inf if left is None else 0.25 * left)
         rel = None
         if RESOLVE_FAILING:  # also before a hand-over: the whole model then starts from its table
             released, groups, _ = am.release(g)
