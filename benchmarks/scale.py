@@ -3,7 +3,7 @@
     python -m benchmarks.scale techniques [--limit SEC]          # 5 QIs: whole model vs reduction, same run
     python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
                                         [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit,parallel,
-                                                    cutoff]
+                                                    cutoff,no-search-beside]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -36,6 +36,10 @@ in the LPs; ``after``: one thread).
 in the rounds that do not polish (``ROUND_CUTOFF``, off by default since its
 measurement, ``scale_reduction_cutoff_6qi_60s.md``, run at 704087c, where the
 cutoff was on in ``after`` and ``no-cutoff`` turned it off).
+``--variants no-search-beside`` runs no large-neighbourhood search beside the
+rounds (``reduction.SEARCH_BESIDE = False``), the package before 2026-11-27
+(``after``: with ``--lns`` above 0, the search runs in the main process, from the
+incumbent, while a round of 100 s or more runs in its own).
 ``--recoding lm`` / ``height``: local recoding with the ARX hierarchies of
 every QI (that cost), instead of suppression.
 """
@@ -80,6 +84,8 @@ def run(job):
             engine = dict(threads=2, highs_options=(("parallel", "on"),))
         elif v == "cutoff":
             _reduction.ROUND_CUTOFF = True
+        elif v == "no-search-beside":
+            _reduction.SEARCH_BESIDE = False
         elif v != "after":
             raise SystemExit(f"unknown variant {v!r}")
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])
@@ -108,6 +114,8 @@ def run(job):
         "round_G": "/".join(fmt_g(x.get("G")) for x in rounds),
         "round_status": "/".join(str(x.get("status")) for x in rounds),
         "round_objective": "/".join(fmt_g(x.get("objective")) for x in rounds),
+        "round_search": "/".join("–" if not x.get("search") else f"{x['search']['start']:g}→{x['search']['end']:g}"
+                                 for x in rounds),
         "source": r.source or "solver",
         "fallback": r.fallback, "peak_mb": round(peak),
         "search": "–" if r.lns is None else f"{r.lns.start:.6g} → {r.lns.end:.6g} ({r.lns.solved} solved, "
@@ -148,6 +156,7 @@ COLUMNS = [("qis", "QIs"), ("k", "k"), ("recoding", "recoding"), ("reduction", "
            ("full_pairs", "all pairs"), ("round_pairs", "pairs per round"), ("round_G", "G per round"),
            ("round_seconds", "s per round"),
            ("round_status", "round status"), ("round_objective", "incumbent per round"),
+           ("round_search", "search beside the round"),
            ("source", "released by"), ("search", "search"),
            ("peak_mb", "peak MB")]
 

@@ -52,9 +52,12 @@ full pipeline run on at most ``max_rows`` rows (or one class) with at most
 from __future__ import annotations
 
 import dataclasses
+import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -64,10 +67,15 @@ from .errors import VerificationError
 from .heuristics.refine import refine_release
 from .recoding import Suppression
 from .release import Release
+from .solvers import SolverOptions
+from .solvers.isolated import should_isolate
 from .table import Table
 
-__all__ = ["LNS_SOURCE", "RESOLVE_SOURCE", "LnsLog", "improve", "neighbourhoods", "resolve_failing", "sub_criteria",
-           "unavailable"]
+__all__ = ["LNS_SOURCE", "RESOLVE_SOURCE", "LnsLog", "beside", "beside_possible", "improve", "neighbourhoods",
+           "resolve_failing", "sub_criteria", "unavailable"]
+
+T = TypeVar("T")
+S = TypeVar("S")
 
 #: the ``source`` of a release the search improved
 LNS_SOURCE = "large-neighbourhood search"
@@ -115,6 +123,51 @@ class LnsLog:
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
+
+
+def _cores() -> int:
+    """The cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def beside_possible(solver: SolverOptions, n_cols: int) -> bool:
+    """Whether a model of ``n_cols`` columns under ``solver`` may be solved in its own process with the search
+    beside it in this one (:func:`beside`): at least two cores, and a model large enough to be isolated
+    anyway (:func:`~milp_anon.solvers.isolated.should_isolate`) unless isolation is forbidden."""
+    return solver.isolate != "never" and _cores() >= 2 and should_isolate(solver, n_cols)
+
+
+def beside(work: Callable[[threading.Event], T], search: Callable[[Callable[[], bool]], S]) -> tuple[T, S]:
+    """``work(cancel)`` in a thread while ``search(done)`` runs in this one: ``(work's result, search's)``.
+
+    ``work`` should solve in a child process (:func:`beside_possible`), so the two use two cores and the
+    thread only waits on a pipe; ``done()`` turns true once ``work`` has returned, and the search, which asks
+    between sub-problems, ends within one of them (``SUB_LIMIT``). When the search raises, ``cancel`` is set
+    and its exception propagates once ``work`` has stopped; ``work``'s own exception is re-raised here."""
+    box: dict = {}
+    cancel = threading.Event()
+
+    def run():
+        try:
+            box["out"] = work(cancel)
+        except BaseException as exc:  # re-raised below, in the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, name="beside-search", daemon=True)
+    worker.start()
+    try:
+        found = search(lambda: not worker.is_alive())
+    except BaseException:
+        cancel.set()  # the search failed: stop the work now rather than wait for its limit
+        raise
+    finally:
+        worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box["out"], found
 
 
 def unavailable(request) -> str | None:

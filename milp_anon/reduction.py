@@ -28,7 +28,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import interrupt, progress
+from . import interrupt, lns, progress
 from .blocks import request_blocks
 from .errors import InputError, ModelTooLargeError
 from .formulations import build, read_assignment, release_assignment
@@ -84,6 +84,14 @@ ROUND_CUTOFF = False
 #: whether every round's model also holds the incumbent's pairs and starts from it (off: ``S(G)`` alone,
 #: started from the whole table as one group); any superset of ``S(G)`` keeps ``OPT >= min(B, G)``
 ROUND_HOLDS_INCUMBENT = True
+#: whether a round solved in its own process has the large-neighbourhood search run beside it in this one, on
+#: the other core (``solver.lns > 0``, two cores, heuristics on, :func:`milp_anon.lns.beside_possible`), from
+#: the incumbent, until the round ends: HiGHS uses one core, and at 7–8 QIs the rounds hold the incumbent
+#: for minutes (8 QIs, k = 5: one 155 s round that found nothing below the LP rounding's table)
+SEARCH_BESIDE = True
+#: ... when the round has at least this many seconds: a round that ends waits for the search's sub-problem
+#: (at most ``lns.SUB_LIMIT``), which short limits with several rounds (6 QIs, 60 s) cannot spare
+SEARCH_BESIDE_MIN_SECONDS = 100.0
 
 
 def unavailable(request, solver: SolverOptions, candidates=None, n_rows: int | None = None) -> str | None:
@@ -459,13 +467,37 @@ class LagrangianReduction:
         if cutoff is not None:
             options = dataclasses.replace(options, highs_options=tuple(options.highs_options)
                                           + (("objective_bound", cutoff),))
+        start = whole_table_start(am) if hint is None else hint
+        stop = StopAtBound(G, polish) if math.isfinite(G) else None
         with self.timings.phase("solve"):
-            out = solve_model(am.lm, options, self.grid,
-                              hint=whole_table_start(am) if hint is None else hint,
-                              stop_bound=StopAtBound(G, polish) if math.isfinite(G) else None)
+            if self.search_beside(options, am.lm.n_cols):
+                out = self._round_and_search(am, dataclasses.replace(options, isolate="always"), start, stop)
+            else:
+                out = solve_model(am.lm, options, self.grid, hint=start, stop_bound=stop)
         self.polish_left = max(0.0, self.polish_left - min(out.seconds, polish))
         self.solver_status = out.solver_status
         return out, cutoff
+
+    def search_beside(self, options: SolverOptions, n_cols: int) -> bool:
+        """Whether a round of ``n_cols`` columns under ``options`` has the search beside it (``SEARCH_BESIDE``)."""
+        return SEARCH_BESIDE and self.heuristics and self.best is not None and self.solver.lns > 0 \
+            and options.time_limit is not None and options.time_limit >= SEARCH_BESIDE_MIN_SECONDS \
+            and lns.unavailable(self.request) is None and lns.beside_possible(options, n_cols)
+
+    def _round_and_search(self, am, options: SolverOptions, hint, stop):
+        """The round in its own process, the large-neighbourhood search from the incumbent in this one until it
+        ends (:func:`milp_anon.lns.beside`); the search's table becomes the incumbent when it is cheaper (the
+        round's own is compared after). Only the heuristics flag keeps a search from running here: its
+        sub-problems choose their own candidates, which the instance's may not hold."""
+        out, (found, log) = lns.beside(
+            lambda cancel: solve_model(am.lm, options, self.grid, hint=hint, stop_bound=stop, cancel=cancel),
+            lambda done: lns.improve(self.instance.table, self.request, self.best, options.time_limit, self.solver,
+                                     stop=done))
+        self.log.rounds[-1].search = log.as_dict()
+        if found.objective < self.ub - 1e-9:
+            self.best, self.best_pairs = found, None
+            progress.report(incumbent=self.ub)
+        return out
 
     def cutoff(self, G: float) -> float | None:
         """HiGHS's ``objective_bound`` for a round at ``G`` that does not polish (``ROUND_CUTOFF``), or ``None``.

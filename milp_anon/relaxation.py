@@ -45,8 +45,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
-import threading
 import time
 from dataclasses import dataclass
 
@@ -56,6 +54,7 @@ from . import interrupt
 from .formulations import build
 from .heuristics.lp_rounding import lp_rounding, slack_lp, slack_support
 from .heuristics.refine import refine_release
+from .lns import beside as run_beside, beside_possible
 from .recoding import Suppression
 from .release import Release
 from .solvers import SolverOptions
@@ -181,13 +180,6 @@ def _solve_lp(lp, options: SolverOptions, grid, cancel=None, pieces=True):
     return (_checkpointed if pieces else solve_highs)(lp, options, grid)
 
 
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 def _lp_and_search(lp, options: SolverOptions, grid, beside: bool, search, incumbent, pieces=True):
     """``lp`` under ``options`` (``pieces`` as :func:`_solve_lp`); when ``beside``, in its own process while
     ``search(incumbent, seconds, stop)`` improves ``incumbent`` in this thread until the LP ends: ``(the LP's
@@ -195,27 +187,9 @@ def _lp_and_search(lp, options: SolverOptions, grid, beside: bool, search, incum
     if not beside:
         return _solve_lp(lp, options, grid, pieces=pieces), None, None
     # the LP in a child process (the thread only waits on its pipe); the search in this thread
-    box: dict = {}
-    cancel = threading.Event()
-
-    def run_lp():
-        try:
-            box["out"] = _solve_lp(lp, options, grid, cancel, pieces)
-        except BaseException as exc:  # re-raised below, in the caller's thread
-            box["error"] = exc
-
-    worker = threading.Thread(target=run_lp, name="lp-relaxation", daemon=True)
-    worker.start()
-    try:
-        searched, log = search(incumbent, options.time_limit, lambda: not worker.is_alive())
-    except BaseException:
-        cancel.set()  # the search failed: stop the LP now rather than wait for its limit
-        raise
-    finally:
-        worker.join()
-    if "error" in box:
-        raise box["error"]
-    return box["out"], searched, log.as_dict()
+    out, (searched, log) = run_beside(lambda cancel: _solve_lp(lp, options, grid, cancel, pieces),
+                                      lambda done: search(incumbent, options.time_limit, done))
+    return out, searched, log.as_dict()
 
 
 def _rounded(am, request, x, label="LP rounding", deadline: float | None = None):
@@ -299,8 +273,7 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     of the restricted LP solved first when the LP may not finish (``RESTRICTED_SHARE``)."""
     t_start = time.perf_counter()
     lp = am.lm.relaxed()
-    beside = search is not None and incumbent is not None and SEARCH_BESIDE and solver.isolate != "never" \
-        and _cores() >= 2 and should_isolate(solver, lp.n_cols)
+    beside = search is not None and incumbent is not None and SEARCH_BESIDE and beside_possible(solver, lp.n_cols)
     share = LP_SHARE_BESIDE if beside else LP_SHARE
     # presolve for an LP that should finish (LP_PRESOLVE_MAX_COLUMNS): its bound is recomputed from its
     # multipliers (weak duality, in numpy), and its solution only guides roundings whose tables are verified,

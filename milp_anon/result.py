@@ -139,6 +139,8 @@ class Round:
     #: pairs the incumbent uses outside ``S(G)``, added to the restricted model (any superset of ``S(G)``
     #: keeps its bound valid below ``G``)
     incumbent_pairs: int | None = None
+    #: the large-neighbourhood search run beside the round (:class:`~milp_anon.lns.LnsLog` as a dict), if any
+    search: dict | None = None
 
 
 @dataclass
@@ -416,7 +418,9 @@ class Result:
                 lines.append(f"fixing {i:<6} {below}: {fmt(rnd.pairs)} pairs{held}, {fmt(rnd.candidates)} "
                              "candidates -> "
                              f"{status}" + (f"; incumbent {rnd.objective:g}" if rnd.objective is not None else "")
-                             + (f"; round bound {rnd.bound:g}" if rnd.bound is not None else ""))
+                             + (f"; round bound {rnd.bound:g}" if rnd.bound is not None else "")
+                             + (f"; search beside it {rnd.search['start']:g} -> {rnd.search['end']:g}"
+                                if rnd.search else ""))
         rg = self.row_generation
         if rg is not None:
             last = rg.iterations[-1] if rg.iterations else None

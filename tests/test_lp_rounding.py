@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon import pipeline, relaxation
+from milp_anon import lns, pipeline, relaxation
 from milp_anon.formulations import build
 from milp_anon.heuristics.lp_rounding import lp_rounding, round_units, slack_lp
 from milp_anon.result import Timings
@@ -261,7 +261,7 @@ def test_a_failing_search_stops_the_lp_beside_it_at_once(monkeypatch):
         raise RuntimeError("the search failed")
 
     monkeypatch.setattr(relaxation, "_solve_lp", lp_in_a_hanging_process)
-    monkeypatch.setattr(relaxation, "_cores", lambda: 2)
+    monkeypatch.setattr(lns, "_cores", lambda: 2)
     t0 = time.perf_counter()
     with pytest.raises(RuntimeError, match="the search failed"):
         relaxation.lp_rounding_stage(am, request, ma.SolverOptions(time_limit=300, isolate="always"),

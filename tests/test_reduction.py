@@ -1,5 +1,6 @@
 """Lagrangian bound and reduced-cost fixing (milp_anon.lagrangian) against independent computations."""
 
+import dataclasses
 import itertools
 import math
 
@@ -457,3 +458,116 @@ def test_a_master_gets_its_own_time_limit_after_earlier_runs():
     master.h.clearSolver()
     again = master.solve(5 * one)  # five cold solves' time, far less than the sum already run
     assert again is not None and again[0] == pytest.approx(first[0])
+
+
+def test_the_search_beside_the_rounds_keeps_the_optimum_and_hands_on_its_tables(monkeypatch):
+    """With the large-neighbourhood search beside every round (each round in its own process; the limit rule
+    off, so that these small rounds qualify), from a poor first incumbent, the reduction still ends at the
+    whole model's optimum; the search ran beside some rounds, never ended above where it started, and
+    improved on some. Its tables are verified by :func:`milp_anon.lns.improve` itself; the released one
+    again by ``_finish``."""
+    from milp_anon import lns
+    from milp_anon.release import Release
+    from milp_anon.table import SUPPRESSED
+
+    monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
+    monkeypatch.setattr(reduction, "SEARCH_BESIDE_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(lns, "_cores", lambda: 2)
+    rng = np.random.default_rng(20261127)
+    searched, improved = 0, 0
+    for _ in range(12):
+        m = int(rng.integers(3, 7))
+        frame = _duplicated_table(rng, int(rng.integers(8, 40)), int(rng.integers(40, 121)), m,
+                                  int(rng.integers(2, 4)))
+        k = int(rng.integers(2, 6))
+        table = ma.Table.from_frame(frame, list(frame.columns))
+        whole = ma.anonymize(table, ma.KAnonymity(k), reduction="none")
+        request = ma.Request(ma.KAnonymity(k), reduction="lagrangian")
+        # the first incumbent: every cell suppressed (a poor one: more for the search to do)
+        start = Release.verified(table, request, frame.map(lambda _: SUPPRESSED))
+        with monkeypatch.context() as mp:
+            mp.setattr(reduction, "LP_ROUNDING", False)
+            red = pipeline.solve(table, request, ma.SolverOptions(time_limit=120, lns=0.25, isolate="always"),
+                                 start=start)
+        assert red.status == whole.status == "optimal" and red.objective == whole.objective and red.verified
+        for before, rnd in zip(red.reduction.rounds, red.reduction.rounds[1:] + [None]):
+            if before.search is None:
+                continue
+            searched += 1
+            assert before.search["end"] <= before.search["start"]
+            improved += before.search["end"] < before.search["start"]
+    assert searched > 0 and improved > 0
+
+
+def test_the_search_beside_a_round_hands_on_a_cheaper_table(monkeypatch):
+    """A table the search beside a round finds becomes the incumbent: here the search (stubbed) returns the
+    whole model's optimal table, labelled, at once, while the first round runs from a table with every cell
+    suppressed; a round's table replaces the incumbent only when strictly cheaper, so the labelled table is
+    the one released, at the optimum, proven."""
+    from milp_anon import lns
+    from milp_anon.release import Release
+    from milp_anon.table import SUPPRESSED
+
+    monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
+    monkeypatch.setattr(reduction, "LP_ROUNDING", False)
+    monkeypatch.setattr(reduction, "SEARCH_BESIDE_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(lns, "_cores", lambda: 2)
+    rng = np.random.default_rng(20261128)
+    calls = []
+    for _ in range(6):
+        frame = _duplicated_table(rng, int(rng.integers(8, 30)), int(rng.integers(40, 90)), 4, 3)
+        k = int(rng.integers(2, 5))
+        table = ma.Table.from_frame(frame, list(frame.columns))
+        request = ma.Request(ma.KAnonymity(k), reduction="lagrangian")
+        whole = ma.anonymize(table, ma.KAnonymity(k), reduction="none")
+        optimum = Release.verified(table, request, whole.table, source="the search (test)")
+        start = Release.verified(table, request, frame.map(lambda _: SUPPRESSED))
+        if whole.objective == start.objective:
+            continue
+
+        def search(table_, request_, release, seconds, solver, stop=None):
+            calls.append(release.objective)
+            return optimum, lns.LnsLog(start=release.objective, end=optimum.objective)
+
+        monkeypatch.setattr(lns, "improve", search)
+        red = pipeline.solve(table, request, ma.SolverOptions(time_limit=120, lns=0.25, isolate="always"),
+                             start=start)
+        assert red.status == "optimal" and red.objective == whole.objective
+        assert red.reduction.rounds[0].search == {**lns.LnsLog(start.objective, whole.objective).as_dict()}
+        assert red.source == "the search (test)"
+    assert calls
+
+
+def test_no_search_beside_a_round_where_it_must_not_run(monkeypatch):
+    """The search runs beside a round only with a search requested (``lns > 0``), an incumbent, heuristics on
+    (its sub-problems choose their own candidates), a round of ``SEARCH_BESIDE_MIN_SECONDS`` or more, two
+    cores, and a round in its own process (``isolate="always"``, or a large model under ``"auto"``)."""
+    from milp_anon import lns
+    from milp_anon.release import Release
+    from milp_anon.result import ModelSize, Timings
+    from milp_anon.solvers.isolated import ISOLATE_MIN_COLUMNS
+
+    frame = frame_from_array([[0, 1, 2], [0, 1, 2], [1, 1, 0], [1, 0, 0], [0, 0, 1], [1, 1, 1]])
+    table = ma.Table.from_frame(frame, list(frame.columns))
+    request = ma.Request(ma.KAnonymity(2), reduction="lagrangian")
+    instance, _, why = pipeline._prepare(table, request, Timings())
+    assert not why
+    best = Release.verified(table, request, ma.anonymize(table, ma.KAnonymity(2)).table)
+    ok = ma.SolverOptions(time_limit=600, lns=0.25, isolate="always")
+    monkeypatch.setattr(lns, "_cores", lambda: 2)
+
+    def beside(options=ok, heuristics=True, incumbent=best, limit=600.0, cols=10):
+        red = reduction.LagrangianReduction(instance, request, options, Timings(), ModelSize(n_rows=6, t_in=5),
+                                            start=incumbent, heuristics=heuristics)
+        return red.search_beside(dataclasses.replace(options, time_limit=limit), cols)
+
+    assert beside()
+    assert not beside(options=ma.SolverOptions(time_limit=600, isolate="always"))  # lns = 0
+    assert not beside(incumbent=None)
+    assert not beside(heuristics=False)
+    assert not beside(limit=reduction.SEARCH_BESIDE_MIN_SECONDS - 1)
+    assert not beside(options=ma.SolverOptions(time_limit=600, lns=0.25, isolate="never"))
+    auto = ma.SolverOptions(time_limit=600, lns=0.25)
+    assert not beside(options=auto) and beside(options=auto, cols=ISOLATE_MIN_COLUMNS)
+    monkeypatch.setattr(lns, "_cores", lambda: 1)
+    assert not beside()

@@ -587,7 +587,8 @@ def test_the_first_relaxation_by_the_reduction_is_a_solution_of_it_at_its_optimu
     k_inst = Instance(inst.table, inst.lattices, inst.types, Units.of(inst.table, inst.types, False),
                       inst.candidates)
     whole = solve_model(build(k_inst, k_request).lm, SolverOptions(), grid)
-    assert whole.status == Status.OPTIMAL and out.bound <= whole.objective + 1e-9
+    # HiGHS's objective carries its feasibility tolerance (1.999999 for 2 on a 5-row table, p = 1)
+    assert whole.status == Status.OPTIMAL and out.bound <= whole.objective + 1e-5
     if out.status == Status.OPTIMAL:
         assert out.objective == pytest.approx(whole.objective) == pytest.approx(out.bound)
 
