@@ -487,8 +487,8 @@ class LagrangianReduction:
     def _round_and_search(self, am, options: SolverOptions, hint, stop):
         """The round in its own process, the large-neighbourhood search from the incumbent in this one until it
         ends (:func:`milp_anon.lns.beside`); the search's table becomes the incumbent when it is cheaper (the
-        round's own is compared after). Only the heuristics flag keeps a search from running here: its
-        sub-problems choose their own candidates, which the instance's may not hold."""
+        round's own is compared after). :meth:`search_beside` asks for ``heuristics``: the search's
+        sub-problems choose their own candidates, which the instance may not hold."""
         out, (found, log) = lns.beside(
             lambda cancel: solve_model(am.lm, options, self.grid, hint=hint, stop_bound=stop, cancel=cancel),
             lambda done: lns.improve(self.instance.table, self.request, self.best, options.time_limit, self.solver,
