@@ -155,6 +155,15 @@ def _duplicated_table(rng, n_types, n_rows, m, a):
     return frame_from_array(rows)
 
 
+def _random_case(rng):
+    """A random duplicated table (40–120 rows, 3–6 columns), its k (2–5) and the whole model's solve of it."""
+    m = int(rng.integers(3, 7))
+    frame = _duplicated_table(rng, int(rng.integers(8, 40)), int(rng.integers(40, 121)), m, int(rng.integers(2, 4)))
+    k = int(rng.integers(2, 6))
+    table = ma.Table.from_frame(frame, list(frame.columns))
+    return frame, table, k, ma.anonymize(table, ma.KAnonymity(k), reduction="none")
+
+
 def test_reduction_equals_whole_model_beyond_brute_force(monkeypatch):
     """On 40 random tables of 40–120 rows the reduction and the whole model give one optimum; the
     reduction fixes pairs and, on some tables, needs more than one round (both paths are exercised).
@@ -206,12 +215,7 @@ def test_rounds_hold_the_incumbent_and_start_from_it(monkeypatch):
     rng = np.random.default_rng(20261125)
     held, checked = 0, 0
     for _ in range(40):
-        m = int(rng.integers(3, 7))
-        frame = _duplicated_table(rng, int(rng.integers(8, 40)), int(rng.integers(40, 121)), m,
-                                  int(rng.integers(2, 4)))
-        k = int(rng.integers(2, 6))
-        table = ma.Table.from_frame(frame, list(frame.columns))
-        whole = ma.anonymize(table, ma.KAnonymity(k), reduction="none")
+        _, table, k, whole = _random_case(rng)
         red = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
         assert red.status == whole.status == "optimal" and red.objective == whole.objective
         info = red.reduction
@@ -476,12 +480,7 @@ def test_the_search_beside_the_rounds_keeps_the_optimum_and_hands_on_its_tables(
     rng = np.random.default_rng(20261127)
     searched, improved = 0, 0
     for _ in range(12):
-        m = int(rng.integers(3, 7))
-        frame = _duplicated_table(rng, int(rng.integers(8, 40)), int(rng.integers(40, 121)), m,
-                                  int(rng.integers(2, 4)))
-        k = int(rng.integers(2, 6))
-        table = ma.Table.from_frame(frame, list(frame.columns))
-        whole = ma.anonymize(table, ma.KAnonymity(k), reduction="none")
+        frame, table, k, whole = _random_case(rng)
         request = ma.Request(ma.KAnonymity(k), reduction="lagrangian")
         # the first incumbent: every cell suppressed (a poor one: more for the search to do)
         start = Release.verified(table, request, frame.map(lambda _: SUPPRESSED))
