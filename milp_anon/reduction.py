@@ -412,7 +412,7 @@ class LagrangianReduction:
         hint = None
         if inc is not None and np.array_equal(am.pair_cand, sub.pair_cand) and inc[full].sum() == inc.sum():
             hint = am.start(inc[full])
-        out, cutoff = self._solve_round(am, G, remaining, first, hint)
+        out, cutoff, rnd.search = self._solve_round(am, G, remaining, first, hint)
         rnd.status, rnd.seconds = out.status, round(out.seconds, 3)
         if out.x is not None:
             with self.timings.phase("verify"):
@@ -452,7 +452,7 @@ class LagrangianReduction:
     def _solve_round(self, am, G: float, remaining: float | None, first: bool, hint=None):
         """One restricted model from ``hint`` (else the whole table as one group): stop at ``G``; the first
         round is polished, and leaves room for the heuristic. Returns ``(outcome, the cutoff HiGHS was given
-        or None)`` (:meth:`cutoff`)."""
+        or None (:meth:`cutoff`), the log of the search beside the round or None)``."""
         if first and remaining is not None and self.request.model.warm_start != "greedy" and self.heuristics:
             remaining *= 1.0 - HEURISTIC_SHARE  # room for the heuristic table after the first round
         # only min(B, G) is used, so a round may stop once its bound reaches G; the first
@@ -469,14 +469,16 @@ class LagrangianReduction:
                                           + (("objective_bound", cutoff),))
         start = whole_table_start(am) if hint is None else hint
         stop = StopAtBound(G, polish) if math.isfinite(G) else None
+        search = None
         with self.timings.phase("solve"):
             if self.search_beside(options, am.lm.n_cols):
-                out = self._round_and_search(am, dataclasses.replace(options, isolate="always"), start, stop)
+                out, search = self._round_and_search(am, dataclasses.replace(options, isolate="always"), start,
+                                                     stop)
             else:
                 out = solve_model(am.lm, options, self.grid, hint=start, stop_bound=stop)
         self.polish_left = max(0.0, self.polish_left - min(out.seconds, polish))
         self.solver_status = out.solver_status
-        return out, cutoff
+        return out, cutoff, search
 
     def search_beside(self, options: SolverOptions, n_cols: int) -> bool:
         """Whether a round of ``n_cols`` columns under ``options`` has the search beside it (``SEARCH_BESIDE``)."""
@@ -488,16 +490,16 @@ class LagrangianReduction:
         """The round in its own process, the large-neighbourhood search from the incumbent in this one until it
         ends (:func:`milp_anon.lns.beside`); the search's table becomes the incumbent when it is cheaper (the
         round's own is compared after). :meth:`search_beside` asks for ``heuristics``: the search's
-        sub-problems choose their own candidates, which the instance may not hold."""
+        sub-problems choose their own candidates, which the instance may not hold. Returns ``(outcome, the
+        search's log as a dict)``."""
         out, (found, log) = lns.beside(
             lambda cancel: solve_model(am.lm, options, self.grid, hint=hint, stop_bound=stop, cancel=cancel),
             lambda done: lns.improve(self.instance.table, self.request, self.best, options.time_limit, self.solver,
                                      stop=done))
-        self.log.rounds[-1].search = log.as_dict()
         if found.objective < self.ub - 1e-9:
             self.best, self.best_pairs = found, None
             progress.report(incumbent=self.ub)
-        return out
+        return out, log.as_dict()
 
     def cutoff(self, G: float) -> float | None:
         """HiGHS's ``objective_bound`` for a round at ``G`` that does not polish (``ROUND_CUTOFF``), or ``None``.
