@@ -107,11 +107,7 @@ def run_one(job):
         prices = lagrangian.block_prices(duals[:T], n, w, c.pair_type, c.pair_cand, k)
         lower = max(lower, prices.bound)
         enter = np.flatnonzero((prices.rc < -1e-9) & ~master.in_master)
-        sigma = np.zeros(w.shape[0])
-        sigma[master.in_master] = duals[master.k_row[master.in_master]]
-        v = w[c.pair_cand] - duals[:T][c.pair_type]
-        pair_enter = np.flatnonzero((v - sigma[c.pair_cand] < -1e-9) & ~master.pair_in
-                                    & master.in_master[c.pair_cand])
+        pair_enter = master.priced_pairs(duals)
         if (enter.size == 0 and pair_enter.size == 0) or lower >= upper - 1e-6 or rounds >= exact_rounds:
             break
         rounds += 1

@@ -316,6 +316,14 @@ class RestrictedMaster:
             if any(x is not None and x - spent <= 0 for x in (time_limit, cap)):
                 return math.inf, duals  # not the master's optimum yet (links were missing): unfinished
 
+    def priced_pairs(self, duals: np.ndarray) -> np.ndarray:
+        """The absent pairs of master candidates whose reduced cost ``w_j − π_i − σ_j`` at the master's row
+        ``duals`` is negative (``π`` of the type rows, ``σ`` of the candidates' size rows)."""
+        sigma = np.zeros(self.w.shape[0])
+        sigma[self.in_master] = duals[self.k_row[self.in_master]]
+        v = self.w[self.pair_cand] - duals[: self.n.shape[0]][self.pair_type] - sigma[self.pair_cand]
+        return np.flatnonzero((v < -1e-9) & ~self.pair_in & self.in_master[self.pair_cand])
+
     def _violated_links(self) -> np.ndarray:
         """The master pairs without a link whose current point violates it."""
         y, g = self.primal()
@@ -444,10 +452,7 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
         if optimal and best[1].bound >= lp_value - rel_tol * max(1.0, abs(lp_value)):
             converged = True
             break
-        sigma = np.zeros(C)
-        sigma[master.in_master] = duals[master.k_row[master.in_master]]
-        v = w[pair_cand] - pi_master[pair_type]
-        pair_enter = np.flatnonzero((v - sigma[pair_cand] < -1e-9) & ~master.pair_in & master.in_master[pair_cand])
+        pair_enter = master.priced_pairs(duals)
         if enter.size == 0 and pair_enter.size == 0:
             if optimal:
                 converged = True  # alpha == 0 here: the master's duals price nothing out, so they are the LP's
