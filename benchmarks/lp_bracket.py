@@ -22,7 +22,7 @@ more, the candidates they price out enter and the master is finished again
 (unsmoothed column generation with exact masters) within ``--finish-limit``.
 The master is solved cold because continuing the warm basis stalled: at
 8 QIs, k = 5, one warm run went on for more than 10 minutes where a cold
-solve of a similar master took 26–144 s.
+solve of a similar master took 26–62 s (``lp_bracket_8qi.md``).
 
     python -m benchmarks.lp_bracket [--cases "8:5:31596,8:10:40573"] [--limit 230]
         [--finish-limit 1200] [--exact-rounds 3] [--out benchmarks/results/lp_bracket]
@@ -44,28 +44,18 @@ CASES = "8:5:31596,8:10:40573"
 
 
 def finish(master, time_limit: float):
-    """Solve ``master`` cold to its optimum, then warm (dual simplex after new rows) with the links its point
-    violates added, until none is; ``(value, duals, solves)``, value ``None`` when ``time_limit`` ran out first."""
-    import highspy
-    import numpy as np
+    """Solve ``master`` to its optimum with every link of its pairs met (:meth:`RestrictedMaster.solve`, which
+    re-solves warm after adding the violated links: new rows keep the basis dual feasible), from a cold
+    start; ``(value, duals)``, ``(None, None)`` when ``time_limit`` ran out first."""
+    import math
 
-    t0, solves = time.perf_counter(), 0
-    while True:
-        left = time_limit - (time.perf_counter() - t0)
-        if left <= 0:
-            return None, None, solves
-        if solves == 0:
-            master.h.clearSolver()  # cold: continuing the warm basis after new columns stalled (docstring)
-        master.h.setOptionValue("time_limit", master.h.getRunTime() + left)
-        master.h.run()
-        solves += 1
-        if master.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-            return None, None, solves
-        violated = master._violated_links() if master.separate_links else np.zeros(0, dtype=np.int64)
-        if violated.size == 0:
-            return (float(master.h.getInfo().objective_function_value),
-                    np.asarray(master.h.getSolution().row_dual, dtype=float), solves)
-        master._add_links(violated)
+    if time_limit <= 0:
+        return None, None
+    master.h.clearSolver()  # cold: continuing the warm basis after new columns stalled (docstring)
+    solved = master.solve(time_limit)
+    if solved is None or not math.isfinite(solved[0]):
+        return None, None
+    return solved
 
 
 def run_one(job):
@@ -95,12 +85,11 @@ def run_one(job):
     cg = lagrangian.column_generation(n, w, c.pair_type, c.pair_cand, k, time_limit=limit)
     row = {"qis": q, "k": k, "pairs": c.n_pairs, "table": table_cost, "cg_bound": cg.bound,
            "cg_rounds": cg.iterations, "cg_s": cg.seconds, "cg_converged": cg.converged}
-    master, lower, upper, solves, rounds = masters[0], cg.bound, None, 0, 0
+    master, lower, upper, rounds = masters[0], cg.bound, None, 0
     t1 = time.perf_counter()
     while True:
         left = finish_limit - (time.perf_counter() - t1)
-        value, duals, s = finish(master, left)
-        solves += s
+        value, duals = finish(master, left)
         if value is None:
             break
         upper = value if upper is None else min(upper, value)
@@ -114,7 +103,7 @@ def run_one(job):
         master.add_pairs(pair_enter)
         if enter.size:
             master.add_with_pairs(enter, prices.take > 0)
-    row.update(lower=lower, upper=upper, finish_s=time.perf_counter() - t1, solves=solves, exact_rounds=rounds,
+    row.update(lower=lower, upper=upper, finish_s=time.perf_counter() - t1, exact_rounds=rounds,
                width=None if upper is None else upper - lower,
                lp_gap_at_least=None if upper is None else 100.0 * (table_cost - upper) / table_cost,
                total_s=time.perf_counter() - t0,
@@ -134,7 +123,7 @@ def main(argv=None):
     rows = run_serial(run_one, [(q, k, u, a.limit, a.finish_limit, a.exact_rounds) for q, k, u in cases])
     columns = [("qis", "QIs"), ("k", "k"), ("pairs", "pairs"), ("cg_bound", "column generation's bound"),
                ("cg_rounds", "CG rounds"), ("cg_s", "CG s"), ("lower", "LP ≥"), ("upper", "LP ≤ (master)"),
-               ("width", "bracket"), ("exact_rounds", "exact rounds"), ("solves", "master solves"),
+               ("width", "bracket"), ("exact_rounds", "exact rounds"),
                ("finish_s", "finish s"), ("table", "best table known"), ("lp_gap_at_least", "table over the LP ≥ (%)"),
                ("peak_mb", "peak MB")]
     intro = (provenance_line("lp_bracket") + f"; k-anonymity by suppression, QIs {', '.join(QI)} (the first q); "
