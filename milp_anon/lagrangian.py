@@ -51,6 +51,8 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 
+from .highs_banner import new_highs
+
 log = logging.getLogger("milp_anon.lagrangian")
 
 
@@ -176,8 +178,8 @@ class RestrictedMaster:
         self.n, self.w, self.pair_type, self.pair_cand, self.k = n, w, pair_type, pair_cand, k
         self.separate_links = False
         C, P, T = w.shape[0], pair_type.shape[0], n.shape[0]
-        self.h = highspy.Highs()
-        for key, value in (highs_options or {"output_flag": False}).items():
+        self.h = new_highs()
+        for key, value in (highs_options or {}).items():
             self.h.setOptionValue(key, value)
         self.h.addRows(T, n, n, 0, np.zeros(T, np.int32), np.zeros(0, np.int32), np.zeros(0))
         self.cols, self.rows = 0, T

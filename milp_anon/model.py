@@ -20,6 +20,8 @@ import highspy
 import numpy as np
 import pulp
 
+from .highs_banner import new_highs
+
 INF = float("inf")
 
 
@@ -221,7 +223,7 @@ class LinearModel:
     def to_highs(self, highs=None):
         """Pass the model to a :class:`highspy.Highs` object in bulk; returns it."""
         a = self.arrays()
-        h = highs if highs is not None else highspy.Highs()
+        h = highs if highs is not None else new_highs()
         lp = highspy.HighsLp()
         lp.num_col_ = self.n_cols
         lp.num_row_ = self.n_rows

@@ -13,10 +13,10 @@ import os
 import platform
 import sys
 
-import highspy
 import pulp
 
 from ._version import __version__
+from .highs_banner import new_highs
 
 __all__ = ["provenance"]
 
@@ -29,7 +29,7 @@ def _memory_gb() -> float | None:
 
 
 def _highs_version() -> str:
-    h = highspy.Highs()
+    h = new_highs()
     return f"{h.versionMajor()}.{h.versionMinor()}.{h.versionPatch()}"
 
 

@@ -55,6 +55,7 @@ import highspy
 import numpy as np
 
 from .errors import VerificationError
+from .highs_banner import new_highs
 from .lagrangian import block_prices
 
 __all__ = ["round_lp"]
@@ -204,8 +205,7 @@ class _Assignment:
         row_of = np.full(self.C, -1, dtype=np.int64)
         uj = np.flatnonzero(used)
         row_of[uj] = T + np.arange(uj.shape[0])
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = new_highs()
         h.setOptionValue("threads", 1)
         if time_limit is not None:
             h.setOptionValue("time_limit", max(0.1, float(time_limit)))

@@ -19,6 +19,7 @@ import pandas as pd
 
 from .criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, _matrix_metric, exact
 from .errors import OptionViolation, VerificationError
+from .highs_banner import new_highs
 from .recoding import Generalization, Patterns
 from .table import SUPPRESSED
 
@@ -305,8 +306,7 @@ def emd_transport(p, q, d) -> float:
     """
     V = len(p)
     d = np.asarray(d, dtype=float)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = new_highs()
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = V * V, 2 * V
     lp.col_cost_ = d.ravel()

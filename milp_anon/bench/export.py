@@ -1,8 +1,10 @@
 """Export a suite's instances as an MPS instance library with JSON sidecars and an ``index.csv``.
 
 The files are deterministic: the same suite gives byte-identical MPS files
-(gzip without a time stamp with ``compress=True``), so a committed library
-can be checked against a fresh export by the SHA-256 in its index.
+(gzip without a time stamp with ``compress=True``), written by
+:mod:`milp_anon.mps` and not by the installed HiGHS (whose number format
+changed between releases), so a committed library can be checked against a
+fresh export by the SHA-256 in its index.
 """
 
 from __future__ import annotations
@@ -13,9 +15,8 @@ import hashlib
 import json
 import os
 
-import highspy
-
 from ..errors import InfeasibleRequest
+from ..mps import write_mps
 from ..pipeline import build_model
 from ..request import Request
 from ..solvers import SolverOptions
@@ -67,12 +68,9 @@ def export_suite(suite: Suite, out_dir: str, *, solve_limit: float | None = 60.0
                          "n_nonzeros": lm.n_nonzeros, "n_candidates": am.cands.n_candidates,
                          "objective_integral": bool(am.cands.cost.dtype.kind in "iu")}
         mps = os.path.join(out_dir, problem.name + (".mps.gz" if compress else ".mps"))
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)  # before the model is passed: no banner on stdout
-        lm.to_highs(h)
         tmp = os.path.join(out_dir, problem.name + ".part.mps")
-        h.writeModel(tmp)
-        del h, lm, am  # the whole model is not needed while solving (8 QIs: millions of columns)
+        write_mps(lm.arrays(), tmp)  # the same bytes under every HiGHS release (milp_anon.mps)
+        del lm, am  # the whole model is not needed while solving (8 QIs: millions of columns)
         if compress:
             with open(tmp, "rb") as src, open(mps + ".part", "wb") as raw, \
                     gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as dst:

@@ -19,6 +19,7 @@ from .. import interrupt, progress
 from ..dual_bound import dual_bound, implied_upper
 from ..errors import SolverError
 from ..grid import ObjectiveGrid
+from ..highs_banner import new_highs
 from ..status import Status
 from .options import SolverOptions, StopAtBound, highs_option_values
 from .outcome import Basis, SolveOutcome
@@ -162,7 +163,7 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
     piece, its multipliers' bound evaluated at its end (a presolved LP: one
     stopped by its limit returns no multipliers, so pieces gain nothing).
     """
-    h = highspy.Highs()
+    h = new_highs()
     apply_options(h, options)
     lm.to_highs(h)
     if on_improving is not None:

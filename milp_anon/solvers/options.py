@@ -16,6 +16,7 @@ import highspy
 import pulp
 
 from ..errors import InputError
+from ..highs_banner import new_highs
 
 __all__ = ["HIGHS_PRESOLVE_DEFAULT", "SolverOptions", "StopAtBound", "highs_option_values", "parse_highs_option",
            "pulp_solver_keywords"]
@@ -198,9 +199,7 @@ def pulp_solver_keywords(options: SolverOptions) -> dict:
 
 
 def _scratch_highs():
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)  # an unknown name is reported here, not printed by HiGHS
-    return h
+    return new_highs()  # output off: an unknown name is reported here, not printed by HiGHS
 
 
 def parse_highs_option(text: str) -> tuple:

@@ -15,6 +15,7 @@ import pulp
 
 from ..errors import SolverError
 from ..grid import ObjectiveGrid
+from ..highs_banner import new_highs
 from ..status import Status
 from .highs import map_status
 from .options import SolverOptions, highs_option_values, pulp_solver_keywords
@@ -38,6 +39,8 @@ def solve_pulp(lm, options: SolverOptions, grid: ObjectiveGrid) -> SolveOutcome:
     """Solve a :class:`~milp_anon.model.LinearModel` through PuLP with ``options.solver``."""
     solver = _solver(options)
     prob, variables = lm.to_pulp()
+    if options.solver == "HiGHS":
+        new_highs()  # PuLP makes its own Highs object: this process's banner goes to the null device first
     t0 = time.perf_counter()
     try:
         prob.solve(solver)

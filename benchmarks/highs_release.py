@@ -1,0 +1,93 @@
+"""Issue 14, engines: the shipped reduction under two HiGHS releases, case by case in one run.
+
+    python -m benchmarks.highs_release --pythons "1.15.1=/venv115/bin/python,1.16.0=/venv116/bin/python" \\
+        --qis 6 --ks 5,10 --limit 60 [--variants after,parallel] [--lns 0] [--recoding suppression] --tag T
+
+Each interpreter is an environment with this package's dependencies and the
+named highspy (checked before any run). For every case (QIs, k) the cases run
+one at a time, the interpreters in turn, each through ``benchmarks.scale
+frontier`` in its own process (so each run is that harness's, as committed
+before). Writes ``benchmarks/results/highs_release_<tag>.{csv,md}`` with a
+``highspy`` column.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import re
+import subprocess
+import sys
+
+from benchmarks.common import provenance_line, write_csv, write_md_table
+from benchmarks.scale import COLUMNS, OUT
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _highspy_version(python: str) -> str:
+    out = subprocess.run([python, "-c", "import importlib.metadata as m; print(m.version('highspy'))"],
+                         capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pythons", required=True, help="label=interpreter, comma-separated; label = its highspy")
+    ap.add_argument("--qis", default="6")
+    ap.add_argument("--ks", default="5,10")
+    ap.add_argument("--limit", default="60")
+    ap.add_argument("--lns", default="0")
+    ap.add_argument("--variants", default="after")
+    ap.add_argument("--recoding", default="suppression")
+    ap.add_argument("--tag", required=True)
+    a = ap.parse_args(argv)
+    pythons = [tuple(p.split("=", 1)) for p in a.pythons.split(",")]
+    for label, python in pythons:
+        found = _highspy_version(python)
+        if found != label:
+            raise SystemExit(f"{python}: highspy {found}, not {label}")
+    rows = []
+    for q in a.qis.split(","):
+        for k in a.ks.split(","):
+            for label, python in pythons:
+                tag = f"_highs_release_{label}_{q}_{k}"
+                cmd = [python, "-m", "benchmarks.scale", "frontier", "--qis", q, "--ks", k, "--limit", a.limit,
+                       "--lns", a.lns, "--variants", a.variants, "--recoding", a.recoding, "--tag", tag]
+                print(f"highspy {label}: {q} QIs, k = {k}", flush=True)
+                subprocess.run(cmd, check=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT))
+                stem = os.path.join(OUT, f"scale_reduction_{tag}")
+                with open(stem + ".csv", newline="", encoding="utf-8") as fh:
+                    for r in csv.DictReader(fh):
+                        rows.append({"highspy": label, **{key: _number(v) for key, v in r.items()}})
+                for ext in (".csv", ".md"):
+                    os.remove(stem + ext)
+    out = os.path.join(OUT, f"highs_release_{a.tag}")
+    write_csv(out + ".csv", rows)
+    # the driver's own highspy is not the runs': the column says which ran
+    line = re.sub(r"highspy [0-9.]+; ", "", provenance_line("highs_release"))
+    intro = (line + f"; the reduction (`benchmarks.scale frontier`) under highspy "
+             f"{' and '.join(label for label, _ in pythons)}, case by case in turn, one run at a time.")
+
+    def cell(key, v):
+        if key == "gap" and isinstance(v, float):
+            return f"{100 * v:.3f} %"
+        return "–" if v is None or v == "" else (f"{v:,.2f}" if isinstance(v, float) else str(v))
+
+    write_md_table(out + ".md", "The Lagrangian reduction under two HiGHS releases (UCI Adult, 30,162 rows)",
+                   [("highspy", "highspy")] + COLUMNS, rows, cell, intro)
+
+
+def _number(v: str):
+    try:
+        return int(v)
+    except ValueError:
+        try:
+            return float(v)
+        except ValueError:
+            return v
+
+
+if __name__ == "__main__":
+    sys.exit(main())
