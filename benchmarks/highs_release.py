@@ -20,8 +20,8 @@ import re
 import subprocess
 import sys
 
-from benchmarks.common import provenance_line, write_csv, write_md_table
-from benchmarks.scale import COLUMNS, OUT
+from benchmarks.common import provenance_line, write_csv
+from benchmarks.scale import COLUMNS, OUT, write_md
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -69,17 +69,14 @@ def main(argv=None):
     line = re.sub(r"highspy [0-9.]+; ", "", provenance_line("highs_release"))
     intro = (line + f"; the reduction (`benchmarks.scale frontier`) under highspy "
              f"{' and '.join(label for label, _ in pythons)}, case by case in turn, one run at a time.")
-
-    def cell(key, v):
-        if key == "gap" and isinstance(v, float):
-            return f"{100 * v:.3f} %"
-        return "–" if v is None or v == "" else (f"{v:,.2f}" if isinstance(v, float) else str(v))
-
-    write_md_table(out + ".md", "The Lagrangian reduction under two HiGHS releases (UCI Adult, 30,162 rows)",
-                   [("highspy", "highspy")] + COLUMNS, rows, cell, intro)
+    write_md(out + ".md", "The Lagrangian reduction under two HiGHS releases (UCI Adult, 30,162 rows)", rows,
+             [("highspy", "highspy")] + COLUMNS, intro)
 
 
 def _number(v: str):
+    """A CSV cell as the harness wrote it: an int, a float, text, or ``None`` (empty)."""
+    if v == "":
+        return None
     try:
         return int(v)
     except ValueError:

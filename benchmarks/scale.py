@@ -161,11 +161,11 @@ COLUMNS = [("qis", "QIs"), ("k", "k"), ("recoding", "recoding"), ("reduction", "
            ("peak_mb", "peak MB")]
 
 
-def write_md(path, title, rows):
+def write_md(path, title, rows, columns=COLUMNS, intro=None):
     def cell(key, v):
         return f"{100 * v:.3f} %" if key == "gap" and v is not None else fmt(v)
 
-    write_md_table(path, title, COLUMNS, rows, cell)
+    write_md_table(path, title, columns, rows, cell, intro)
 
 
 def main(argv=None):

@@ -46,8 +46,6 @@ def mps_lines(a: dict, name: str = ""):
     rlo, rup = np.asarray(a["row_lower"], dtype=float), np.asarray(a["row_upper"], dtype=float)
     start, index, value = np.asarray(a["start"]), np.asarray(a["index"]), np.asarray(a["value"], dtype=float)
     n_cols, n_rows = cost.shape[0], rlo.shape[0]
-    fmt = _formatter(np.concatenate([value, cost, lo[np.isfinite(lo)], up[np.isfinite(up)],
-                                     rlo[np.isfinite(rlo)], rup[np.isfinite(rup)], (rup - rlo)[np.isfinite(rup - rlo)]]))
     col = [f"c{j:<7d}" if j < 10_000_000 else f"c{j}" for j in range(n_cols)]  # "%-8s" of "c<j>"
     row = [f"r{i:<7d}" if i < 10_000_000 else f"r{i}" for i in range(n_rows)]
     obj = f"{OBJECTIVE if np.any(cost != 0) else NO_OBJECTIVE:<8}"
@@ -57,7 +55,10 @@ def mps_lines(a: dict, name: str = ""):
     has_up, has_lo = np.isfinite(rup), np.isfinite(rlo)
     kind = np.where(equal, "E", np.where(has_up, "L", np.where(has_lo, "G", "N")))
     rhs = np.where(equal, rlo, np.where(has_up, rup, np.where(has_lo, rlo, 0.0)))
-    ranges = np.where(~equal & has_up & has_lo, rup - rlo, 0.0)
+    ranged = ~equal & has_up & has_lo
+    ranges = np.zeros(n_rows)
+    ranges[ranged] = rup[ranged] - rlo[ranged]
+    fmt = _formatter(np.concatenate([value, cost, lo[np.isfinite(lo)], up[np.isfinite(up)], rhs, ranges]))
 
     yield f"NAME        {name}"
     yield "ROWS"
