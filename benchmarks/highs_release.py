@@ -6,21 +6,21 @@
 Each interpreter is an environment with this package's dependencies and the
 named highspy (checked before any run). For every case (QIs, k) the cases run
 one at a time, the interpreters in turn, each through ``benchmarks.scale
-frontier`` in its own process (so each run is that harness's, as committed
-before). Writes ``benchmarks/results/highs_release_<tag>.{csv,md}`` with a
+frontier`` in its own process (:func:`benchmarks.in_turn.run_in_turn`, so each
+run is that harness's, as committed before). Writes ``benchmarks/results/highs_release_<tag>.{csv,md}`` with a
 ``highspy`` column.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import re
 import subprocess
 import sys
 
 from benchmarks.common import provenance_line, write_csv
+from benchmarks.in_turn import run_in_turn
 from benchmarks.scale import COLUMNS, OUT, write_md
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -48,21 +48,9 @@ def main(argv=None):
         found = _highspy_version(python)
         if found != label:
             raise SystemExit(f"{python}: highspy {found}, not {label}")
-    rows = []
-    for q in a.qis.split(","):
-        for k in a.ks.split(","):
-            for label, python in pythons:
-                tag = f"_highs_release_{label}_{q}_{k}"
-                cmd = [python, "-m", "benchmarks.scale", "frontier", "--qis", q, "--ks", k, "--limit", a.limit,
-                       "--lns", a.lns, "--variants", a.variants, "--recoding", a.recoding, "--tag", tag]
-                print(f"highspy {label}: {q} QIs, k = {k}", flush=True)
-                subprocess.run(cmd, check=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT))
-                stem = os.path.join(OUT, f"scale_reduction_{tag}")
-                with open(stem + ".csv", newline="", encoding="utf-8") as fh:
-                    for r in csv.DictReader(fh):
-                        rows.append({"highspy": label, **{key: _number(v) for key, v in r.items()}})
-                for ext in (".csv", ".md"):
-                    os.remove(stem + ext)
+    rows = run_in_turn([(label, python, ROOT) for label, python in pythons], a.qis, a.ks,
+                       ["--limit", a.limit, "--lns", a.lns, "--variants", a.variants, "--recoding", a.recoding],
+                       "highspy")
     out = os.path.join(OUT, f"highs_release_{a.tag}")
     write_csv(out + ".csv", rows)
     # the driver's own highspy is not the runs': the column says which ran
@@ -71,19 +59,6 @@ def main(argv=None):
              f"{' and '.join(label for label, _ in pythons)}, case by case in turn, one run at a time.")
     write_md(out + ".md", "The Lagrangian reduction under two HiGHS releases (UCI Adult, 30,162 rows)", rows,
              [("highspy", "highspy")] + COLUMNS, intro)
-
-
-def _number(v: str):
-    """A CSV cell as the harness wrote it: an int, a float, text, or ``None`` (empty)."""
-    if v == "":
-        return None
-    try:
-        return int(v)
-    except ValueError:
-        try:
-            return float(v)
-        except ValueError:
-            return v
 
 
 if __name__ == "__main__":

@@ -412,6 +412,13 @@ class LagrangianReduction:
         hint = None
         if inc is not None and np.array_equal(am.pair_cand, sub.pair_cand) and inc[full].sum() == inc.sum():
             hint = am.start(inc[full])
+        if remaining is not None:
+            # the restriction and its model were built inside the limit too: the solve gets what is left
+            remaining = self.left()
+            if remaining <= 0:
+                rnd.status = "not started"
+                self.stopped_by_limit = True
+                return False
         out, cutoff, rnd.search = self._solve_round(am, G, remaining, first, hint)
         rnd.status, rnd.seconds = out.status, round(out.seconds, 3)
         if out.x is not None:

@@ -124,7 +124,8 @@ class Round:
 
     ``G`` is ``None`` for the whole model; ``status`` is the round's solve
     status, ``"stopped at G"`` (its bound reached ``G``), ``"empty"`` (some
-    row type had no pair left) or ``"too large"`` (not built: memory).
+    row type had no pair left), ``"too large"`` (not built: memory) or
+    ``"not started"`` (the time limit ran out while its model was built).
     """
 
     G: float | None

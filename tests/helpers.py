@@ -166,3 +166,11 @@ def generalization_cases(draw):
                 w.append(w[-1] + s_)
             cost[c] = w
     return frame, qi, k, ma.Generalization(hier, cost=cost)
+
+
+def limit_echo_solve(lm, options, grid, hint, on_improving=None, stop_bound=None):
+    """A HiGHS stand-in that solves nothing and returns, as its solver status, the time limit it was given."""
+    from milp_anon.solvers import SolveOutcome
+    from milp_anon.status import Status
+
+    return SolveOutcome(Status.NO_SOLUTION, None, None, None, repr(options.time_limit), 0.0)

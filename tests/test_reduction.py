@@ -385,6 +385,32 @@ def test_a_round_too_large_gives_way_to_the_largest_that_fits(monkeypatch):
     assert r.verified and r.bound <= exact.objective <= r.objective
 
 
+def test_a_round_whose_model_outlasts_the_limit_is_not_solved(monkeypatch):
+    """The time a round's restriction and model take comes out of its solve: a round whose build uses up the
+    limit is not started (and reports so), and the run still releases a verified table with a valid bound."""
+    import time
+
+    from milp_anon.datasets import load_adult
+
+    table = ma.Table.from_frame(load_adult().iloc[:3000], ["sex", "age", "race", "marital-status", "education"])
+    real_build, solved = reduction.build, []
+
+    def slow_build(*args, **kw):
+        time.sleep(2.5)  # past the whole limit
+        return real_build(*args, **kw)
+
+    def no_solve(self, am, G, remaining, first, hint=None):
+        solved.append(remaining)
+        raise AssertionError("a round was solved after the limit")
+
+    monkeypatch.setattr(reduction, "build", slow_build)
+    monkeypatch.setattr(reduction.LagrangianReduction, "_solve_round", no_solve)
+    r = ma.anonymize(table, ma.KAnonymity(5), time_limit=2)
+    assert not solved
+    assert [rnd.status for rnd in r.reduction.rounds][-1] == "not started"
+    assert r.status == "time_limit" and r.verified and r.bound is not None and r.bound <= r.objective
+
+
 def _k_models(rng, count):
     """``count`` random k-anonymity models of duplicated tables: ``(table, model, its optimum)``."""
     from milp_anon.solvers import solve_model

@@ -220,6 +220,29 @@ def test_hard_time_limit_kills_a_hung_solver_and_keeps_the_incumbent():
     assert "killed" in out.solver_status
 
 
+def test_the_isolated_solver_s_limit_counts_its_own_start_up():
+    """The child's solver gets the parent's limit less the child's start-up (an interpreter, imports, the model
+    read back), so a round's limit covers its whole process, not only the solver's run."""
+    from helpers import limit_echo_solve
+    from milp_anon.solvers.isolated import solve_isolated
+
+    frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
+    am = pipeline.build_model(ma.Table.from_frame(frame, ["a", "b"]), ma.Request(ma.KAnonymity(3)))
+    out = solve_isolated(am.lm, ma.SolverOptions(time_limit=30), INTEGERS, None, solve_fn=limit_echo_solve)
+    assert 0 < float(out.solver_status) < 30
+
+
+def test_time_left_takes_the_elapsed_wall_clock_off_the_limit():
+    from milp_anon.solvers.highs import MIN_SOLVE_SECONDS
+    from milp_anon.solvers.worker import time_left
+
+    opts = ma.SolverOptions(time_limit=10)
+    assert time_left(opts, 100.0, 103.5).time_limit == 6.5
+    assert time_left(opts, 100.0, 99.0).time_limit == 10  # a clock stepped back takes nothing off
+    assert time_left(opts, 100.0, 130.0).time_limit == MIN_SOLVE_SECONDS  # used up: the solver stops at once
+    assert time_left(ma.SolverOptions(), 100.0, 130.0).time_limit is None
+
+
 def test_time_limit_releases_the_better_heuristic(monkeypatch):
     """A poor incumbent at the time limit (the whole-table start) is replaced by a better verified heuristic."""
     from milp_anon.solvers import SolveOutcome

@@ -32,6 +32,10 @@ _LIMITS = (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kIterat
            highspy.HighsModelStatus.kObjectiveTarget, highspy.HighsModelStatus.kHighsInterrupt)
 
 
+#: HiGHS's time limit when the caller's limit is used up before the solve starts (it then stops at once)
+MIN_SOLVE_SECONDS = 0.01
+
+
 def watchdog_margin(time_limit: float) -> float:
     """Seconds past the time limit after which the watchdog interrupts HiGHS."""
     return max(2.0, 0.05 * float(time_limit))
@@ -163,6 +167,7 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
     piece, its multipliers' bound evaluated at its end (a presolved LP: one
     stopped by its limit returns no multipliers, so pieces gain nothing).
     """
+    t0 = time.perf_counter()  # the limit counts from here: passing a 350 k-column model takes seconds
     h = new_highs()
     apply_options(h, options)
     lm.to_highs(h)
@@ -176,7 +181,8 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
         _set_start(h, hint)
     if interrupt.armed():
         _subscribe_user_stop(h)
-    t0 = time.perf_counter()
+    if options.time_limit is not None:
+        h.setOptionValue("time_limit", max(MIN_SOLVE_SECONDS, options.time_limit - (time.perf_counter() - t0)))
     h.HandleUserInterrupt = True
     is_lp = len(h.getLp().integrality_) == 0
     pieces = checkpoint is not None and is_lp and options.time_limit is not None

@@ -92,7 +92,9 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     """HiGHS in a child process with a hard deadline (``solve_fn``, importable by name, replaces HiGHS in tests).
 
     ``cancel``: when set (by another thread of this process), the child is stopped as at the deadline."""
-    proc = _start_child((lm, options, grid, hint, solve_fn, stop_bound))
+    # the wall-clock start goes with the job: the child's own start-up (an interpreter, imports, the
+    # model read back: 2-3 s for a 350 k-column round) comes out of its solver's limit (worker.time_left)
+    proc = _start_child((lm, options, grid, hint, solve_fn, stop_bound, time.time()))
     track_process(proc)  # a SIGTERM to the command line kills it at once (milp_anon.cleanup)
     t0 = time.perf_counter()
     messages: queue.Queue = queue.Queue()

@@ -9,7 +9,9 @@ waited forever. This module imports only the toolkit.
 Protocol. ``JOB_FD`` is an inherited descriptor of a nameless temporary
 file holding two pickles: the parent's ``sys.path`` (so that a test's
 stand-in solver is importable) and the job ``(lm, options, grid, hint,
-solve_fn, stop_bound)``; the file is gone once both processes close it.
+solve_fn, stop_bound, started)`` (``started``: the parent's wall clock when it
+started the child, taken off the time limit by :func:`time_left`); the file is
+gone once both processes close it.
 Messages go to the parent on the child's original stdout as
 frames ``8-byte big-endian length + pickle``: ``("progress", x, objective,
 dual_bound)`` for every improving incumbent, then one ``("final",
@@ -26,18 +28,21 @@ signal (``PR_SET_PDEATHSIG``) backs it up.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import os
 import pickle
 import signal
 import sys
 import threading
+import time
 
 import numpy as np
 
 from .frames import write_frame
-from .highs import solve_highs
+from .highs import MIN_SOLVE_SECONDS, solve_highs
+from .options import SolverOptions
 
-__all__ = ["main"]
+__all__ = ["main", "time_left"]
 
 
 def _end_with_parent(parent_pid: int) -> None:
@@ -60,6 +65,15 @@ def _end_with_parent(parent_pid: int) -> None:
         os._exit(70)
 
 
+def time_left(options: SolverOptions, started: float, now: float) -> SolverOptions:
+    """``options`` with the time limit less the seconds since the parent started the child (wall clock,
+    the one clock both processes read): the parent's limit covers this process's start-up too."""
+    if options.time_limit is None:
+        return options
+    used = max(0.0, now - started)  # a clock stepped back counts nothing
+    return dataclasses.replace(options, time_limit=max(MIN_SOLVE_SECONDS, options.time_limit - used))
+
+
 def _solve_with_progress(send):
     """HiGHS, with its incumbent and bound sent to the parent every second."""
     def solve(lm, options, grid, hint, on_improving=None, stop_bound=None):
@@ -77,7 +91,8 @@ def main(argv: list[str]) -> int:
     _end_with_parent(parent_pid)
     with os.fdopen(job_fd, "rb") as fh:
         sys.path[:] = pickle.load(fh)
-        lm, options, grid, hint, solve_fn, stop_bound = pickle.load(fh)
+        lm, options, grid, hint, solve_fn, stop_bound, started = pickle.load(fh)
+    options = time_left(options, started, time.time())
 
     def on_improving(e):
         d = e.data_out
