@@ -161,13 +161,13 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
                 hint, ws_cost = ws
     grid = ObjectiveGrid.for_objective(request.model.objective, instance.candidates.cost if not request.model.withholds
                                        else np.append(instance.candidates.cost, instance.record_cost))
-    relaxed, relaxed_source, hs, pair_bounds = _relaxation_bound(instance, request, solver, grid, timings)
+    relaxed, relaxed_source, hs, pair_bounds, k_bounds = _relaxation_bound(instance, request, solver, grid, timings)
     rows_log = None
     if request.model.criteria_rows != "all" and _rows.unavailable(request, solver) is None:
         auto = request.model.criteria_rows == "auto"
         t0 = time.perf_counter()
         rg = _generate_rows(am, request, hs, timings, size, grid, hint, ws_cost, start, relaxed, relaxed_source,
-                            max_failing=ROW_GENERATION_MAX_FAILING if auto else None)
+                            max_failing=ROW_GENERATION_MAX_FAILING if auto else None, k_bounds=k_bounds)
         left = None if hs.time_limit is None else hs.time_limit - (time.perf_counter() - t0)
         if not rg.row_generation.handed_over or (left is not None and left < 1.0) or interrupt.stop_requested():
             return rg
@@ -254,9 +254,10 @@ ROW_GENERATION_SOURCE = ("HiGHS's bound of the model with the criteria's rows on
 
 def _generate_rows(am: AssignmentModel, request, solver: SolverOptions, timings: Timings, size: ModelSize,
                    grid: ObjectiveGrid, hint, ws_cost, start: Release | None, relaxed, relaxed_source,
-                   max_failing: float | None = None) -> Outcome:
+                   max_failing: float | None = None, k_bounds=None) -> Outcome:
     """The whole model's criteria by row generation (:mod:`.row_generation`); the fallback table as for
-    the whole model when it ends without a verified release or with a poorer one."""
+    the whole model when it ends without a verified release or with a poorer one. ``k_bounds``: the bound
+    stage's k-anonymity LP bounds over ``am``'s candidates (``R(∅)`` by the reduction reuses them)."""
     deadline = None if solver.time_limit is None else time.perf_counter() + solver.time_limit
     if start is None and not request.model.withholds:
         # the heuristic table first (seconds; it is the fallback anyway): the repairs start from it, every
@@ -274,7 +275,7 @@ def _generate_rows(am: AssignmentModel, request, solver: SolverOptions, timings:
     with timings.phase("solve"):
         release, bound, status, solver_status, log = _rows.row_generation(am, request, solver, grid, hint=hint,
                                                                           deadline=deadline, max_failing=max_failing,
-                                                                          incumbent=start)
+                                                                          incumbent=start, k_bounds=k_bounds)
     common = dict(solver_status=solver_status, size=size, candidate_counts=dict(am.instance.candidates.counts),
                   warm_start_cost=ws_cost, grid=grid, row_generation=log, bound_certifies=True)
     if status == Status.INFEASIBLE:
@@ -314,7 +315,8 @@ K_BOUND_SHARE = 0.2
 
 
 def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: ObjectiveGrid, timings: Timings):
-    """``(bound or None, its source, solver options for the model, its pair bounds or None)``: under a time
+    """``(bound or None, its source, solver options for the model, its pair bounds or None, the k-anonymity LP's
+    :class:`~milp_anon.reduction.PairBounds` it started from or None)``: under a time
     limit, sensitive criteria get a Lagrangian bound over the same candidates first (``K_BOUND_SHARE`` of
     the limit), so a model whose root LP does not finish still ends with a bound above 0 (issue 13, item
     3): the exact group blocks' where the criteria have them (:func:`~milp_anon.reduction.block_bounds`),
@@ -323,14 +325,14 @@ def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: 
     limit = solver.time_limit
     if limit is None or request.k_alone or _reduction.k_relaxation_unavailable(
             request, solver, instance.candidates, instance.table.n):
-        return None, None, solver, None
+        return None, None, solver, None, None
     t0 = time.perf_counter()
     with timings.phase("lp"):
         pb = _reduction.block_bounds(instance, request, grid, solver, K_BOUND_SHARE * limit)
     left = max(limit - (time.perf_counter() - t0), 0.05 * limit)
     block = pb.log.block_bound is not None and pb.log.block_bound > pb.log.lp_bound
     return grid.ceil(pb.bound), BLOCK_BOUND_SOURCE if block else K_BOUND_SOURCE, \
-        dataclasses.replace(solver, time_limit=left), pb.thresholds
+        dataclasses.replace(solver, time_limit=left), pb.thresholds, pb.k_anonymity
 
 
 def _sense(request) -> float:

@@ -132,6 +132,9 @@ class PairBounds:
     #: a point ``(y, g)`` of the LP over the candidates and pairs to round into a first table
     #: (:mod:`milp_anon.rounding`), or ``None``
     guide: tuple | None = None
+    #: the k-anonymity LP's bounds these were built on (:func:`block_bounds`), which bound k-anonymity over
+    #: the same candidates too (the row generation's ``R(∅)`` reuses them), or ``None``
+    k_anonymity: "PairBounds | None" = None
 
 
 def k_anonymity_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: SolverOptions,
@@ -166,7 +169,7 @@ def block_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: Solve
                             None if time_limit is None else BLOCK_CG_SHARE * time_limit)
     blocks = request_blocks(instance, request)
     if blocks is None:
-        return kb
+        return dataclasses.replace(kb, k_anonymity=kb)
     pi0 = np.asarray(kb.log.multipliers, dtype=float)[instance.units.unit_type]
     left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
     asc = alternating_ascent(blocks, pi0, time_limit=left)
@@ -175,7 +178,7 @@ def block_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: Solve
                               multipliers=None)  # per unit, not the row types' (certify reads k alone)
     pair = blocks.per_type_pair(grid.ceil_array(asc.prices.pair_bounds(blocks.pair_cand)))
     return PairBounds(max(kb.bound, asc.bound), np.maximum(kb.thresholds, pair), log,
-                      time.perf_counter() - t0)
+                      time.perf_counter() - t0, k_anonymity=kb)
 
 
 class LagrangianReduction:

@@ -55,7 +55,7 @@ from .errors import VerificationError
 from .formulations import AssignmentModel, build, read_assignment
 from .formulations import partial_split
 from .grid import ObjectiveGrid
-from .reduction import LagrangianReduction, k_relaxation_unavailable
+from .reduction import LagrangianReduction, k_anonymity_bounds, k_relaxation_unavailable
 from .release import Release
 from .result import ModelSize, Timings
 from .rowtypes import Units
@@ -175,7 +175,7 @@ def repair(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveG
 
 def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveGrid, *, hint=None,
                    deadline: float | None = None, max_failing: float | None = None,
-                   incumbent: Release | None = None):
+                   incumbent: Release | None = None, k_bounds=None):
     """Run the row generation on the built whole model ``am``.
 
     Returns ``(release, bound, status, solver_status, log)``: the verified
@@ -252,7 +252,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             pending = None
         first = None
         if not log.iterations and FIRST_BY_REDUCTION and _isolated(solver, model, deadline):
-            first = _first_by_reduction(am, request, solver, grid, deadline)
+            first = _first_by_reduction(am, request, solver, grid, deadline, k_bounds)
         if first is not None:
             out, g = first
             seconds = out.seconds
@@ -324,7 +324,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
 
 
 def _first_by_reduction(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveGrid,
-                        deadline: float) -> tuple[SolveOutcome, np.ndarray] | None:
+                        deadline: float, k_bounds=None) -> tuple[SolveOutcome, np.ndarray] | None:
     """``R(∅)`` by the Lagrangian reduction (:mod:`milp_anon.reduction`): ``(outcome, g)``, with ``g`` its
     table's rows per pair of ``am``, or ``None`` where the reduction does not apply or found no table of
     ``am``'s candidates.
@@ -334,6 +334,11 @@ def _first_by_reduction(am: AssignmentModel, request, solver: SolverOptions, gri
     tables are solutions of ``R(∅)``). One MILP of it does not finish at 6 QIs on Adult in 450 s; the
     reduction's rounds end within 0.1 % of it in 100 s. The outcome is ``optimal`` when the reduction
     proved its table optimal; its bound is the reduction's (a bound on ``R(∅)``, hence on the problem).
+
+    ``k_bounds``: the k-anonymity LP's pair bounds over ``am``'s candidates from the bound stage
+    (:attr:`~milp_anon.reduction.PairBounds.k_anonymity`); converged, they are the reduction's first stage
+    already (the same column generation over the same row types and candidates), so it starts from them
+    instead of solving that LP again (6 QIs on Adult: 15–25 s).
     """
     from .request import Request  # request imports this module
 
@@ -348,7 +353,8 @@ def _first_by_reduction(am: AssignmentModel, request, solver: SolverOptions, gri
     size = ModelSize(n_rows=inst.table.n, t_in=inst.types.t_in)
     with progress.relaxed():  # its tables may fail the criteria: only its bound is the problem's
         # no heuristic table: those may use candidates the criteria pruned (and cost less than R(∅)'s optimum)
-        done = LagrangianReduction(k_inst, k_request, options, Timings(), size, heuristics=False).run()
+        done = LagrangianReduction(k_inst, k_request, options, Timings(), size, heuristics=False,
+                                   bounds=_known_bounds(k_bounds, inst)).run()
     rel = done.release
     if rel is None:
         return None
@@ -361,6 +367,16 @@ def _first_by_reduction(am: AssignmentModel, request, solver: SolverOptions, gri
                        bound=bound, solver_status=f"R(∅) by the k-anonymity reduction ({done.solver_status})",
                        seconds=time.perf_counter() - t0)
     return out, g.astype(np.int64)
+
+
+def _known_bounds(k_bounds, inst):
+    """The reduction's first stage: ``k_bounds`` when they are the converged LP over ``inst``'s pairs,
+    else :func:`~milp_anon.reduction.k_anonymity_bounds` (the column generation)."""
+    if k_bounds is None or not k_bounds.log.lp_converged or k_bounds.thresholds.shape != (inst.candidates.n_pairs,):
+        return k_anonymity_bounds
+    # a fresh log: the reduction appends its rounds to the one it is given
+    known = dataclasses.replace(k_bounds, log=dataclasses.replace(k_bounds.log, rounds=[]), seconds=0.0)
+    return lambda *_: known
 
 
 def _isolated(solver: SolverOptions, model, deadline: float | None) -> bool:

@@ -34,8 +34,8 @@ def _k_bound(table, request, time_limit=5.0):
 
 def _relaxation_bound(table, request, time_limit=5.0):
     instance, grid = _instance_and_grid(table, request)
-    bound, source, _, _ = pipeline._relaxation_bound(instance, request, SolverOptions(time_limit=time_limit), grid,
-                                                     Timings())
+    bound, source, _, _, _ = pipeline._relaxation_bound(instance, request, SolverOptions(time_limit=time_limit),
+                                                        grid, Timings())
     return bound, source
 
 
@@ -133,10 +133,10 @@ def test_no_k_bound_without_a_time_limit_or_for_k_alone():
     instance, grid = _instance_and_grid(table, ma.Request(ma.KAnonymity(2), ma.LDiversity(2)))
     untimed = SolverOptions()
     assert pipeline._relaxation_bound(instance, ma.Request(ma.KAnonymity(2), ma.LDiversity(2)), untimed, grid,
-                                      Timings()) == (None, None, untimed, None)
+                                      Timings()) == (None, None, untimed, None, None)
     timed = SolverOptions(time_limit=5)
     assert pipeline._relaxation_bound(instance, ma.Request(ma.KAnonymity(2)), timed, grid, Timings()) == \
-        (None, None, timed, None)
+        (None, None, timed, None, None)
     budget = ma.Request(ma.KAnonymity(2), ma.LDiversity(2), budget=100)
     assert pipeline._relaxation_bound(instance, budget, timed, grid, Timings())[0] is None
 

@@ -628,6 +628,28 @@ def test_row_generation_from_the_reduction_reaches_the_brute_force_optimum(data)
     assert r.row_generation.iterations[0].by_reduction
 
 
+def test_the_first_relaxation_starts_from_the_bound_stage_s_k_anonymity_lp(monkeypatch):
+    """Under a time limit the bound stage solves the k-anonymity LP over the request's candidates
+    (``block_bounds``); ``R(∅)`` by the reduction starts from those bounds instead of solving the same LP
+    again: one column generation in the whole solve, and the release is still the optimum, proven."""
+    from milp_anon import reduction
+
+    table, req, opt = _close_case()
+    calls, real = [], reduction.column_generation
+
+    def counted(*args, **kw):
+        out = real(*args, **kw)
+        calls.append(out.converged)
+        return out
+
+    monkeypatch.setattr(reduction, "column_generation", counted)
+    monkeypatch.setattr(row_generation, "RESOLVE_FAILING", False)  # its sub-problems have bound stages of their own
+    r = req.solve(table, time_limit=60, isolate="always")
+    assert r.row_generation.iterations[0].by_reduction
+    assert calls == [True]
+    assert r.status == Status.OPTIMAL and r.objective == opt.objective and r.verified
+
+
 def test_a_first_relaxation_not_proven_is_repaired_in_the_time_left(monkeypatch):
     """When the reduction does not prove ``R(∅)`` (here: its bound lowered by one, still a bound), no
     larger ``R(A)`` follows: its table is repaired in the time left and the stage ends at the time limit
