@@ -42,7 +42,7 @@ rounds (``reduction.SEARCH_BESIDE = False``), the package before 2026-11-27
 incumbent, while a round of 100 s or more runs in its own).
 ``--variants feasibility-jump`` gives HiGHS back its feasibility-jump heuristic
 in the rounds (the package turns it off in every MIP given a start since
-2026-11-27: it ignores the time limit, 6-11 s on a 389 k-column model).
+2026-11-27: it ignores the time limit, 7-8 s on a 389 k-column model).
 ``--recoding lm`` / ``height``: local recoding with the ARX hierarchies of
 every QI (that cost), instead of suppression.
 """

@@ -238,7 +238,7 @@ def test_the_isolated_solver_s_limit_counts_its_own_start_up():
     (True, True, True),   # the caller's own option wins
 ])
 def test_the_feasibility_jump_is_off_in_a_mip_given_a_start(monkeypatch, hint, user, expected):
-    """HiGHS's feasibility jump ignores the time limit (6-11 s on a 389 k-column round): a MIP given a start,
+    """HiGHS's feasibility jump ignores the time limit (7-8 s on a 389 k-column round): a MIP given a start,
     whose incumbent it already has, runs without it, unless the caller's ``highs_options`` name it."""
     from milp_anon.solvers import highs as highs_module
     from milp_anon.starts import whole_table_start

@@ -183,7 +183,7 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
     if hint is not None:
         _set_start(h, hint)
         if not isinstance(hint, Basis) and FEASIBILITY_JUMP not in dict(options.highs_options):
-            # HiGHS's feasibility jump runs before its root and never reads the time limit: 6-11 s on
+            # HiGHS's feasibility jump runs before its root and never reads the time limit: 7-8 s on
             # a 389 k-column round (6 QIs on Adult), longer than a 5-s limit; with a start it finds nothing
             h.setOptionValue(FEASIBILITY_JUMP, False)
     if interrupt.armed():
