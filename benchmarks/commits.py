@@ -19,11 +19,13 @@ import subprocess
 import sys
 
 from benchmarks.common import provenance_line, write_csv
-from benchmarks.in_turn import run_in_turn
+from benchmarks.in_turn import add_case_arguments, run_in_turn, scale_arguments
 from benchmarks.scale import COLUMNS, OUT, write_md
 
 
 def _checked(label: str, root: str) -> tuple[str, str, str]:
+    if not os.path.isdir(os.path.join(root, "benchmarks")):
+        raise SystemExit(f"{root}: not a checkout of this project")
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
                           check=True).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True,
@@ -38,18 +40,10 @@ def _checked(label: str, root: str) -> tuple[str, str, str]:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trees", required=True, help="commit=worktree, comma-separated, the first the 'before'")
-    ap.add_argument("--qis", default="6")
-    ap.add_argument("--ks", default="5,10")
-    ap.add_argument("--limit", default="60")
-    ap.add_argument("--lns", default="0")
-    ap.add_argument("--variants", default="after")
-    ap.add_argument("--recoding", default="suppression")
-    ap.add_argument("--tag", required=True)
+    add_case_arguments(ap)
     a = ap.parse_args(argv)
     arms = [_checked(*t.split("=", 1)) for t in a.trees.split(",")]
-    rows = run_in_turn(arms, a.qis, a.ks,
-                       ["--limit", a.limit, "--lns", a.lns, "--variants", a.variants, "--recoding", a.recoding],
-                       "commit")
+    rows = run_in_turn(arms, a.qis, a.ks, scale_arguments(a), "commit")
     out = os.path.join(OUT, f"commits_{a.tag}")
     write_csv(out + ".csv", rows)
     intro = (provenance_line("commits") + f"; the reduction (`benchmarks.scale frontier`) at "

@@ -20,7 +20,7 @@ import subprocess
 import sys
 
 from benchmarks.common import provenance_line, write_csv
-from benchmarks.in_turn import run_in_turn
+from benchmarks.in_turn import add_case_arguments, run_in_turn, scale_arguments
 from benchmarks.scale import COLUMNS, OUT, write_md
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -35,13 +35,7 @@ def _highspy_version(python: str) -> str:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pythons", required=True, help="label=interpreter, comma-separated; label = its highspy")
-    ap.add_argument("--qis", default="6")
-    ap.add_argument("--ks", default="5,10")
-    ap.add_argument("--limit", default="60")
-    ap.add_argument("--lns", default="0")
-    ap.add_argument("--variants", default="after")
-    ap.add_argument("--recoding", default="suppression")
-    ap.add_argument("--tag", required=True)
+    add_case_arguments(ap)
     a = ap.parse_args(argv)
     pythons = [tuple(p.split("=", 1)) for p in a.pythons.split(",")]
     for label, python in pythons:
@@ -49,8 +43,7 @@ def main(argv=None):
         if found != label:
             raise SystemExit(f"{python}: highspy {found}, not {label}")
     rows = run_in_turn([(label, python, ROOT) for label, python in pythons], a.qis, a.ks,
-                       ["--limit", a.limit, "--lns", a.lns, "--variants", a.variants, "--recoding", a.recoding],
-                       "highspy")
+                       scale_arguments(a), "highspy")
     out = os.path.join(OUT, f"highs_release_{a.tag}")
     write_csv(out + ".csv", rows)
     # the driver's own highspy is not the runs': the column says which ran

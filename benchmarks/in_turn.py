@@ -14,7 +14,23 @@ import csv
 import os
 import subprocess
 
-__all__ = ["number", "run_in_turn"]
+__all__ = ["add_case_arguments", "number", "run_in_turn", "scale_arguments"]
+
+
+def add_case_arguments(ap) -> None:
+    """The cases and the frontier's settings every arm runs under (``--tag`` names the output)."""
+    ap.add_argument("--qis", default="6")
+    ap.add_argument("--ks", default="5,10")
+    ap.add_argument("--limit", default="60")
+    ap.add_argument("--lns", default="0")
+    ap.add_argument("--variants", default="after")
+    ap.add_argument("--recoding", default="suppression")
+    ap.add_argument("--tag", required=True)
+
+
+def scale_arguments(a) -> list[str]:
+    """The rest of the ``benchmarks.scale frontier`` command from :func:`add_case_arguments`' values."""
+    return ["--limit", a.limit, "--lns", a.lns, "--variants", a.variants, "--recoding", a.recoding]
 
 
 def run_in_turn(arms, qis: str, ks: str, scale_args: list[str], column: str) -> list[dict]:
