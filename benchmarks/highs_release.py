@@ -6,9 +6,9 @@
 Each interpreter is an environment with this package's dependencies and the
 named highspy (checked before any run). For every case (QIs, k) the cases run
 one at a time, the interpreters in turn, each through ``benchmarks.scale
-frontier`` in its own process (:func:`benchmarks.in_turn.run_in_turn`, so each
-run is that harness's, as committed before). Writes ``benchmarks/results/highs_release_<tag>.{csv,md}`` with a
-``highspy`` column.
+frontier`` in its own process (:func:`benchmarks.in_turn.run_in_turn`, so
+each run is that harness's, as committed before). Writes
+``benchmarks/results/highs_release_<tag>.{csv,md}`` with a ``highspy`` column.
 """
 
 from __future__ import annotations

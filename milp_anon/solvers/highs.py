@@ -188,7 +188,7 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
             h.setOptionValue(FEASIBILITY_JUMP, False)
     if interrupt.armed():
         _subscribe_user_stop(h)
-    if options.time_limit is not None:
+    if options.time_limit is not None and "time_limit" not in dict(options.highs_options):  # the caller's own wins
         h.setOptionValue("time_limit", max(MIN_SOLVE_SECONDS, options.time_limit - (time.perf_counter() - t0)))
     h.HandleUserInterrupt = True
     is_lp = len(h.getLp().integrality_) == 0
