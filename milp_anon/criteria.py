@@ -560,7 +560,14 @@ class TCloseness(_SensitiveCriterion):
             return np.abs(idx[:, None] - idx[None, :]) / max(V - 1, 1)
         if self.distance_kind == "hierarchical":
             return self.hierarchy.distance_matrix(vals)
-        return _matrix_metric(self.distance, vals, name)
+        # The matrix is checked (metric, max 1) once per domain: the group test asks for it on every call.
+        key = (name, tuple(vals))
+        cache = self.__dict__.setdefault("_metric_cache", {})
+        if key not in cache:
+            d = _matrix_metric(self.distance, vals, name)
+            d.flags.writeable = False
+            cache[key] = d
+        return cache[key]
 
     def metric(self, table, col) -> np.ndarray:
         """:meth:`metric_of` sensitive column ``col`` of ``table``."""
@@ -678,8 +685,7 @@ class TCloseness(_SensitiveCriterion):
             D = emd.scaled_differences(counts, whole, s)
             if self.distance_kind == "matrix":
                 d = self.metric_of(values, name)
-                dist = np.array([emd.transport_emd(whole * int(s[i]), n * counts[i], d)
-                                 / (n * int(s[i])) for i in range(s.shape[0])])
+                dist = emd.transport_emds(np.outer(s, whole), n * counts, d) / (n * np.maximum(s, 1))
                 ok = dist <= float(t) + 1e-9  # the LP is solved in floating point
             else:
                 if self.distance_kind == "equal":
