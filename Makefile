@@ -27,8 +27,11 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/milp-anon demo
 
+# two workers (pytest-xdist) on the two cores; work stealing, since a few hypothesis tests run minutes
+TEST_WORKERS ?= 2
+
 test: $(STAMP) $(PYCANON_STAMP)
-	MILP_ANON_PYCANON=$(PYCANON_VENV)/bin/python $(BIN)/python -m pytest
+	MILP_ANON_PYCANON=$(PYCANON_VENV)/bin/python $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.k_anonymity
