@@ -35,7 +35,7 @@ presolve for an LP of at most that many columns. ``--variants
 no-restricted`` switches the restricted LP before an LP that may not finish
 off (``relaxation.RESTRICTED_SHARE = 0``), the package before it. ``--variants
 no-ball-prune`` keeps the candidates with no integer group of ``k`` rows or more
-in the ball ``TV <= t / d_min`` (``TCloseness._prune_far`` a no-op), the
+in the ball ``TV <= t / d_min`` (``TCloseness._far`` keeps every candidate), the
 package before that pruning. ``--variants no-frequency-prune`` keeps the
 candidates with no group of ``k`` rows or more within frequency ℓ's caps
 (``LDiversity.prune`` the distinct rule alone), the package before it.
@@ -167,9 +167,11 @@ def run_one(job):
     if variant == "no-restricted":  # no restricted LP before an LP that may not finish (the package before)
         relaxation.RESTRICTED_SHARE = 0.0
     if variant == "no-ball-prune":  # keep candidates with no integer group in the ball (the package before)
+        import numpy as np
+
         from milp_anon.criteria import TCloseness
 
-        TCloseness._prune_far = lambda self, table, units, cands, min_size: cands
+        TCloseness._far = staticmethod(lambda m, ball, min_size: np.ones(m.shape[0], dtype=bool))
     if variant == "no-frequency-prune":  # keep candidates with no frequency-diverse group (the package before)
         from milp_anon.criteria import LDiversity, _SensitiveCriterion
 

@@ -650,19 +650,31 @@ class TCloseness(_SensitiveCriterion):
         return (P, absent, tau) if tau < 1 else None
 
     def prune(self, table, units, cands, min_size: int = 1):
-        cands = self._prune_distinct(table, units, cands, lambda col: self.necessary_shape(table, col)[0])
-        return self._prune_far(table, units, cands, min_size)
-
-    def _prune_far(self, table, units, cands, min_size: int):
-        """Drop candidates none of whose sub-multisets of at least ``min_size`` compatible rows lies within
-        the ball ``TV(q, P) <= τ`` (:meth:`tv_ball`), which every close group meets: exact, since a group
-        released as ``j`` holds only compatible rows (:func:`least_ball_size`)."""
-        keep = np.ones(cands.n_candidates, dtype=bool)
+        """Two rules on one count of each candidate's compatible rows per value (the pairs are expanded
+        to units once): fewer distinct values than :meth:`necessary_shape` asks, then (:meth:`_far`) no
+        sub-multiset of ``min_size`` rows within the ball of :meth:`tv_ball`."""
+        balls = {col: self.tv_ball(table, col) for col in self.columns(table)}
+        if all(b is None for b in balls.values()):
+            return cands
+        need = {col: self.necessary_shape(table, col)[0] for col in balls}
+        distinct = np.ones(cands.n_candidates, dtype=bool)
+        near = np.ones(cands.n_candidates, dtype=bool)
         for col, m in self._counts_per_candidate(table, units, cands):
-            ball = self.tv_ball(table, col)
-            if ball is not None:
-                keep &= least_ball_size(m, ball[0], ball[2], min_size) >= 0
-        return cands.subset(keep, stage=f"{self.name} ball") if not keep.all() else cands
+            distinct &= (m > 0).sum(axis=1) >= need[col]
+            near &= self._far(m, balls[col], min_size)
+        if any(v > 1 for v in need.values()):  # its own stage, as the other sensitive criteria's
+            cands = cands.subset(distinct, stage=f"{self.name} distinct values")
+            near = near[distinct]
+        return cands.subset(near, stage=f"{self.name} ball") if not near.all() else cands
+
+    @staticmethod
+    def _far(m, ball, min_size: int) -> np.ndarray:
+        """``(C,)`` False for the candidates (rows of counts ``m``) none of whose sub-multisets of at least
+        ``min_size`` compatible rows lies within ``ball``, which every close group meets: exact, since a
+        group released as ``j`` holds only compatible rows (:func:`least_ball_size`)."""
+        if ball is None:
+            return np.ones(m.shape[0], dtype=bool)
+        return least_ball_size(m, ball[0], ball[2], min_size) >= 0
 
     # -- the group test ---------------------------------------------------------------
     def violation(self, groups: GroupCounts) -> str | None:

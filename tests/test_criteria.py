@@ -343,7 +343,7 @@ def test_t_closeness_necessary_shape_holds_for_every_close_group(data):
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
 def test_no_close_group_lies_below_the_least_ball_size(data):
-    """The ball pruning (``TCloseness._prune_far``) drops a candidate when no sub-multiset of its rows of at
+    """The ball pruning (``TCloseness._far``) drops a candidate when no sub-multiset of its rows of at
     least ``k`` rows lies in the ball ``TV <= τ``: here a random subset of a small table stands for a
     candidate's rows, and every sub-multiset of it of ``k`` rows or more that the verifier finds t-close
     (every distance, a given reference) has at least :func:`least_ball_size` rows — none when it is -1."""
