@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from milp_anon import emd
 from milp_anon.emd import transport_emd, transport_emds
 from milp_anon.exact import emd_flow
 
@@ -26,6 +27,12 @@ def test_one_lp_of_many_transports_gives_each_group_its_own_emd(data):
     q = [[n * x for x in c] for c in groups]
     got = transport_emds(p, q, d)
     assert got.shape == (len(groups),)
+    was = emd.TRANSPORTS_PER_LP
+    try:  # the same in LPs of two transports (the last one alone when odd)
+        emd.TRANSPORTS_PER_LP = 2
+        assert transport_emds(p, q, d) == pytest.approx(got, abs=1e-7 * max(1, n * max(map(sum, groups))))
+    finally:
+        emd.TRANSPORTS_PER_LP = was
     for g, c in enumerate(groups):
         # brute force's exact flow on the unscaled distributions, scaled back to the LP's margins
         expected = emd_flow(whole, c, d) * n * sum(c)
