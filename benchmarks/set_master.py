@@ -18,7 +18,6 @@ else its bound and table).
 
 from __future__ import annotations
 
-import argparse
 import math
 
 from benchmarks.common import provenance_line, run_serial, write_results
@@ -90,14 +89,10 @@ def run_one(job):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--qis", type=int, default=8)
-    ap.add_argument("--k", type=int, default=5)
-    ap.add_argument("--rows", type=int, default=60)
-    ap.add_argument("--seeds", type=int, default=10)
-    ap.add_argument("--mip-limit", type=float, default=120.0)
+    from benchmarks.subset_row_cuts import sample_arguments
+
+    ap = sample_arguments(__doc__, "benchmarks/results/set_master_8qi_60rows")
     ap.add_argument("--master-limit", type=float, default=600.0)
-    ap.add_argument("--out", default="benchmarks/results/set_master_8qi_60rows")
     ap.add_argument("--full", action="store_true", help="the whole table: the LP and the master only")
     a = ap.parse_args(argv)
     if a.full:

@@ -169,15 +169,20 @@ def run_one(job):
     return row
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def sample_arguments(doc: str, out: str) -> argparse.ArgumentParser:
+    """The sample runs' command line (also ``benchmarks/set_master.py``'s)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--qis", type=int, default=8)
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--rows", type=int, default=60)
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--mip-limit", type=float, default=120.0)
-    ap.add_argument("--out", default="benchmarks/results/subset_row_cuts_8qi")
-    a = ap.parse_args(argv)
+    ap.add_argument("--out", default=out)
+    return ap
+
+
+def main(argv=None):
+    a = sample_arguments(__doc__, "benchmarks/results/subset_row_cuts_8qi").parse_args(argv)
     rows = run_serial(run_one, [(a.qis, a.k, a.rows, s, a.mip_limit) for s in range(a.seeds)])
     columns = [("seed", "seed"), ("types", "types"), ("single", "single-row types"), ("pairs", "pairs"),
                ("lp", "LP"), ("lp_src", "LP + subset-row cuts"), ("cuts", "cuts"), ("root", "HiGHS after its root"),
