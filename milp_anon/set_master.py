@@ -91,6 +91,21 @@ def _empty():
     return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
 
 
+def _memberships(types, cut_types):
+    """Every (entry, cut) with the entry's type among the cut's three: ``(entry index, cut index)``,
+    for ``types`` ``(E,)`` and ``cut_types`` ``(R, 3)``."""
+    mt = cut_types.ravel()
+    mc = np.repeat(np.arange(cut_types.shape[0]), 3)
+    o = np.argsort(mt, kind="stable")
+    mt, mc = mt[o], mc[o]
+    lo, hi = np.searchsorted(mt, types, "left"), np.searchsorted(mt, types, "right")
+    cnt = hi - lo
+    rep = np.repeat(np.arange(types.size), cnt)
+    # position within the sorted memberships: lo of the entry plus its offset among its own
+    pos = np.repeat(lo - np.concatenate([[0], np.cumsum(cnt)[:-1]]), cnt) + np.arange(rep.size)
+    return rep, mc[pos]
+
+
 class SetMaster:
     """The restricted set-partitioning master: rows, columns, cuts, and its HiGHS LP (module docstring)."""
 
@@ -121,7 +136,6 @@ class SetMaster:
         self.cuts: list[tuple[int, int, int]] = []
         self.cut_set: set[tuple[int, int, int]] = set()
         self.width = BOX
-        self.iterations = 0
 
     @property
     def n_cols(self) -> int:
@@ -151,18 +165,11 @@ class SetMaster:
         """``(column, cut, coefficient ⌊a(R)/2⌋)`` over the given entries and cuts, nonzero ones only."""
         if not cut_ids.size or not e_col.size:
             return _empty()
-        mt = np.array([self.cuts[c] for c in cut_ids], np.int64).ravel()
-        mc = np.repeat(cut_ids, 3)
-        o = np.argsort(mt, kind="stable")
-        mt, mc = mt[o], mc[o]
-        lo, hi = np.searchsorted(mt, e_type, "left"), np.searchsorted(mt, e_type, "right")
-        cnt = hi - lo
-        if not cnt.any():
+        rep, cut = _memberships(e_type, np.array([self.cuts[c] for c in cut_ids], np.int64))
+        if not rep.size:
             return _empty()
-        rep = np.repeat(np.arange(e_col.size), cnt)
-        pos = np.repeat(lo - np.concatenate([[0], np.cumsum(cnt)[:-1]]), cnt) + np.arange(rep.size)
         nc = len(self.cuts)
-        u, inv = np.unique(e_col[rep] * nc + mc[pos], return_inverse=True)
+        u, inv = np.unique(e_col[rep] * nc + cut_ids[cut], return_inverse=True)
         coef = np.floor(np.bincount(inv, weights=e_amt[rep]) / 2 + 1e-9)
         keep = coef > 0
         return u[keep] // nc, u[keep] % nc, coef[keep]
@@ -227,7 +234,6 @@ class SetMaster:
         """``(value, π, μ, σ, λ of the groups, x of every HiGHS column)``; ``σ`` clipped to ``<= 0``."""
         self.h.run()
         info = self.h.getInfo()
-        self.iterations = info.simplex_iteration_count + info.ipm_iteration_count
         sol = self.h.getSolution()
         y, x = np.asarray(sol.row_dual), np.asarray(sol.col_value)
         T, C = self.T, self.C
@@ -275,15 +281,9 @@ def price(m: SetMaster, pi, mu, sigma, eps=1e-7):
     if active.size:
         cut_types = np.array([m.cuts[c] for c in active], np.int64)
         rho = -sigma[active]
-        mt, mc = cut_types.ravel(), np.repeat(np.arange(active.size), 3)
-        o = np.argsort(mt, kind="stable")
-        mt, mc = mt[o], mc[o]
-        lo, hi = np.searchsorted(mt, pt, "left"), np.searchsorted(mt, pt, "right")
-        cnt = hi - lo
-        rep = np.repeat(np.arange(pt.size), cnt)
-        pos = np.repeat(lo - np.concatenate([[0], np.cumsum(cnt)[:-1]]), cnt) + np.arange(rep.size)
+        rep, cut = _memberships(pt, cut_types)
         A = active.size
-        u, per = np.unique(pc[rep] * A + mc[pos], return_counts=True)
+        u, per = np.unique(pc[rep] * A + cut, return_counts=True)
         touch = u[per >= 2]  # (candidate, cut) with two or more of the cut's rows compatible
         tj = touch // A
         for j in np.unique(tj):
@@ -474,11 +474,11 @@ def master_bound(n, w, pair_type, pair_cand, k, *, pi=None, primal=None, cuts=Tr
         # each type's cheapest cost: every block is >= 0 and L = Σ_i n_i π_i
         pi = np.full(m.T, np.inf)
         np.minimum.at(pi, pair_type, m.w[pair_cand])
-    centre = np.asarray(pi, float)
+    pi = np.asarray(pi, float)
     if primal is not None:
         m.add_columns(decompose(m, *primal)[0])
-    best, *_ = price(m, centre, np.zeros(m.C), np.zeros(0), eps)
-    m.box(centre, BOX)
+    best, *_ = price(m, pi, np.zeros(m.C), np.zeros(0), eps)
+    m.box(pi, BOX)
     lp, rounds = None, []
     it = n_enum = n_ip = 0
     converged = False
@@ -518,14 +518,12 @@ def master_bound(n, w, pair_type, pair_cand, k, *, pi=None, primal=None, cuts=Tr
             if elapsed > time_limit:
                 break
             m.add_cuts([t for _, t in found])
-            centre = pi_m
-            m.box(centre, BOX)
+            m.box(pi_m, BOX)  # the new round's box around the last converged duals
             continue
         if elapsed > time_limit:
             break
         if cols[0].size == 0:
-            centre = pi_m  # the box binds and nothing prices out inside it: move it
-            m.box(centre, BOX)
+            m.box(pi_m, BOX)  # the box binds and nothing prices out inside it: move it
             continue
         m.add_columns(cols)
     return MasterBound(bound=best, lp=lp, converged=converged, cuts=len(m.cuts), columns=m.n_cols,
