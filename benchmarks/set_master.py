@@ -13,7 +13,8 @@ else its bound and table).
 
     python -m benchmarks.set_master [--qis 8] [--k 5] [--rows 60] [--seeds 10] [--mip-limit 120]
         [--master-limit 600] [--out benchmarks/results/set_master_8qi_60rows]
-    python -m benchmarks.set_master --full --qis 6 --k 5 --master-limit 600 --out benchmarks/results/set_master_6qi
+    python -m benchmarks.set_master --full --qis 6 --k 5 --master-limit 600 [--box 100] [--cuts-per-round 200]
+        [--max-add 500] --out benchmarks/results/set_master_6qi
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ QI = ["sex", "age", "race", "marital-status", "education", "native-country", "wo
 def run_full(job):
     """The whole table: the LP and the master only (HiGHS's root on the whole model is in
     ``scip_engine.md`` / ``formulations/reduction.md``)."""
-    q, k, master_limit = job
+    q, k, master_limit, box, cuts_per_round, max_add = job
     import milp_anon as ma
     from milp_anon.candidates import suppression_candidates
     from milp_anon.datasets import load_adult
@@ -40,8 +41,9 @@ def run_full(job):
     c = suppression_candidates(types, k)
     n, cost, pt, pc = types.counts.astype(float), c.cost.astype(float), c.pair_type, c.pair_cand
     cg = column_generation(n, cost, pt, pc, k)
-    mb = master_bound(n, cost, pt, pc, k, pi=cg.pi, primal=cg.primal, time_limit=master_limit, log=print)
-    return dict(qis=q, k=k, rows=int(n.sum()), types=int(n.size), single=int((n == 1).sum()), pairs=int(pt.size),
+    mb = master_bound(n, cost, pt, pc, k, pi=cg.pi, primal=cg.primal, time_limit=master_limit, box=box,
+                      cuts_per_round=cuts_per_round, max_add=max_add, log=print)
+    return dict(qis=q, k=k, box=box, cuts_per_round=cuts_per_round, max_add=max_add, rows=int(n.sum()), types=int(n.size), single=int((n == 1).sum()), pairs=int(pt.size),
                 lp=cg.bound, master_lp=mb.lp, master=mb.bound, master_cuts=mb.cuts, master_columns=mb.columns,
                 master_converged=mb.converged, master_s=round(mb.seconds, 1), master_iterations=mb.iterations,
                 rounds=mb.rounds)
@@ -94,10 +96,14 @@ def main(argv=None):
     ap = sample_arguments(__doc__, "benchmarks/results/set_master_8qi_60rows")
     ap.add_argument("--master-limit", type=float, default=600.0)
     ap.add_argument("--full", action="store_true", help="the whole table: the LP and the master only")
+    ap.add_argument("--box", type=float, default=100.0, help="the dual box's half-width (--full)")
+    ap.add_argument("--cuts-per-round", type=int, default=200, help="cuts added per round (--full)")
+    ap.add_argument("--max-add", type=int, default=500, help="columns entering per iteration (--full)")
     a = ap.parse_args(argv)
     if a.full:
-        rows = run_serial(run_full, [(a.qis, a.k, a.master_limit)])
-        columns = [("qis", "QIs"), ("k", "k"), ("types", "types"), ("single", "single-row types"),
+        rows = run_serial(run_full, [(a.qis, a.k, a.master_limit, a.box, a.cuts_per_round, a.max_add)])
+        columns = [("qis", "QIs"), ("k", "k"), ("box", "box"), ("cuts_per_round", "cuts per round"),
+                   ("max_add", "columns per iteration"), ("types", "types"), ("single", "single-row types"),
                    ("pairs", "pairs"), ("lp", "LP"), ("master", "set master + subset-row cuts"),
                    ("master_cuts", "cuts"), ("master_columns", "columns"), ("master_iterations", "iterations"),
                    ("master_s", "master s"), ("master_converged", "converged")]

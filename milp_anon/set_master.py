@@ -80,7 +80,9 @@ __all__ = ["SetMaster", "MasterBound", "master_bound", "price", "decompose", "se
 
 #: the largest number of cut rows of one candidate priced by enumeration (2^ENUMERATE subsets)
 ENUMERATE = 14
-#: the dual box's half-width (cost units): wide enough that the box is a safeguard, not a step
+#: the dual box's default half-width (cost units): wide enough that the box is a safeguard, not a step. At
+#: full scale it lets the duals after cuts run far (``L`` near −10⁷); ``box = 2`` converges there
+#: (``benchmarks/results/set_master_6qi_k5.md``)
 BOX = 100.0
 #: the master's value and the best ``L`` closer than this (relative) end a column generation
 GAP_TOL = 1e-6
@@ -458,15 +460,16 @@ class MasterBound:
 
 
 def master_bound(n, w, pair_type, pair_cand, k, *, pi=None, primal=None, cuts=True, time_limit=600.0,
-                 cuts_per_round=200, max_add=500, eps=1e-6, log=None) -> MasterBound:
+                 cuts_per_round=200, max_add=500, box=BOX, eps=1e-6, log=None) -> MasterBound:
     """Column generation of the set master, separating subset-row cuts whenever it converges.
 
     ``pi`` and ``primal = (y, g)``: the assignment LP's multipliers and point
     (:func:`milp_anon.lagrangian.column_generation`): the box's first centre
     and the first columns. Up to ``max_add`` columns of least reduced cost
     enter per iteration, up to ``cuts_per_round`` most violated cuts per
-    round. Stops when no cut is violated, or at ``time_limit`` seconds
-    (checked between iterations).
+    round. ``box``: the half-width of the dual box, and the cost of a cut's
+    slack (so ``−σ_R <= box``). Stops when no cut is violated, or at
+    ``time_limit`` seconds (checked between iterations).
     """
     t0 = time.perf_counter()
     m = SetMaster(n, w, pair_type, pair_cand, k)
@@ -478,7 +481,7 @@ def master_bound(n, w, pair_type, pair_cand, k, *, pi=None, primal=None, cuts=Tr
     if primal is not None:
         m.add_columns(decompose(m, *primal)[0])
     best, *_ = price(m, pi, np.zeros(m.C), np.zeros(0), eps)
-    m.box(pi, BOX)
+    m.box(pi, box)
     lp, rounds = None, []
     it = n_enum = n_ip = 0
     converged = False
@@ -518,12 +521,12 @@ def master_bound(n, w, pair_type, pair_cand, k, *, pi=None, primal=None, cuts=Tr
             if elapsed > time_limit:
                 break
             m.add_cuts([t for _, t in found])
-            m.box(pi_m, BOX)  # the new round's box around the last converged duals
+            m.box(pi_m, box)  # the new round's box around the last converged duals
             continue
         if elapsed > time_limit:
             break
         if cols[0].size == 0:
-            m.box(pi_m, BOX)  # the box binds and nothing prices out inside it: move it
+            m.box(pi_m, box)  # the box binds and nothing prices out inside it: move it
             continue
         m.add_columns(cols)
     return MasterBound(bound=best, lp=lp, converged=converged, cuts=len(m.cuts), columns=m.n_cols,
