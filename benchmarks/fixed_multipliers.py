@@ -66,6 +66,7 @@ def region_bound(n, w, pair_type, pair_cand, k, pi, region, time_limit=300.0):
     """
     import highspy
 
+    from benchmarks.subset_row_cuts import add_group_rows
     from milp_anon.highs_banner import new_highs
     from milp_anon.lagrangian import block_prices
 
@@ -108,18 +109,7 @@ def region_bound(n, w, pair_type, pair_cand, k, pi, region, time_limit=300.0):
     rp = rp[np.argsort(trow[pt[rp]], kind="stable")]
     h.addRows(Rn, n[region], n[region], rp.size, np.searchsorted(trow[pt[rp]], np.arange(Rn)).astype(np.int32),
               rp.astype(np.int32), np.ones(rp.size))
-    by = np.argsort(pc, kind="stable")  # Σ_i g_ij >= k y_j
-    per = np.bincount(pc, minlength=Cm) + 1
-    starts = np.concatenate([[0], np.cumsum(per)[:-1]]).astype(np.int32)
-    idx, val = np.empty(per.sum(), np.int32), np.ones(per.sum())
-    idx[starts], val[starts] = P + np.arange(Cm), -float(k)
-    rest = np.ones(per.sum(), bool)
-    rest[starts] = False
-    idx[rest] = by
-    h.addRows(Cm, np.zeros(Cm), np.full(Cm, highspy.kHighsInf), idx.size, starts, idx, val)
-    h.addRows(P, np.full(P, -highspy.kHighsInf), np.zeros(P), 2 * P, np.arange(0, 2 * P, 2, dtype=np.int32),
-              np.column_stack([np.arange(P), P + pc]).ravel().astype(np.int32),
-              np.column_stack([np.ones(P), -n[pt]]).ravel())
+    add_group_rows(h, n, pt, pc, k, Cm)
     h.run()  # its LP relaxation first: the assignment LP's value (a check of the construction)
     lp = const + h.getInfo().objective_function_value
     h.changeColsIntegrality(P + Cm, np.arange(P + Cm, dtype=np.int32),

@@ -58,6 +58,17 @@ def _model(n, cost, pt, pc, k, integer):
     by_type = np.argsort(pt, kind="stable")
     h.addRows(T, n, n, P, np.searchsorted(pt[by_type], np.arange(T)).astype(np.int32),
               by_type.astype(np.int32), np.ones(P))
+    add_group_rows(h, n, pt, pc, k, C)
+    return h
+
+
+def add_group_rows(h, n, pt, pc, k, C):
+    """The rows ``Σ_i g_ij >= k y_j`` and ``g_ij <= n_i y_j`` over HiGHS columns ``g`` (one per pair, first)
+    then ``y`` (one per candidate ``0..C−1``). Also :mod:`benchmarks.fixed_multipliers`'s."""
+    import highspy
+    import numpy as np
+
+    P = pt.shape[0]
     by_cand = np.argsort(pc, kind="stable")
     per = np.bincount(pc, minlength=C) + 1
     starts = np.concatenate([[0], np.cumsum(per)[:-1]]).astype(np.int32)
@@ -70,7 +81,6 @@ def _model(n, cost, pt, pc, k, integer):
     h.addRows(P, np.full(P, -highspy.kHighsInf), np.zeros(P), 2 * P, np.arange(0, 2 * P, 2, dtype=np.int32),
               np.column_stack([np.arange(P), P + pc]).ravel().astype(np.int32),
               np.column_stack([np.ones(P), -n[pt]]).ravel())
-    return h
 
 
 def _separate(g, y, pt, pc, single, done):
