@@ -143,8 +143,7 @@ def run_one(job):
     return dict(qis=q, k=k, steps=steps, types=int(n.size), assignment_lp=cg.bound, region_types=r["region_types"],
                 region_rows=int(r["region_rows"]), candidates=r["candidates"], pairs=r["pairs"],
                 region_lp=r["lp"], bound=r["bound"], incumbent=r.get("incumbent"), proven=int(r["proven"]),
-                gain=r["bound"] - cg.bound,
-                seconds=round(r["seconds"], 1))
+                gain=r["bound"] - cg.bound, seconds=round(r["seconds"], 1))
 
 
 def main(argv=None):
@@ -159,12 +158,14 @@ def main(argv=None):
     columns = [("qis", "QIs"), ("k", "k"), ("steps", "region grown"), ("types", "types"),
                ("region_types", "region types"), ("region_rows", "region rows"), ("candidates", "candidates"),
                ("pairs", "pairs"), ("assignment_lp", "LP"), ("region_lp", "region LP"), ("bound", "bound"),
-               ("incumbent", "region's best solution"), ("proven", "proven"), ("gain", "bound − LP"), ("seconds", "s")]
+               ("incumbent", "region's best solution"), ("proven", "proven"), ("gain", "bound − LP"),
+               ("seconds", "s")]
     intro = (provenance_line("fixed_multipliers") + f"; full Adult, k-anonymity by suppression, k = {a.k}, QIs "
              f"{', '.join(QI[:a.qis])}; the region's MILP by HiGHS (presolve off) within {a.limit:g} s; "
              "`bound` = the constant plus its proven dual bound, `proven`: 1 = the region's MILP solved.")
     write_results(a.out, rows, f"The LP's multipliers fixed outside a region, the region exact: full Adult at "
                   f"{a.qis} QIs, k = {a.k}", columns, intro)
+
 
 if __name__ == "__main__":
     main()

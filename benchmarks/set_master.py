@@ -43,7 +43,8 @@ def run_full(job):
     cg = column_generation(n, cost, pt, pc, k)
     mb = master_bound(n, cost, pt, pc, k, pi=cg.pi, primal=cg.primal, time_limit=master_limit, box=box,
                       cuts_per_round=cuts_per_round, max_add=max_add, log=print)
-    return dict(qis=q, k=k, box=box, cuts_per_round=cuts_per_round, max_add=max_add, rows=int(n.sum()), types=int(n.size), single=int((n == 1).sum()), pairs=int(pt.size),
+    return dict(qis=q, k=k, box=box, cuts_per_round=cuts_per_round, max_add=max_add, rows=int(n.sum()),
+                types=int(n.size), single=int((n == 1).sum()), pairs=int(pt.size),
                 lp=cg.bound, master_lp=mb.lp, master=mb.bound, master_cuts=mb.cuts, master_columns=mb.columns,
                 master_converged=mb.converged, master_s=round(mb.seconds, 1), master_iterations=mb.iterations,
                 rounds=mb.rounds)

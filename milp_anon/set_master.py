@@ -81,8 +81,8 @@ __all__ = ["SetMaster", "MasterBound", "master_bound", "price", "decompose", "se
 #: the largest number of cut rows of one candidate priced by enumeration (2^ENUMERATE subsets)
 ENUMERATE = 14
 #: the dual box's default half-width (cost units): wide enough that the box is a safeguard, not a step. At
-#: full scale it lets the duals after cuts run far (``L`` near −10⁷); ``box = 2`` converges there
-#: (``benchmarks/results/set_master_6qi_k5.md``)
+#: full scale it lets the duals after cuts run far (``L`` near −10⁷, ``set_master_6qi_k5.md``); ``box = 2``
+#: converges there (``benchmarks/results/set_master_6qi_k5_box2.md``)
 BOX = 100.0
 #: the master's value and the best ``L`` closer than this (relative) end a column generation
 GAP_TOL = 1e-6
