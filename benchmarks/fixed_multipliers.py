@@ -34,8 +34,7 @@ import time
 import numpy as np
 
 from benchmarks.common import provenance_line, run_serial, write_results
-
-QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+from benchmarks.subset_row_cuts import QI, adult_instance, add_group_rows
 
 
 def fractional_region(n, pair_type, pair_cand, y, g, tol=1e-6) -> np.ndarray:
@@ -66,7 +65,6 @@ def region_bound(n, w, pair_type, pair_cand, k, pi, region, time_limit=300.0):
     """
     import highspy
 
-    from benchmarks.subset_row_cuts import add_group_rows
     from milp_anon.highs_banner import new_highs
     from milp_anon.lagrangian import block_prices
 
@@ -125,15 +123,9 @@ def region_bound(n, w, pair_type, pair_cand, k, pi, region, time_limit=300.0):
 
 def run_one(job):
     q, k, steps, limit = job
-    import milp_anon as ma
-    from milp_anon.candidates import suppression_candidates
-    from milp_anon.datasets import load_adult
     from milp_anon.lagrangian import column_generation
-    from milp_anon.rowtypes import RowTypes
 
-    types = RowTypes.from_table(ma.Table.from_frame(load_adult(), QI[:q]))
-    c = suppression_candidates(types, k)
-    n, w, pt, pc = types.counts.astype(float), c.cost.astype(float), c.pair_type, c.pair_cand
+    n, w, pt, pc = adult_instance(q, k)
     cg = column_generation(n, w, pt, pc, k)
     y, g = cg.primal
     region = fractional_region(n, pt, pc, y, g)

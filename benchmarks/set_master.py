@@ -22,24 +22,18 @@ from __future__ import annotations
 import math
 
 from benchmarks.common import provenance_line, run_serial, write_results
-
-QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+from benchmarks.subset_row_cuts import QI
 
 
 def run_full(job):
     """The whole table: the LP and the master only (HiGHS's root on the whole model is in
     ``scip_engine.md`` / ``formulations/reduction.md``)."""
     q, k, master_limit, box, cuts_per_round, max_add = job
-    import milp_anon as ma
-    from milp_anon.candidates import suppression_candidates
-    from milp_anon.datasets import load_adult
+    from benchmarks.subset_row_cuts import adult_instance
     from milp_anon.lagrangian import column_generation
-    from milp_anon.rowtypes import RowTypes
     from milp_anon.set_master import master_bound
 
-    types = RowTypes.from_table(ma.Table.from_frame(load_adult(), QI[:q]))
-    c = suppression_candidates(types, k)
-    n, cost, pt, pc = types.counts.astype(float), c.cost.astype(float), c.pair_type, c.pair_cand
+    n, cost, pt, pc = adult_instance(q, k)
     cg = column_generation(n, cost, pt, pc, k)
     mb = master_bound(n, cost, pt, pc, k, pi=cg.pi, primal=cg.primal, time_limit=master_limit, box=box,
                       cuts_per_round=cuts_per_round, max_add=max_add, log=print)
@@ -54,7 +48,7 @@ def run_one(job):
     q, k, rows, seed, mip_limit, master_limit = job
     import highspy
 
-    from benchmarks.subset_row_cuts import _model
+    from benchmarks.subset_row_cuts import _model, adult_instance
     from benchmarks.subset_row_cuts import run_one as compact
     from milp_anon.lagrangian import column_generation
     from milp_anon.set_master import master_bound
@@ -62,15 +56,7 @@ def run_one(job):
     row = compact((q, k, rows, seed, 0.0))  # the LP, the compact cuts and HiGHS's root (no MILP: limit 0)
     for key in ("optimum", "src_closed", "root_closed"):
         row.pop(key, None)
-    import milp_anon as ma
-    from milp_anon.candidates import suppression_candidates
-    from milp_anon.datasets import load_adult
-    from milp_anon.rowtypes import RowTypes
-
-    table = ma.Table.from_frame(load_adult().sample(rows, random_state=seed), QI[:q])
-    types = RowTypes.from_table(table)
-    c = suppression_candidates(types, k)
-    n, cost, pt, pc = types.counts.astype(float), c.cost.astype(float), c.pair_type, c.pair_cand
+    n, cost, pt, pc = adult_instance(q, k, rows, seed)
     cg = column_generation(n, cost, pt, pc, k)
     mb = master_bound(n, cost, pt, pc, k, pi=cg.pi, primal=cg.primal, time_limit=master_limit)
     row.update(master_lp=mb.lp, master=mb.bound, master_cuts=mb.cuts, master_columns=mb.columns,

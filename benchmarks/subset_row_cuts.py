@@ -41,6 +41,21 @@ from benchmarks.common import provenance_line, run_serial, write_results
 QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
 
 
+def adult_instance(q, k, rows=None, seed=0):
+    """k-anonymity by suppression on Adult's first ``q`` QIs (``rows`` sampled with ``random_state = seed``,
+    or the whole table): ``(n, cost, pair_type, pair_cand)``. Also :mod:`benchmarks.set_master`'s and
+    :mod:`benchmarks.fixed_multipliers`'."""
+    import milp_anon as ma
+    from milp_anon.candidates import suppression_candidates
+    from milp_anon.datasets import load_adult
+    from milp_anon.rowtypes import RowTypes
+
+    frame = load_adult() if rows is None else load_adult().sample(rows, random_state=seed)
+    types = RowTypes.from_table(ma.Table.from_frame(frame, QI[:q]))
+    c = suppression_candidates(types, k)
+    return types.counts.astype(float), c.cost.astype(float), c.pair_type, c.pair_cand
+
+
 def _model(n, cost, pt, pc, k, integer):
     """The assignment model: columns ``g`` (one per pair) then ``y`` (one per candidate)."""
     import highspy
@@ -120,16 +135,7 @@ def run_one(job):
     import highspy
     import numpy as np
 
-    import milp_anon as ma
-    from milp_anon.candidates import suppression_candidates
-    from milp_anon.datasets import load_adult
-    from milp_anon.rowtypes import RowTypes
-
-    table = ma.Table.from_frame(load_adult().sample(rows, random_state=seed), QI[:q])
-    types = RowTypes.from_table(table)
-    c = suppression_candidates(types, k)
-    n, cost = types.counts.astype(float), c.cost.astype(float)
-    pt, pc = c.pair_type, c.pair_cand
+    n, cost, pt, pc = adult_instance(q, k, rows, seed)
     P, C = pt.shape[0], cost.shape[0]
     row = {"qis": q, "k": k, "rows": rows, "seed": seed, "types": int(n.shape[0]),
            "single": int((n == 1).sum()), "pairs": int(P)}
