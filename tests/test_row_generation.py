@@ -2,6 +2,8 @@
 optimum (brute force, the whole model), the helpers it rests on (LinearModel.with_rows,
 AssignmentModel.row_candidates, criteria.failing_groups)."""
 
+import threading
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -503,15 +505,27 @@ def test_a_repair_reaching_the_bound_cancels_the_relaxation_beside_it(monkeypatc
 
     calls = []
     real = row_generation._solve_relaxation
+    real_resolve = row_generation.lns.resolve_failing
+    resolved = threading.Event()
+
+    def resolve(table, request, released, groups, failing, seconds, solver):
+        # the repair's own budget (R(∅)'s time, about a second) is too short on a loaded machine: a minute, so
+        # whether it reaches the bound does not depend on the machine's timing
+        try:
+            return real_resolve(table, request, released, groups, failing, max(seconds, 60.0), solver)
+        finally:
+            resolved.set()
 
     def record(model, solver, grid, hint, known, deadline, cancel=None):
         if calls and row_generation.REPAIR_BESIDE:
-            # R(A) after R(∅): as if it took long (it is quick here), until the repair cancels it
-            cancel.wait(60)
+            # R(A) after R(∅): as if it took long (it is quick here), until the repair has ended and cancels it
+            resolved.wait(300)
+            cancel.wait(30)
         out = real(model, solver, grid, hint, known, deadline, cancel)
         calls.append((cancel.is_set(), out))
         return out
 
+    monkeypatch.setattr(row_generation.lns, "resolve_failing", resolve)
     monkeypatch.setattr(row_generation, "_solve_relaxation", record)
     monkeypatch.setattr(row_generation, "FIRST_BY_REDUCTION", False)  # R(∅) as a MILP too: two calls to count
     monkeypatch.setattr(row_generation, "REPAIR_BESIDE", False)  # the repair first: no second R(A) at all
@@ -526,7 +540,8 @@ def test_a_repair_reaching_the_bound_cancels_the_relaxation_beside_it(monkeypatc
         pytest.fail("neither table's repair of R(∅)'s solution reaches R(∅)'s bound")
     monkeypatch.setattr(row_generation, "REPAIR_BESIDE", True)
     calls.clear()
-    r = req.solve(table, time_limit=120, isolate="always")
+    resolved.clear()
+    r = req.solve(table, time_limit=240, isolate="always")
     assert r.status == Status.OPTIMAL and r.objective == opt.objective
     log = r.row_generation
     assert log.converged and len(log.iterations) == 1 and log.iterations[0].repaired == opt.objective
