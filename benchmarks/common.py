@@ -10,6 +10,10 @@ import subprocess
 import time
 
 
+#: the Adult QIs in the order of issues 13 and 14; every Adult benchmark takes its first ``q`` from here
+ADULT_QI = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation")
+
+
 def fmt(v, nd=2):
     """A table cell: thousands separators, ``nd`` decimals for floats, ``–`` for missing."""
     if v is None:

@@ -19,9 +19,9 @@ import platform
 import resource
 import time
 
-from benchmarks.common import fmt, run_serial, write_csv
+from benchmarks.common import ADULT_QI, fmt, run_serial, write_csv
 
-QI_ORDER = ["sex", "age", "race", "marital-status", "education"]
+QI_ORDER = list(ADULT_QI[:5])
 
 
 def criteria_list(sensitive):

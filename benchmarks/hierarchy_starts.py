@@ -19,9 +19,9 @@ import resource
 import subprocess
 import time
 
-from benchmarks.common import fmt, run_serial, write_csv
+from benchmarks.common import ADULT_QI, fmt, run_serial, write_csv
 
-QI_ORDER = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+QI_ORDER = list(ADULT_QI)
 
 
 def run_one(job):

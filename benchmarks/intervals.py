@@ -37,9 +37,9 @@ from milp_anon.cli import main as cli
 from milp_anon.datasets import adult_hierarchy_path, load_adult
 from milp_anon.partition import blocks_of, release_blocks
 
-from .common import fmt, optimum_cells, validity_cell, write_csv
+from .common import ADULT_QI, fmt, optimum_cells, validity_cell, write_csv
 
-QI = ["sex", "age", "race"]
+QI = list(ADULT_QI[:3])
 SENSITIVE = "salary-class"
 K = 5
 CELLS = ["--interval", "age", "--value-set", "sex,race"]

@@ -18,10 +18,9 @@ import platform
 import resource
 import time
 
-from benchmarks.common import fmt, run_serial, write_csv
+from benchmarks.common import ADULT_QI, fmt, run_serial, write_csv
 
-ADULT_ORDER = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass",
-               "occupation"]
+ADULT_ORDER = list(ADULT_QI)
 
 #: model options and solver options of each variant ("default" is the product's default)
 VARIANTS = {

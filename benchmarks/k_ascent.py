@@ -31,9 +31,9 @@ import math
 import resource
 import time
 
-from benchmarks.common import provenance_line, run_serial, write_results
+from benchmarks.common import ADULT_QI, provenance_line, run_serial, write_results
 
-QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+QI = list(ADULT_QI)
 CASES = "6:10:16171,8:5:33558"
 
 

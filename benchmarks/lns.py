@@ -21,9 +21,9 @@ import argparse
 import resource
 import time
 
-from benchmarks.common import provenance_line, run_serial, write_results
+from benchmarks.common import ADULT_QI, provenance_line, run_serial, write_results
 
-QI_ORDER = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+QI_ORDER = list(ADULT_QI)
 
 
 def run_one(job):

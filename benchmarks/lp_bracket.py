@@ -37,9 +37,9 @@ import argparse
 import resource
 import time
 
-from benchmarks.common import provenance_line, run_serial, write_results
+from benchmarks.common import ADULT_QI, provenance_line, run_serial, write_results
 
-QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+QI = list(ADULT_QI)
 CASES = "8:5:31596,8:10:40573"
 
 

@@ -33,9 +33,9 @@ import time
 from milp_anon.cli import main as cli
 from milp_anon.datasets import adult_hierarchy_path, load_adult
 
-from .common import fmt, optimum_cells, validity_cell, write_csv
+from .common import ADULT_QI, fmt, optimum_cells, validity_cell, write_csv
 
-QI = ["sex", "age", "race", "marital-status"]
+QI = list(ADULT_QI[:4])
 K = 5
 
 PEER = r"""

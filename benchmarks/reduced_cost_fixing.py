@@ -15,7 +15,9 @@ import time
 
 import numpy as np
 
-ADULT_ORDER = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+from benchmarks.common import ADULT_QI
+
+ADULT_ORDER = list(ADULT_QI)
 
 
 def main(argv=None):

@@ -52,9 +52,9 @@ from __future__ import annotations
 import argparse
 import os
 
-from .common import fmt, run_serial, write_csv, write_md_table
+from .common import ADULT_QI, fmt, run_serial, write_csv, write_md_table
 
-QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+QI = list(ADULT_QI)
 OUT = os.path.join(os.path.dirname(__file__), "results")
 
 

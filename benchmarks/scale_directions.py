@@ -26,9 +26,9 @@ from __future__ import annotations
 import argparse
 import os
 
-from .common import run_to_files
+from .common import ADULT_QI, run_to_files
 
-QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+QI = list(ADULT_QI)
 OUT = os.path.join(os.path.dirname(__file__), "results")
 
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 import argparse
 import os
 
-from .common import provenance_line, run_serial, write_results
+from .common import ADULT_QI, provenance_line, run_serial, write_results
 
-QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+QI = list(ADULT_QI)
 OUT = os.path.join(os.path.dirname(__file__), "results")
 
 

@@ -68,9 +68,9 @@ import math
 import resource
 import time
 
-from benchmarks.common import provenance_line, run_serial, write_results
+from benchmarks.common import ADULT_QI, provenance_line, run_serial, write_results
 
-QI_ORDER = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass"]
+QI_ORDER = list(ADULT_QI[:7])
 CASES = ["frequency l=3", "distinct l=3", "recursive c=3 l=2", "p=3", "t=0.2 equal", "t=0.2 ordered",
          "t=0.2 hierarchical", "t=0.3 equal", "t=0.3 ordered", "t=0.3 hierarchical"]
 

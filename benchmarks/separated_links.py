@@ -40,9 +40,9 @@ import argparse
 import os
 import time
 
-from .common import provenance_line, run_serial, write_results
+from .common import ADULT_QI, provenance_line, run_serial, write_results
 
-QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+QI = list(ADULT_QI)
 OUT = os.path.join(os.path.dirname(__file__), "results")
 #: the separation loop stops when the LP rose by less than this (relative) over ``STALL`` solves
 STALL, STALL_TOL = 5, 1e-6

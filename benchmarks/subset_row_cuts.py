@@ -36,9 +36,9 @@ import argparse
 import itertools
 import time
 
-from benchmarks.common import provenance_line, run_serial, write_results
+from benchmarks.common import ADULT_QI, provenance_line, run_serial, write_results
 
-QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+QI = list(ADULT_QI)
 
 
 def adult_instance(q, k, rows=None, seed=0):

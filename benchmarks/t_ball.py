@@ -22,9 +22,9 @@ import dataclasses
 import resource
 import time
 
-from benchmarks.common import provenance_line, run_serial, write_results
+from benchmarks.common import ADULT_QI, provenance_line, run_serial, write_results
 
-QI = ["sex", "age", "race", "marital-status"]
+QI = list(ADULT_QI[:4])
 CASES = ("t=0.2 equal", "t=0.3 equal", "t=0.2 hierarchical", "t=0.3 hierarchical")
 
 
