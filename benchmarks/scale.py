@@ -3,7 +3,7 @@
     python -m benchmarks.scale techniques [--limit SEC]          # 5 QIs: whole model vs reduction, same run
     python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
                                         [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit,parallel,
-                                                    cutoff,no-search-beside]
+                                                    cutoff,no-search-beside,no-root-cuts]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -40,6 +40,10 @@ cutoff was on in ``after`` and ``no-cutoff`` turned it off).
 rounds (``reduction.SEARCH_BESIDE = False``), the package before 2026-11-27
 (``after``: with ``--lns`` above 0, the search runs in the main process, from the
 incumbent, while a round of 100 s or more runs in its own).
+``--variants no-root-cuts`` solves every round whole (``reduction.ROOT_CUTS =
+False``), the package before 2026-11-28 (``after``: a round of 100 k columns or
+more that does not polish goes through its root's cuts,
+:mod:`milp_anon.solvers.root_cuts`).
 ``--variants feasibility-jump`` gives HiGHS back its feasibility-jump heuristic
 in the rounds (the package turns it off in every MIP given a start since
 2026-11-27: it ignores the time limit, 7-8 s on a 389 k-column model).
@@ -92,6 +96,8 @@ def run(job):
             _reduction.ROUND_CUTOFF = True
         elif v == "no-search-beside":
             _reduction.SEARCH_BESIDE = False
+        elif v == "no-root-cuts":
+            _reduction.ROOT_CUTS = False
         elif v != "after":
             raise SystemExit(f"unknown variant {v!r}")
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])
@@ -122,11 +128,25 @@ def run(job):
         "round_objective": "/".join(fmt_g(x.get("objective")) for x in rounds),
         "round_search": "/".join("–" if not x.get("search") else f"{x['search']['start']:g}→{x['search']['end']:g}"
                                  for x in rounds),
+        "round_root_cuts": "/".join(_root_cuts_cell(x.get("root_cuts")) for x in rounds),
         "source": r.source or "solver",
         "fallback": r.fallback, "peak_mb": round(peak),
         "search": "–" if r.lns is None else f"{r.lns.start:.6g} → {r.lns.end:.6g} ({r.lns.solved} solved, "
                                             f"{r.lns.improved} improved)",
     }
+
+
+def _root_cuts_cell(log) -> str:
+    """A round's solve through its root's cuts in a few words (``–``: solved whole)."""
+    if not log:
+        return "–"
+    out = f"{log.get('cuts', 0)} cuts"
+    if log.get("cut_bound") is not None:
+        out += f"; {log['cut_bound']:.2f}"
+    if log.get("fixed") is not None:
+        out += f"; {log['fixed']:,} / {log['kept']:,}"
+    secs = [log.get(k) for k in ("root_seconds", "lp_seconds", "compact_seconds") if log.get(k) is not None]
+    return out + "; " + " + ".join(f"{v:.0f}" for v in secs) + " s"
 
 
 def _cumulative_master_limit():
@@ -163,6 +183,8 @@ COLUMNS = [("qis", "QIs"), ("k", "k"), ("recoding", "recoding"), ("reduction", "
            ("round_seconds", "s per round"),
            ("round_status", "round status"), ("round_objective", "incumbent per round"),
            ("round_search", "search beside the round"),
+           ("round_root_cuts",
+            "root cuts per round (cuts; cuts' LP bound; columns fixed / kept; s root + LP + compact)"),
            ("source", "released by"), ("search", "search"),
            ("peak_mb", "peak MB")]
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MARGIN", "dual_bound", "implied_upper", "repaired"]
+__all__ = ["MARGIN", "bound_and_reduced_costs", "dual_bound", "implied_upper", "repaired"]
 
 #: relative widening of every floating-point sum and implied bound (far above double rounding)
 MARGIN = 1e-9
@@ -92,6 +92,20 @@ def dual_bound(a: dict, y: np.ndarray, upper: np.ndarray | None = None) -> float
     fixed = _repair(a, col, y)
     at_y = _sum(a, col, y, up)
     return at_y if fixed is y else max(at_y, _sum(a, col, fixed, up))  # ``y`` itself when nothing moved
+
+
+def bound_and_reduced_costs(a: dict, y: np.ndarray, upper: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+    """The weak-duality bound at ``y`` (sign-clipped, not repaired) and the reduced costs ``d = c − Aᵀy`` of
+    that same ``y``: every feasible ``x`` has ``c·x >= bound + d_j (x_j − l_j)`` for each column ``j`` with
+    ``d_j > 0`` (its own term of the sum, above its least value), which is what reduced-cost fixing rests
+    on. ``(-inf, d)`` when a term is unbounded."""
+    n = a["start"].shape[0] - 1
+    col = np.repeat(np.arange(n), np.diff(a["start"]))
+    y = np.asarray(y, dtype=float)
+    if y.shape != a["row_lower"].shape or not np.isfinite(y).all():
+        return -np.inf, np.zeros(n)
+    y = _signed(a, y)
+    return _sum(a, col, y, a["upper"] if upper is None else upper), _reduced(a, col, y)
 
 
 def repaired(a: dict, y: np.ndarray) -> np.ndarray:

@@ -190,6 +190,42 @@ class LinearModel:
                                    entries=list(self.entries), var_blocks=dict(self.var_blocks),
                                    row_blocks=dict(self.row_blocks))
 
+    def with_rows_added(self, name: str, lower, upper, start, index, value) -> "LinearModel":
+        """The same model with more rows, given row-wise (row ``r`` holds ``value[start[r]:start[r+1]]`` on the
+        columns ``index[start[r]:start[r+1]]``), as row block ``name`` (a shallow copy)."""
+        lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+        start = np.asarray(start, dtype=np.int64)
+        size = lower.shape[0]
+        if upper.shape != (size,) or start.shape != (size + 1,):
+            raise ValueError("one lower and upper side per row, and one more start than rows, needed")
+        rows = np.repeat(np.arange(size, dtype=np.int64), np.diff(start)) + self.n_rows
+        out = dataclasses.replace(self, entries=list(self.entries) + [(rows, np.asarray(index, dtype=np.int64),
+                                                                       np.asarray(value, dtype=float))],
+                                  row_lower=list(self.row_lower) + [lower], row_upper=list(self.row_upper) + [upper],
+                                  col_cost=list(self.col_cost), col_lower=list(self.col_lower),
+                                  col_upper=list(self.col_upper), col_integer=list(self.col_integer),
+                                  var_blocks=dict(self.var_blocks), row_blocks=dict(self.row_blocks),
+                                  n_rows=self.n_rows + size)
+        out.row_blocks[name] = RowBlock(name, self.n_rows, size)
+        return out
+
+    def with_columns(self, keep: np.ndarray) -> "LinearModel":
+        """Only the columns where ``keep`` (a bool per column), renumbered in order; every row stays. With
+        the columns dropped fixed at 0 this is the same model; the column blocks (whose ranges no longer hold)
+        are not carried over."""
+        keep = np.asarray(keep, dtype=bool)
+        if keep.shape != (self.n_cols,):
+            raise ValueError("keep needs one flag per column")
+        a = self.arrays()
+        col = np.repeat(np.arange(self.n_cols), np.diff(a["start"]))
+        ent = keep[col]
+        new_col = np.cumsum(keep) - 1
+        return LinearModel(name=self.name, col_cost=[a["cost"][keep]], col_lower=[a["lower"][keep]],
+                           col_upper=[a["upper"][keep]], col_integer=[a["integer"][keep]],
+                           row_lower=[a["row_lower"]], row_upper=[a["row_upper"]],
+                           entries=[(a["index"][ent], new_col[col[ent]], a["value"][ent])],
+                           row_blocks=dict(self.row_blocks), n_cols=int(keep.sum()), n_rows=self.n_rows)
+
     def relaxed(self) -> "LinearModel":
         """The LP relaxation: the same model with every column continuous (a shallow copy; the arrays are
         shared, never written)."""

@@ -20,6 +20,7 @@ criterion's block solver plugs in by providing one.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import math
 import time
@@ -40,6 +41,7 @@ from .result import ModelSize, ReductionLog, Round, Timings
 from .rounding import round_lp
 from .sizing import check_memory
 from .solvers import SolverOptions, StopAtBound, highs_option_values, solve_model
+from .solvers.root_cuts import solve_by_root_cuts
 from .starts import best_heuristic, release_pairs, whole_table_start
 from .status import Status
 from .subgradient import alternating_ascent
@@ -81,6 +83,11 @@ LP_ROUNDING = True
 #: a round under the cutoff proves "nothing below G" and no more, and the next G can no longer aim at
 #: the bound a stopped round reached beyond G (``formulations/reduction.md``, "The cutoff")
 ROUND_CUTOFF = False
+#: whether a round that does not polish, of at least ``ROOT_CUTS_MIN_COLUMNS`` columns, is solved through
+#: its root's cuts (:mod:`milp_anon.solvers.root_cuts`): HiGHS's root, then its cuts' reduced costs fix
+#: the columns no solution below ``G`` uses, and the MILP over the rest (its nodes a fraction of the size)
+ROOT_CUTS = True
+ROOT_CUTS_MIN_COLUMNS = 100_000
 #: whether every round's model also holds the incumbent's pairs and starts from it (off: ``S(G)`` alone,
 #: started from the whole table as one group); any superset of ``S(G)`` keeps ``OPT >= min(B, G)``
 ROUND_HOLDS_INCUMBENT = True
@@ -423,7 +430,7 @@ class LagrangianReduction:
                 self.stopped_by_limit = True
                 return False
         out, cutoff, rnd.search = self._solve_round(am, G, remaining, first, hint)
-        rnd.status, rnd.seconds = out.status, round(out.seconds, 3)
+        rnd.status, rnd.seconds, rnd.root_cuts = out.status, round(out.seconds, 3), out.root_cuts
         if out.x is not None:
             with self.timings.phase("verify"):
                 g, _ = read_assignment(am, out.x, self.request.criteria, self.solver)
@@ -479,13 +486,18 @@ class LagrangianReduction:
                                           + (("objective_bound", cutoff),))
         start = whole_table_start(am) if hint is None else hint
         stop = StopAtBound(G, polish) if math.isfinite(G) else None
+        method = None
+        if ROOT_CUTS and not polish and self.grid.denominator and am.lm.n_cols >= ROOT_CUTS_MIN_COLUMNS:
+            # for fixed y the assignment LP has an integral optimum (the cutoff's reason, :meth:`cutoff`)
+            method = functools.partial(solve_by_root_cuts, integral_assignment=True,
+                                       below=G if math.isfinite(G) else None)
         search = None
         with self.timings.phase("solve"):
             if self.search_beside(options, am.lm.n_cols):
                 out, search = self._round_and_search(am, dataclasses.replace(options, isolate="always"), start,
-                                                     stop)
+                                                     stop, method)
             else:
-                out = solve_model(am.lm, options, self.grid, hint=start, stop_bound=stop)
+                out = solve_model(am.lm, options, self.grid, hint=start, stop_bound=stop, method=method)
         self.polish_left = max(0.0, self.polish_left - min(out.seconds, polish))
         self.solver_status = out.solver_status
         return out, cutoff, search
@@ -496,14 +508,15 @@ class LagrangianReduction:
             and options.time_limit is not None and options.time_limit >= SEARCH_BESIDE_MIN_SECONDS \
             and lns.unavailable(self.request) is None and lns.beside_possible(options, n_cols)
 
-    def _round_and_search(self, am, options: SolverOptions, hint, stop):
+    def _round_and_search(self, am, options: SolverOptions, hint, stop, method=None):
         """The round in its own process, the large-neighbourhood search from the incumbent in this one until it
         ends (:func:`milp_anon.lns.beside`); the search's table becomes the incumbent when it is cheaper (the
         round's own is compared after). :meth:`search_beside` asks for ``heuristics``: the search's
         sub-problems choose their own candidates, which the instance may not hold. Returns ``(outcome, the
         search's log as a dict)``."""
         out, (found, log) = lns.beside(
-            lambda cancel: solve_model(am.lm, options, self.grid, hint=hint, stop_bound=stop, cancel=cancel),
+            lambda cancel: solve_model(am.lm, options, self.grid, hint=hint, stop_bound=stop, cancel=cancel,
+                                       method=method),
             lambda done: lns.improve(self.instance.table, self.request, self.best, options.time_limit, self.solver,
                                      stop=done))
         if found.objective < self.ub - 1e-9:

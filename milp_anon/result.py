@@ -142,6 +142,9 @@ class Round:
     incumbent_pairs: int | None = None
     #: the large-neighbourhood search run beside the round (:class:`~milp_anon.lns.LnsLog` as a dict), if any
     search: dict | None = None
+    #: what solving the round through its root's cuts did (:mod:`milp_anon.solvers.root_cuts`): cuts, the
+    #: cuts' LP bound, columns fixed and kept, seconds per step; None when the round was solved whole
+    root_cuts: dict | None = None
 
 
 @dataclass

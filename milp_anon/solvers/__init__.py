@@ -20,7 +20,7 @@ __all__ = ["Basis", "SolveOutcome", "SolverOptions", "StopAtBound", "highs_optio
 
 
 def solve_model(lm, options: SolverOptions, grid: ObjectiveGrid = ObjectiveGrid(1), *, hint=None,
-                stop_bound: "float | StopAtBound | None" = None, cancel=None) -> SolveOutcome:
+                stop_bound: "float | StopAtBound | None" = None, cancel=None, method=None) -> SolveOutcome:
     """Solve ``lm`` under ``options``; bounds are rounded up to ``grid``.
 
     ``hint`` is an optional start handed to HiGHS: a full column vector, or
@@ -33,11 +33,15 @@ def solve_model(lm, options: SolverOptions, grid: ObjectiveGrid = ObjectiveGrid(
     ``cancel`` (a :class:`threading.Event`, set by another thread) stops a
     solve in a child process (:func:`~.isolated.solve_isolated`) as at its
     limit; a solve in this process does not read it.
+    ``method`` (HiGHS in bulk only; importable by name, e.g. a
+    :func:`functools.partial` of :func:`~.root_cuts.solve_by_root_cuts`):
+    solves in place of :func:`~.highs.solve_highs`, with its arguments, in
+    this process or the child.
     """
     if stop_bound is not None and not isinstance(stop_bound, StopAtBound):
         stop_bound = StopAtBound(float(stop_bound))
     if options.in_bulk:
         if should_isolate(options, lm.n_cols):
-            return solve_isolated(lm, options, grid, hint, stop_bound=stop_bound, cancel=cancel)
-        return solve_highs(lm, options, grid, hint, stop_bound=stop_bound)
+            return solve_isolated(lm, options, grid, hint, stop_bound=stop_bound, cancel=cancel, solve_fn=method)
+        return (method or solve_highs)(lm, options, grid, hint, stop_bound=stop_bound)
     return solve_pulp(lm, options, grid)

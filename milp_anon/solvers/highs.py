@@ -151,9 +151,34 @@ def _subscribe_stop(h, stop: StopAtBound, grid: ObjectiveGrid) -> None:
     h.cbMipInterrupt.subscribe(at_bound)
 
 
+def _subscribe_cut_pool(h, pool: dict, stop: bool = False) -> None:
+    """Keep the cuts HiGHS holds in its LP when its root's separation ends (``kCallbackMipGetCutPool``, called
+    once, before the search): ``pool`` gets ``lower``, ``upper`` and the rows as ``start`` (one more than
+    the cuts), ``index``, ``value``, on the model's own columns (presolve off), and ``bound``, the dual
+    bound then. ``stop``: interrupt HiGHS at its next check once they are kept."""
+    def keep(e):
+        d = e.data_out
+        n = int(d.cutpool_num_cut)
+        # copies: the arrays are HiGHS's memory, freed when the callback returns
+        start = np.array(d.cutpool_start, dtype=np.int64)[:n + 1] if n else np.zeros(1, dtype=np.int64)
+        pool.update(lower=np.array(d.cutpool_lower, dtype=float)[:n],
+                    upper=np.array(d.cutpool_upper, dtype=float)[:n], start=start,
+                    index=np.array(d.cutpool_index, dtype=np.int64)[:start[-1]],
+                    value=np.array(d.cutpool_value, dtype=float)[:start[-1]], bound=float(d.mip_dual_bound))
+
+    def interrupt_after(e):
+        if pool:
+            e.data_in.user_interrupt = True
+
+    h.cbMipGetCutPool.subscribe(keep)
+    if stop:
+        h.cbMipInterrupt.subscribe(interrupt_after)
+
+
 def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_improving=None,
                 stop_bound: StopAtBound | None = None, on_progress=None,
-                checkpoint: float | None = None) -> SolveOutcome:
+                checkpoint: float | None = None, cut_pool: dict | None = None,
+                stop_at_cut_pool: bool = False) -> SolveOutcome:
     """Solve a :class:`~milp_anon.model.LinearModel` with HiGHS in this process.
 
     ``hint``: a start (a full column vector, or ``(indices, values)``; for an LP, a :class:`Basis`);
@@ -169,6 +194,8 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
     of 6,759 in one run, −2,136 in the next). ``checkpoint=math.inf``: one
     piece, its multipliers' bound evaluated at its end (a presolved LP: one
     stopped by its limit returns no multipliers, so pieces gain nothing).
+    ``cut_pool`` (a MILP): filled with the cuts in HiGHS's LP at the end of its root's separation
+    (:func:`_subscribe_cut_pool`); ``stop_at_cut_pool``: HiGHS is interrupted once it has them.
     """
     t0 = time.perf_counter()  # the limit counts from here: passing a 350 k-column model takes seconds
     h = new_highs()
@@ -178,6 +205,8 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
         h.cbMipImprovingSolution.subscribe(on_improving)
     if stop_bound is not None:
         _subscribe_stop(h, stop_bound, grid)
+    if cut_pool is not None:
+        _subscribe_cut_pool(h, cut_pool, stop_at_cut_pool)
     if on_progress is not None or progress.listening():
         subscribe_progress(h, on_progress or progress.reporter())  # HiGHS's thread calls it
     if hint is not None:

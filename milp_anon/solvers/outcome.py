@@ -45,3 +45,5 @@ class SolveOutcome:
     multiplier_bound: float | None = None
     #: an LP's last simplex basis, when HiGHS has a valid one (a start for a related LP)
     basis: Basis | None = None
+    #: what a solve through the root's cuts did (:mod:`milp_anon.solvers.root_cuts`), or None
+    root_cuts: dict | None = None
