@@ -156,10 +156,13 @@ def _duplicated(rng):
 
 def test_with_real_cuts_the_compact_model_keeps_the_whole_models_optimum(monkeypatch):
     """Tables of 60–140 rows, where HiGHS's root separates cuts: through them the optimum of the whole
-    model (solved as usual) is found below it + a step, nothing is found below it, and columns are fixed."""
+    model (solved as usual) is found below it + a step, nothing is found below it, and columns are fixed;
+    the same with every compact model solved again through its own root's cuts (``AGAIN``)."""
     rng = np.random.default_rng(20261128)
-    cuts = fixed = 0
-    for _ in range(12):
+    cuts = fixed = nested = 0
+    for again in [False] * 12 + [True] * 6:  # then every compact model again through its own root's cuts
+        monkeypatch.setattr(root_cuts, "AGAIN_MIN_COLUMNS", 0 if again else 10 ** 9)
+        monkeypatch.setattr(root_cuts, "AGAIN_SHARE", 1.0)
         frame, k = _duplicated(rng)
         qi = list(frame.columns)
         table, request, am, grid = _model(frame, qi, k)
@@ -168,7 +171,8 @@ def test_with_real_cuts_the_compact_model_keeps_the_whole_models_optimum(monkeyp
         log = _check_targets(table, request, am, grid, expected.objective, monkeypatch)
         cuts += log["cuts"] > 0
         fixed += log.get("fixed", 0) > 0
-    assert cuts > 0 and fixed > 0  # the cuts and the fixing were exercised
+        nested += again and "again" in log
+    assert cuts > 0 and fixed > 0 and nested > 0  # the cuts, the fixing and the nesting were exercised
 
 
 @settings(max_examples=60, deadline=None)
