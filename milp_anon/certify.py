@@ -9,7 +9,10 @@ composite:
    the restricted model has a pair bound ``b_ij(π) >= G`` (rounded up to the
    objective's grid), so no solution cheaper than ``G`` uses it;
 3. each round's restricted model was solved by HiGHS, whose bound ``B`` (or
-   "stopped once the bound reached ``G``") gives ``OPT >= min(B, G)``.
+   "stopped once the bound reached ``G``") gives ``OPT >= min(B, G)``; a
+   round solved through its root's cuts (:mod:`milp_anon.solvers.root_cuts`)
+   rests on HiGHS's cuts, the weak-duality bound of the LP with them, the
+   columns fixed by their reduced costs against ``G``, and HiGHS on the rest.
 
 :func:`certify` recomputes 1 and 2 with numpy from the table, the request
 and ``π`` — the row types, the candidates (the combinatorial layer with
@@ -110,6 +113,12 @@ def certify(table, request, report: dict) -> Certificate:
         if rnd.get("incumbent_pairs"):  # a superset of S(G): its bound still holds for every solution below G
             solver_side.append(f"round {i}: the restricted model held S(G) and {rnd['incumbent_pairs']:,} pairs "
                                "of the incumbent")
+        cuts = rnd.get("root_cuts") or {}
+        if cuts.get("fixed") is not None:  # what the round's bound rests on besides HiGHS's own
+            solver_side.append(f"round {i}: through HiGHS's root cuts: {cuts.get('cuts', 0):,} cuts, the LP with "
+                               f"them bounds every solution by {cuts.get('cut_bound', float('nan')):,.6g} plus "
+                               f"its reduced costs; {cuts['fixed']:,} columns with a reduced cost above the room "
+                               f"below G fixed at 0, HiGHS on the {cuts.get('kept', 0):,} others")
         if status == "empty":
             empty = G is not None and bool(np.any(floor >= G))
             checks.append((empty, f"round {i}: some row type has no pair below G = {G}: OPT >= G"))

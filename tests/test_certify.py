@@ -106,3 +106,32 @@ def test_every_reduction_proof_certifies(case):
     cert = certify(table, ma.Request(ma.KAnonymity(k)), json.loads(r.to_json()))
     assert cert.ok, cert.lines()
     assert cert.lower_bound == pytest.approx(r.objective)
+
+
+def test_a_round_through_the_root_cuts_says_what_it_rests_on(monkeypatch):
+    """A proof whose rounds went through their root's cuts certifies, and names the cuts and the fixing
+    among the solver-side statements."""
+    import numpy as np
+
+    from helpers import frame_from_array
+
+    monkeypatch.setattr(reduction, "ROOT_CUTS_MIN_COLUMNS", 0)
+    monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
+    monkeypatch.setattr(reduction, "LP_ROUNDING", False)
+    rng = np.random.default_rng(5)
+    named = 0
+    for _ in range(10):
+        vectors = rng.integers(0, 3, size=(int(rng.integers(15, 40)), 4))
+        rows = vectors[rng.choice(vectors.shape[0], size=int(rng.integers(60, 140)))]
+        frame = frame_from_array(rows)
+        table = ma.Table.from_frame(frame, list(frame.columns))
+        k = int(rng.integers(3, 6))
+        r = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
+        assert r.status == "optimal"
+        cert = certify(table, ma.Request(ma.KAnonymity(k)), json.loads(r.to_json()))
+        assert cert.ok, cert.lines()
+        through = [rnd for rnd in r.reduction.rounds if rnd.root_cuts and rnd.root_cuts.get("fixed") is not None]
+        said = [line for line in cert.solver_side if "root cuts" in line]
+        assert len(said) == len(through)
+        named += len(said)
+    assert named > 0
