@@ -174,3 +174,31 @@ def limit_echo_solve(lm, options, grid, hint, on_improving=None, stop_bound=None
     from milp_anon.status import Status
 
     return SolveOutcome(Status.NO_SOLUTION, None, None, None, repr(options.time_limit), 0.0)
+
+
+def duplicated_case(rng):
+    """(frame, k): a table of 60–140 rows repeating 15–40 random QI vectors (3–5 columns, 2–3 values), where
+    HiGHS's root separates cuts, and a k of 3–6."""
+    m = int(rng.integers(3, 6))
+    n_types, n_rows, a = int(rng.integers(15, 40)), int(rng.integers(60, 140)), int(rng.integers(2, 4))
+    vectors = rng.integers(0, a, size=(n_types, m))
+    rows = vectors[rng.choice(n_types, size=n_rows, p=rng.dirichlet(np.ones(n_types) * 0.5))]
+    return frame_from_array(rows), int(rng.integers(3, 7))
+
+
+def duplicated_tables(seed, count):
+    """``count`` pairs (table, k) of :func:`duplicated_case` (every column a QI), from ``seed``."""
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        frame, k = duplicated_case(rng)
+        yield ma.Table.from_frame(frame, list(frame.columns)), k
+
+
+def every_round_through_root_cuts(mp):
+    """Reduction rounds of any size through their root's cuts; no polish and no LP rounding, so that rounds run
+    and stop at their G."""
+    from milp_anon import reduction
+
+    mp.setattr(reduction, "ROOT_CUTS_MIN_COLUMNS", 0)
+    mp.setattr(reduction, "ROUND_POLISH", 0.0)
+    mp.setattr(reduction, "LP_ROUNDING", False)

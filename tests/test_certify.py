@@ -111,21 +111,11 @@ def test_every_reduction_proof_certifies(case):
 def test_a_round_through_the_root_cuts_says_what_it_rests_on(monkeypatch):
     """A proof whose rounds went through their root's cuts certifies, and names the cuts and the fixing
     among the solver-side statements."""
-    import numpy as np
+    from helpers import duplicated_tables, every_round_through_root_cuts
 
-    from helpers import frame_from_array
-
-    monkeypatch.setattr(reduction, "ROOT_CUTS_MIN_COLUMNS", 0)
-    monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
-    monkeypatch.setattr(reduction, "LP_ROUNDING", False)
-    rng = np.random.default_rng(5)
+    every_round_through_root_cuts(monkeypatch)
     named = 0
-    for _ in range(10):
-        vectors = rng.integers(0, 3, size=(int(rng.integers(15, 40)), 4))
-        rows = vectors[rng.choice(vectors.shape[0], size=int(rng.integers(60, 140)))]
-        frame = frame_from_array(rows)
-        table = ma.Table.from_frame(frame, list(frame.columns))
-        k = int(rng.integers(3, 6))
+    for table, k in duplicated_tables(5, 10):
         r = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
         assert r.status == "optimal"
         cert = certify(table, ma.Request(ma.KAnonymity(k)), json.loads(r.to_json()))

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon import pipeline, reduction
+from milp_anon import pipeline
 from milp_anon.dual_bound import bound_and_reduced_costs, implied_upper
 from milp_anon.exact import brute_force, brute_force_k_anonymity
 from milp_anon.formulations import read_assignment
@@ -23,7 +23,8 @@ from milp_anon.solvers import root_cuts
 from milp_anon.solvers.root_cuts import solve_by_root_cuts
 from milp_anon.status import Status
 
-from helpers import frame_from_array, generalization_cases, small_tables
+from helpers import (duplicated_case, duplicated_tables, every_round_through_root_cuts, generalization_cases,
+                     small_tables)
 
 OPTIONS = SolverOptions(threads=1)
 
@@ -146,14 +147,6 @@ def test_fixing_keeps_every_solution_up_to_the_target_with_hierarchies(case):
         _check_targets(table, request, am, grid, float(expected), mp)
 
 
-def _duplicated(rng):
-    m = int(rng.integers(3, 6))
-    n_types, n_rows, a = int(rng.integers(15, 40)), int(rng.integers(60, 140)), int(rng.integers(2, 4))
-    vectors = rng.integers(0, a, size=(n_types, m))
-    rows = vectors[rng.choice(n_types, size=n_rows, p=rng.dirichlet(np.ones(n_types) * 0.5))]
-    return frame_from_array(rows), int(rng.integers(3, 7))
-
-
 def test_with_real_cuts_the_compact_model_keeps_the_whole_models_optimum(monkeypatch):
     """Tables of 60–140 rows, where HiGHS's root separates cuts: through them the optimum of the whole
     model (solved as usual) is found below it + a step, nothing is found below it, and columns are fixed;
@@ -163,7 +156,7 @@ def test_with_real_cuts_the_compact_model_keeps_the_whole_models_optimum(monkeyp
     for again in [False] * 12 + [True] * 6:  # then every compact model again through its own root's cuts
         monkeypatch.setattr(root_cuts, "AGAIN_MIN_COLUMNS", 0 if again else 10 ** 9)
         monkeypatch.setattr(root_cuts, "AGAIN_SHARE", 1.0)
-        frame, k = _duplicated(rng)
+        frame, k = duplicated_case(rng)
         qi = list(frame.columns)
         table, request, am, grid = _model(frame, qi, k)
         expected = solve_model(am.lm, OPTIONS, grid)
@@ -183,9 +176,7 @@ def test_rounds_through_the_root_cuts_equal_brute_force(case):
     frame, qi, k = case
     expected, _ = brute_force_k_anonymity(frame[qi].to_numpy(), k)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(reduction, "ROOT_CUTS_MIN_COLUMNS", 0)
-        mp.setattr(reduction, "ROUND_POLISH", 0.0)
-        mp.setattr(reduction, "LP_ROUNDING", False)
+        every_round_through_root_cuts(mp)
         mp.setattr(root_cuts, "RETURN_SETTLED_ROOT", False)
         r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(k), reduction="lagrangian")
     if expected is None:
@@ -196,14 +187,9 @@ def test_rounds_through_the_root_cuts_equal_brute_force(case):
 
 def test_rounds_through_the_root_cuts_equal_the_whole_model(monkeypatch):
     """The same on 15 tables of 60–140 rows against the whole model; some rounds go through the cuts."""
-    monkeypatch.setattr(reduction, "ROOT_CUTS_MIN_COLUMNS", 0)
-    monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
-    monkeypatch.setattr(reduction, "LP_ROUNDING", False)
-    rng = np.random.default_rng(1128)
+    every_round_through_root_cuts(monkeypatch)
     through = 0
-    for _ in range(15):
-        frame, k = _duplicated(rng)
-        table = ma.Table.from_frame(frame, list(frame.columns))
+    for table, k in duplicated_tables(1128, 15):
         whole = ma.anonymize(table, ma.KAnonymity(k), reduction="none")
         red = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
         assert whole.status == red.status == "optimal" and red.objective == whole.objective
