@@ -154,8 +154,8 @@ def _subscribe_stop(h, stop: StopAtBound, grid: ObjectiveGrid) -> None:
 def _subscribe_cut_pool(h, pool: dict, stop: bool = False) -> None:
     """Keep the cuts HiGHS holds in its LP when its root's separation ends (``kCallbackMipGetCutPool``, called
     once, before the search): ``pool`` gets ``lower``, ``upper`` and the rows as ``start`` (one more than
-    the cuts), ``index``, ``value``, on the model's own columns (presolve off), and ``bound``, the dual
-    bound then. ``stop``: interrupt HiGHS at its next check once they are kept."""
+    the cuts), ``index``, ``value``, on the model's own columns (presolve off). ``stop``: interrupt HiGHS
+    at its next check once they are kept."""
     def keep(e):
         d = e.data_out
         n = int(d.cutpool_num_cut)
@@ -164,7 +164,7 @@ def _subscribe_cut_pool(h, pool: dict, stop: bool = False) -> None:
         pool.update(lower=np.array(d.cutpool_lower, dtype=float)[:n],
                     upper=np.array(d.cutpool_upper, dtype=float)[:n], start=start,
                     index=np.array(d.cutpool_index, dtype=np.int64)[:start[-1]],
-                    value=np.array(d.cutpool_value, dtype=float)[:start[-1]], bound=float(d.mip_dual_bound))
+                    value=np.array(d.cutpool_value, dtype=float)[:start[-1]])
 
     def interrupt_after(e):
         if pool:

@@ -3,7 +3,7 @@ against a target, and the MILP over the columns left.
 
 Problem. ``min c·x`` over a MILP ``M`` whose objective lies on a grid (step ``s``), with a target ``τ``
 on it: find a solution costing at most ``τ`` or show there is none. ``τ`` is ``G − s`` in a reduction
-round at ``G`` (HiGHS's cutoff ``G − s/2``, :meth:`milp_anon.reduction.Reduction.cutoff`), or one step
+round at ``G`` (HiGHS's cutoff ``G − s/2``, :meth:`milp_anon.reduction.LagrangianReduction.cutoff`), or one step
 below the root's incumbent.
 
 Why. On Adult with 6 QIs and k = 5 HiGHS's root cuts lift the bound from the LP's 11,118.6 to 11,133 of
@@ -56,8 +56,8 @@ from .highs import solve_highs
 from .options import SolverOptions, StopAtBound
 from .outcome import SolveOutcome
 
-__all__ = ["AGAIN", "AGAIN_DEPTH", "AGAIN_MIN_COLUMNS", "AGAIN_SHARE", "RETURN_SETTLED_ROOT", "ROOT_NODES", "STOP_AT_CUT_POOL",
-           "solve_by_root_cuts"]
+__all__ = ["AGAIN", "AGAIN_DEPTH", "AGAIN_MIN_COLUMNS", "AGAIN_SHARE", "RETURN_SETTLED_ROOT", "ROOT_NODES",
+           "STOP_AT_CUT_POOL", "solve_by_root_cuts"]
 
 #: HiGHS's node limit for step 1: the root alone
 ROOT_NODES = 1
