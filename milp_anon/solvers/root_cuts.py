@@ -141,7 +141,7 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
     log["cut_bound"] = float(L)
     bound = max(root.bound if root.bound is not None else -math.inf, grid.ceil(L))
     if bound > tau:  # nothing costs at most τ: the cuts' LP alone shows it
-        return _settled(root, bound, grid, log)
+        return _settled(root, bound, grid, log, seconds=time.perf_counter() - t0)
 
     # 3. fixing, and the MILP over the columns left
     fixable = (a["lower"] == 0) & (a["integer"] if not integral_assignment else np.ones(lm.n_cols, dtype=bool))
@@ -170,7 +170,7 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
 
     rest = left()
     if rest is not None and rest <= 1.0:
-        return _settled(root, bound, grid, log)
+        return _settled(root, bound, grid, log, seconds=time.perf_counter() - t0)
     compact_options = _without(options, _ROOT_ONLY, rest, (("objective_bound", tau + 0.5 * s),))
     callback = mapped if on_improving is not None else None
     if AGAIN and depth < AGAIN_DEPTH and compact.n_cols >= AGAIN_MIN_COLUMNS \
@@ -190,13 +190,15 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
     return _settled(root, bound, grid, log, seconds=time.perf_counter() - t0, raw=out.solver_status)
 
 
-def _settled(root: SolveOutcome, bound: float, grid: ObjectiveGrid, log: dict, seconds=None, raw=None) -> SolveOutcome:
-    """``root`` (its incumbent, perhaps replaced) with the bound proven: optimal when it reaches the incumbent."""
+def _settled(root: SolveOutcome, bound: float, grid: ObjectiveGrid, log: dict, seconds: float,
+             raw=None) -> SolveOutcome:
+    """``root`` (its incumbent, perhaps replaced) with the bound proven, and the ``seconds`` of every step:
+    optimal when the bound reaches the incumbent."""
     if root.objective is not None and grid.equal(root.objective, bound):
         status = Status.OPTIMAL
     else:
         status = Status.TIME_LIMIT if root.x is not None else Status.NO_SOLUTION
     log["bound"] = bound
     return dataclasses.replace(root, status=status, bound=bound if math.isfinite(bound) else None,
-                               seconds=root.seconds if seconds is None else seconds,
+                               seconds=seconds,
                                solver_status=f"root cuts: {raw or root.solver_status}", root_cuts=log)
