@@ -82,12 +82,9 @@ def dual_bound(a: dict, y: np.ndarray, upper: np.ndarray | None = None) -> float
 
     The larger of the sums at ``y`` and at ``y`` with its private rows repaired (:func:`repaired`): both
     are weak-duality bounds, so the larger is one too."""
-    n = a["start"].shape[0] - 1
-    col = np.repeat(np.arange(n), np.diff(a["start"]))
-    y = np.asarray(y, dtype=float)
-    if y.shape != a["row_lower"].shape or not np.isfinite(y).all():
+    col, y = _columns_and_signed(a, y)
+    if y is None:
         return -np.inf
-    y = _signed(a, y)
     up = a["upper"] if upper is None else upper
     fixed = _repair(a, col, y)
     at_y = _sum(a, col, y, up)
@@ -99,13 +96,20 @@ def bound_and_reduced_costs(a: dict, y: np.ndarray, upper: np.ndarray | None = N
     that same ``y``: every feasible ``x`` has ``c·x >= bound + d_j (x_j − l_j)`` for each column ``j`` with
     ``d_j > 0`` (its own term of the sum, above its least value), which is what reduced-cost fixing rests
     on. ``(-inf, d)`` when a term is unbounded."""
-    n = a["start"].shape[0] - 1
-    col = np.repeat(np.arange(n), np.diff(a["start"]))
+    col, y = _columns_and_signed(a, y)
+    if y is None:
+        return -np.inf, np.zeros(a["start"].shape[0] - 1)
+    return _sum(a, col, y, a["upper"] if upper is None else upper), _reduced(a, col, y)
+
+
+def _columns_and_signed(a, y):
+    """Each entry's column, and ``y`` sign-clipped (:func:`_signed`), or ``None`` for a ``y`` of the wrong
+    shape or with a non-finite entry."""
+    col = np.repeat(np.arange(a["start"].shape[0] - 1), np.diff(a["start"]))
     y = np.asarray(y, dtype=float)
     if y.shape != a["row_lower"].shape or not np.isfinite(y).all():
-        return -np.inf, np.zeros(n)
-    y = _signed(a, y)
-    return _sum(a, col, y, a["upper"] if upper is None else upper), _reduced(a, col, y)
+        return col, None
+    return col, _signed(a, y)
 
 
 def repaired(a: dict, y: np.ndarray) -> np.ndarray:
