@@ -130,6 +130,17 @@ def hanging_solve(lm, options, grid, hint, on_improving=None, stop_bound=None):
     time.sleep(3600)
 
 
+def bound_then_hanging_solve(lm, options, grid, hint, on_improving=None, stop_bound=None, on_progress=None):
+    """A stand-in that tells the parent two dual bounds and a log of root-cut steps (as
+    :func:`milp_anon.solvers.root_cuts.solve_by_root_cuts` does after its cuts' LP), finds no solution and never
+    returns (tests that a kill keeps the best bound told)."""
+    import time
+
+    on_progress(solver_bound=2.25, root_cuts={"cuts": 3, "cut_bound": 2.25})
+    on_progress(incumbent=9.0, solver_bound=1.5)  # a weaker one later (HiGHS's on another model) is not taken
+    time.sleep(3600)
+
+
 def solve_with_oracle(frame, qi, criteria, recoding, N, oracle=None):
     """Solve ``frame`` (sensitive column 's') for ``criteria`` under ``recoding`` withholding at most ``N``
     records, and ask ``oracle`` (default: brute force) the same question from the definitions.

@@ -107,7 +107,9 @@ def _check_targets(table, request, am, grid, expected, monkeypatch):
     optimum, and from the root's incumbent: the optimum found, nothing below it, the optimum proven."""
     s = grid.step
     monkeypatch.setattr(root_cuts, "RETURN_SETTLED_ROOT", False)
-    method = functools.partial(solve_by_root_cuts, integral_assignment=True)
+    told = []  # every bound told on the way (what a killed round keeps) must hold for the whole model
+    method = functools.partial(solve_by_root_cuts, integral_assignment=True,
+                               on_progress=lambda **f: told.append(f))
     found = method(am.lm, OPTIONS, grid, below=expected + s)
     assert found.status == Status.OPTIMAL and found.objective == pytest.approx(expected, abs=1e-5)
     assert _released_cost(table, request, am, found.x) == pytest.approx(expected, abs=1e-9)
@@ -117,6 +119,12 @@ def _check_targets(table, request, am, grid, expected, monkeypatch):
     whole = method(am.lm, OPTIONS, grid)
     assert whole.status == Status.OPTIMAL and whole.objective == pytest.approx(expected, abs=1e-5)
     assert _released_cost(table, request, am, whole.x) == pytest.approx(expected, abs=1e-9)
+    bounds = [f["solver_bound"] for f in told if f.get("solver_bound") is not None]
+    finite = [b for b in bounds if not np.isnan(b) and b != -np.inf]
+    assert all(b < np.inf and grid.ceil(b) <= expected + 1e-9 for b in finite), (bounds, expected)
+    steps = [f["root_cuts"] for f in told if "root_cuts" in f]
+    if "cut_bound" in found.root_cuts:  # step 2 ran: its bound and log were told before the compact model
+        assert any(st_.get("cut_bound") == found.root_cuts["cut_bound"] for st_ in steps)
     return found.root_cuts
 
 

@@ -220,6 +220,19 @@ def test_hard_time_limit_kills_a_hung_solver_and_keeps_the_incumbent():
     assert "killed" in out.solver_status
 
 
+def test_a_killed_solver_keeps_the_best_bound_it_told():
+    """A child that overruns its limit after proving a bound (through its root's cuts, say) and before any
+    solution: the kill keeps the best bound it told, on the grid, and the log of its steps."""
+    from helpers import bound_then_hanging_solve
+    from milp_anon.solvers.isolated import solve_isolated
+
+    frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
+    am = pipeline.build_model(ma.Table.from_frame(frame, ["a", "b"]), ma.Request(ma.KAnonymity(3)))
+    out = solve_isolated(am.lm, ma.SolverOptions(time_limit=1), INTEGERS, None, solve_fn=bound_then_hanging_solve)
+    assert out.status == "no_solution" and out.x is None and "killed" in out.solver_status
+    assert out.bound == 3.0 and out.root_cuts == {"cuts": 3, "cut_bound": 2.25}
+
+
 def test_the_isolated_solver_s_limit_counts_its_own_start_up():
     """The child's solver gets the parent's limit less the child's start-up (an interpreter, imports, the model
     read back), so a round's limit covers its whole process, not only the solver's run."""

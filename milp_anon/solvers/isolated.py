@@ -5,7 +5,7 @@ Adult with 6 QIs a 120 s solve returned after 206–244 s), so models of at
 least ``ISOLATE_MIN_COLUMNS`` columns under a time limit are solved in a
 child process that streams every improving incumbent and bound back and is
 killed :func:`hard_limit_margin` after the watchdog. The last reported
-incumbent survives a kill.
+incumbent survives a kill, and so does the best dual bound it reported.
 
 The child is ``python -m milp_anon.solvers.worker`` (:mod:`.worker`): it
 never imports the caller's ``__main__``, the model reaches it in a temporary
@@ -112,6 +112,9 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     if options.time_limit is not None:
         deadline = options.time_limit + watchdog_margin(options.time_limit) + hard_limit_margin(options.time_limit)
     latest = None
+    # the best dual bound the child reported (``solver_bound``), and the last log of its steps through the
+    # root's cuts: a kill keeps both, so what the child proved before overrunning its limit is not lost
+    proven, steps = -math.inf, None
     stopped_by_user = cancelled = False
     try:
         while True:
@@ -131,7 +134,12 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
                 latest = msg[1:]
                 progress.report(incumbent=latest[1], solver_bound=latest[2])
             elif msg[0] == "bound":
-                progress.report(**msg[1])
+                fields = dict(msg[1])
+                steps = fields.pop("root_cuts", steps)
+                sb = fields.get("solver_bound")
+                if sb is not None and not math.isnan(sb):
+                    proven = max(proven, float(sb))
+                progress.report(**fields)
             elif msg[0] == "final":
                 return msg[1]
             elif msg[0] == "error":
@@ -145,8 +153,10 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     secs = time.perf_counter() - t0
     raw = "interrupted by the user" if stopped_by_user else "cancelled" if cancelled else \
         f"killed {secs - options.time_limit:.0f} s after the time limit"
-    if latest is None:
-        return SolveOutcome(Status.NO_SOLUTION, None, None, None, raw, secs)
-    x, obj, dual = latest
+    x, obj, dual = latest if latest is not None else (None, None, -math.inf)
+    dual = max(dual, proven)
     bound = grid.ceil(dual) if math.isfinite(dual) else None
-    return SolveOutcome(Status.TIME_LIMIT, x, obj, bound, raw, secs)
+    if latest is not None and bound is not None:
+        bound = min(bound, grid.ceil(obj))  # never above the incumbent it comes with
+    return SolveOutcome(Status.TIME_LIMIT if latest is not None else Status.NO_SOLUTION, x, obj, bound, raw, secs,
+                        root_cuts=steps)

@@ -101,6 +101,11 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
 
     pool: dict = {}
     user = dict(options.highs_options)
+
+    def tell(bound, **fields):  # a bound of ``lm`` and the steps so far reach the caller at once (a kill keeps them)
+        if on_progress is not None:
+            on_progress(solver_bound=float(bound), root_cuts=dict(log), **fields)
+
     root = solve_highs(lm, _without(options, ("mip_max_nodes",), options.time_limit, (("mip_max_nodes", ROOT_NODES),)),
                        grid, hint, on_improving=on_improving, stop_bound=stop_bound, on_progress=on_progress,
                        cut_pool=pool, stop_at_cut_pool=STOP_AT_CUT_POOL)
@@ -140,6 +145,7 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
         return root
     log["cut_bound"] = float(L)
     bound = max(root.bound if root.bound is not None else -math.inf, grid.ceil(L))
+    tell(bound)
     if bound > tau:  # nothing costs at most τ: the cuts' LP alone shows it
         return _settled(root, bound, grid, log, seconds=time.perf_counter() - t0)
 
@@ -163,10 +169,19 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
     outside = tau + s  # what every solution using a fixed column costs at least
 
     def mapped(e):  # the caller's callback sees whole solutions, and bounds that hold for the whole model
-        dual = min(float(e.data_out.mip_dual_bound), outside)
+        dual = _whole_bound(bound, float(e.data_out.mip_dual_bound), outside)
         on_improving(SimpleNamespace(data_out=SimpleNamespace(
             mip_solution=full(np.asarray(e.data_out.mip_solution, dtype=float)),
             objective_function_value=e.data_out.objective_function_value, mip_dual_bound=dual)))
+
+    tell(bound)  # with the fixing's counts
+
+    def compact_progress(solver_bound=None, root_cuts=None, **_):
+        # its incumbents reach the caller through on_improving
+        if solver_bound is not None and not math.isnan(solver_bound):
+            if root_cuts is not None:
+                log["again"] = root_cuts
+            tell(_whole_bound(bound, float(solver_bound), outside))
 
     rest = left()
     if rest is not None and rest <= 1.0:
@@ -178,16 +193,24 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
         # still large, and the fixing took a share: the compact model's own root adds cuts, which fix more
         out = solve_by_root_cuts(compact, compact_options, grid, start, on_improving=callback,
                                  stop_bound=stop_bound, integral_assignment=integral_assignment, below=tau + s,
+                                 on_progress=compact_progress if on_progress is not None else None,
                                  depth=depth + 1)
         log["again"] = out.root_cuts
     else:
-        out = solve_highs(compact, compact_options, grid, start, on_improving=callback, stop_bound=stop_bound)
+        out = solve_highs(compact, compact_options, grid, start, on_improving=callback, stop_bound=stop_bound,
+                          on_progress=compact_progress if on_progress is not None else None)
     log["compact_seconds"] = round(out.seconds, 3)
     b = math.inf if out.status == Status.INFEASIBLE else (-math.inf if out.bound is None else out.bound)
-    bound = max(bound, min(b, outside))
+    bound = _whole_bound(bound, b, outside)
     if out.x is not None and (root.objective is None or out.objective < root.objective - 0.5 * s):
         root = dataclasses.replace(root, x=full(out.x), objective=out.objective)
     return _settled(root, bound, grid, log, seconds=time.perf_counter() - t0, raw=out.solver_status)
+
+
+def _whole_bound(bound: float, b: float, outside: float) -> float:
+    """The bound of the whole model from ``bound`` (the root's and the cuts' LP's) and a bound ``b`` of the compact
+    model: solutions using a fixed column cost at least ``outside`` (``τ + s``), the others at least ``b``."""
+    return max(bound, min(b, outside))
 
 
 def _settled(root: SolveOutcome, bound: float, grid: ObjectiveGrid, log: dict, seconds: float,

@@ -14,8 +14,11 @@ started the child, taken off the time limit by :func:`time_left`); the file is
 gone once both processes close it.
 Messages go to the parent on the child's original stdout as
 frames ``8-byte big-endian length + pickle``: ``("progress", x, objective,
-dual_bound)`` for every improving incumbent, then one ``("final",
-SolveOutcome)`` or ``("error", text)``. Everything else written to fd 1 (the
+dual_bound)`` for every improving incumbent, ``("bound", fields)`` every
+second (HiGHS's incumbent and ``solver_bound``, a dual bound of the job's
+model, which the parent keeps should it have to kill this process; a
+``root_cuts`` log from :mod:`.root_cuts` once its steps have run), then one
+``("final", SolveOutcome)`` or ``("error", text)``. Everything else written to fd 1 (the
 HiGHS log) goes to stderr instead.
 
 The child ends with its parent, whatever ends the parent (an exception, a
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import inspect
 import os
 import pickle
 import signal
@@ -83,6 +87,15 @@ def _solve_with_progress(send):
     return solve
 
 
+def _accepts(fn, name: str) -> bool:
+    """Whether ``fn`` (a function or a :func:`functools.partial`) takes the keyword ``name``."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # pragma: no cover - a builtin without a signature
+        return False
+    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
 def main(argv: list[str]) -> int:
     job_fd, parent_pid = int(argv[0]), int(argv[1])
     out_fd = os.dup(1)
@@ -108,12 +121,13 @@ def main(argv: list[str]) -> int:
         except OSError:
             pass
 
+    extra = {}
     if solve_fn is None:
-        progress_hook = on_progress
-    else:  # a test's stand-in solver takes no progress hook
-        progress_hook = None
+        solve_fn = _solve_with_progress(on_progress)
+    elif _accepts(solve_fn, "on_progress"):  # a test's stand-in solver takes no progress hook
+        extra["on_progress"] = on_progress
     try:
-        out = (solve_fn or _solve_with_progress(progress_hook))(lm, options, grid, hint, on_improving=on_improving, stop_bound=stop_bound)
+        out = solve_fn(lm, options, grid, hint, on_improving=on_improving, stop_bound=stop_bound, **extra)
         write_frame(out_fd, ("final", out))
     except BaseException as exc:  # reported, never lost
         try:
