@@ -234,9 +234,11 @@ def _sub_table(table: Table, rows: np.ndarray) -> Table:
 
 
 def improve(table: Table, request, release: Release, seconds: float, solver,
-            stop: Callable[[], bool] | None = None) -> tuple[Release, LnsLog]:
+            stop: Callable[[], bool] | None = None,
+            on_better: Callable[[Release], None] | None = None) -> tuple[Release, LnsLog]:
     """Improve ``release`` for ``seconds`` at most (module docstring), or until ``stop()`` is true (asked
-    between sub-problems); the result is verified, never worse."""
+    between sub-problems); the result is verified, never worse. ``on_better`` gets every verified table
+    cheaper than the last, as it is found."""
     from .pipeline import solve  # the same pipeline solves each sub-problem
 
     t0 = time.perf_counter()
@@ -264,6 +266,8 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
                 released, groups = best.table.copy(), np.asarray(best.groups)
                 log.refined += 1
                 progress.report(incumbent=best.objective)
+                if on_better is not None:
+                    on_better(best)
                 refined_now = True
         gained, quick, limited = 0, 0, 0
         hoods = []
@@ -300,6 +304,8 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
             groups = best.groups
             log.improved += gained
             progress.report(incumbent=best.objective)
+            if on_better is not None:
+                on_better(best)
             idle = 0
         else:
             idle = 0 if refined_now else idle + 1

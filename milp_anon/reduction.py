@@ -513,12 +513,15 @@ class LagrangianReduction:
         ends (:func:`milp_anon.lns.beside`); the search's table becomes the incumbent when it is cheaper (the
         round's own is compared after). :meth:`search_beside` asks for ``heuristics``: the search's
         sub-problems choose their own candidates, which the instance may not hold. Returns ``(outcome, the
-        search's log as a dict)``."""
+        search's log as a dict)``. A round through its root's cuts aims below the search's best table as it is
+        found (``ceiling``): at ``G`` = ``UB`` that narrows the room its reduced costs are held against."""
+        known = [self.ub]  # the cost of the best verified table, as the search finds it (read by the round's child)
         out, (found, log) = lns.beside(
             lambda cancel: solve_model(am.lm, options, self.grid, hint=hint, stop_bound=stop, cancel=cancel,
-                                       method=method),
+                                       method=method, ceiling=lambda: known[0]),
             lambda done: lns.improve(self.instance.table, self.request, self.best, options.time_limit, self.solver,
-                                     stop=done))
+                                     stop=done, on_better=lambda rel: known.__setitem__(0, min(known[0],
+                                                                                               rel.objective))))
         if found.objective < self.ub - 1e-9:
             self.best, self.best_pairs = found, None
             progress.report(incumbent=self.ub)

@@ -187,6 +187,26 @@ def limit_echo_solve(lm, options, grid, hint, on_improving=None, stop_bound=None
     return SolveOutcome(Status.NO_SOLUTION, None, None, None, repr(options.time_limit), 0.0)
 
 
+def ceiling_echo_solve(lm, options, grid, hint, on_improving=None, stop_bound=None, ceiling=None):
+    """A HiGHS stand-in that waits (at most 30 s) until the ceiling the parent sends falls below 6, and returns the
+    values it read, in order, as its solver status."""
+    import time
+
+    from milp_anon.solvers import SolveOutcome
+    from milp_anon.status import Status
+
+    seen = []
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < 30:
+        value = ceiling()
+        if not seen or value != seen[-1]:
+            seen.append(value)
+        if value < 6:
+            break
+        time.sleep(0.05)
+    return SolveOutcome(Status.NO_SOLUTION, None, None, None, repr(seen), 0.0)
+
+
 def duplicated_case(rng):
     """(frame, k): a table of 60–140 rows repeating 15–40 random QI vectors (3–5 columns, 2–3 values), where
     HiGHS's root separates cuts, and a k of 3–6."""

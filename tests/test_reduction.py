@@ -550,7 +550,7 @@ def test_the_search_beside_a_round_hands_on_a_cheaper_table(monkeypatch):
         if whole.objective == start.objective:
             continue
 
-        def search(table_, request_, release, seconds, solver, stop=None):
+        def search(table_, request_, release, seconds, solver, stop=None, on_better=None):
             calls.append(release.objective)
             return optimum, lns.LnsLog(start=release.objective, end=optimum.objective)
 
@@ -561,6 +561,59 @@ def test_the_search_beside_a_round_hands_on_a_cheaper_table(monkeypatch):
         assert red.reduction.rounds[0].search == {**lns.LnsLog(start.objective, whole.objective).as_dict()}
         assert red.source == "the search (test)"
     assert calls
+
+
+def test_a_round_beside_the_search_is_told_the_search_s_tables(monkeypatch):
+    """The search beside a round (stubbed) finds the whole model's optimal table at once and says so
+    (``on_better``), then waits for the round; the round's solve is given that table's cost as its ``ceiling``
+    (:func:`milp_anon.solvers.solve_model`; through the root's cuts it aims below it), and the reduction
+    still ends proven at the whole model's optimum."""
+    import time
+
+    from milp_anon import lns
+    from milp_anon.release import Release
+    from milp_anon.table import SUPPRESSED
+
+    monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
+    monkeypatch.setattr(reduction, "LP_ROUNDING", False)
+    monkeypatch.setattr(reduction, "SEARCH_BESIDE_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(lns, "_cores", lambda: 2)
+    solve_model = reduction.solve_model
+    told = []
+
+    def spy(lm, options, grid, **kw):
+        ceiling = kw.get("ceiling")
+        if ceiling is not None:
+            t0 = time.perf_counter()
+            while ceiling() > optimum.objective and time.perf_counter() - t0 < 30:
+                time.sleep(0.02)
+            told.append((ceiling(), optimum.objective))
+        return solve_model(lm, options, grid, **kw)
+
+    monkeypatch.setattr(reduction, "solve_model", spy)
+    rng = np.random.default_rng(20261129)
+    for _ in range(4):
+        frame = _duplicated_table(rng, int(rng.integers(8, 30)), int(rng.integers(40, 90)), 4, 3)
+        k = int(rng.integers(2, 5))
+        table = ma.Table.from_frame(frame, list(frame.columns))
+        request = ma.Request(ma.KAnonymity(k), reduction="lagrangian")
+        whole = ma.anonymize(table, ma.KAnonymity(k), reduction="none")
+        optimum = Release.verified(table, request, whole.table, source="the search (test)")
+        start = Release.verified(table, request, frame.map(lambda _: SUPPRESSED))
+        if whole.objective == start.objective:
+            continue
+
+        def search(table_, request_, release, seconds, solver, stop=None, on_better=None):
+            on_better(optimum)
+            while not stop():
+                time.sleep(0.02)
+            return optimum, lns.LnsLog(start=release.objective, end=optimum.objective)
+
+        monkeypatch.setattr(lns, "improve", search)
+        red = pipeline.solve(table, request, ma.SolverOptions(time_limit=120, lns=0.25, isolate="always"),
+                             start=start)
+        assert red.status == "optimal" and red.objective == whole.objective and red.verified
+    assert told and all(got == want for got, want in told)
 
 
 def test_no_search_beside_a_round_where_it_must_not_run(monkeypatch):

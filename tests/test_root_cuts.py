@@ -119,6 +119,14 @@ def _check_targets(table, request, am, grid, expected, monkeypatch):
     whole = method(am.lm, OPTIONS, grid)
     assert whole.status == Status.OPTIMAL and whole.objective == pytest.approx(expected, abs=1e-5)
     assert _released_cost(table, request, am, whole.x) == pytest.approx(expected, abs=1e-9)
+    # a table known elsewhere (the search beside a round) bounds the target as `below` does
+    found_c = method(am.lm, OPTIONS, grid, ceiling=lambda: expected + s)
+    assert found_c.status == Status.OPTIMAL and found_c.objective == pytest.approx(expected, abs=1e-5)
+    none_c = method(am.lm, OPTIONS, grid, ceiling=lambda: expected)
+    assert none_c.bound == pytest.approx(expected, abs=1e-9)
+    assert none_c.objective is None or none_c.objective >= expected - 1e-5
+    if "target" in none_c.root_cuts:
+        assert none_c.root_cuts["target"] == pytest.approx(expected - s, abs=1e-9)
     bounds = [f["solver_bound"] for f in told if f.get("solver_bound") is not None]
     finite = [b for b in bounds if not np.isnan(b) and b != -np.inf]
     assert all(b < np.inf and grid.ceil(b) <= expected + 1e-9 for b in finite), (bounds, expected)
@@ -174,6 +182,27 @@ def test_with_real_cuts_the_compact_model_keeps_the_whole_models_optimum(monkeyp
         fixed += log.get("fixed", 0) > 0
         nested += again and "again" in log
     assert cuts > 0 and fixed > 0 and nested > 0  # the cuts, the fixing and the nesting were exercised
+
+
+def test_a_ceiling_sent_to_the_child_sets_the_target():
+    """Through the root's cuts in a child process (as a round beside the search): the parent's ceiling, the
+    optimum's cost, reaches the child, which aims one step below it, finds nothing there and proves the
+    optimum as the bound."""
+    rng = np.random.default_rng(20261129)
+    method = functools.partial(solve_by_root_cuts, integral_assignment=True)
+    aimed = 0
+    for _ in range(8):
+        frame, k = duplicated_case(rng)
+        table, request, am, grid = _model(frame, list(frame.columns), k)
+        expected = solve_model(am.lm, OPTIONS, grid).objective
+        out = solve_model(am.lm, SolverOptions(threads=1, time_limit=60, isolate="always"), grid, method=method,
+                          ceiling=lambda: expected)
+        assert out.bound == pytest.approx(expected, abs=1e-9)
+        assert out.objective is None or out.objective >= expected - 1e-5
+        if "target" in out.root_cuts:
+            assert out.root_cuts["target"] == pytest.approx(expected - grid.step, abs=1e-9)
+            aimed += 1
+    assert aimed > 0
 
 
 @settings(max_examples=60, deadline=None)

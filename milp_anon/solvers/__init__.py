@@ -15,12 +15,14 @@ from .isolated import should_isolate, solve_isolated
 from .options import SolverOptions, StopAtBound, highs_option_values
 from .outcome import Basis, SolveOutcome
 from .via_pulp import solve_pulp
+from .keywords import accepts
 
 __all__ = ["Basis", "SolveOutcome", "SolverOptions", "StopAtBound", "highs_option_values", "solve_model"]
 
 
 def solve_model(lm, options: SolverOptions, grid: ObjectiveGrid = ObjectiveGrid(1), *, hint=None,
-                stop_bound: "float | StopAtBound | None" = None, cancel=None, method=None) -> SolveOutcome:
+                stop_bound: "float | StopAtBound | None" = None, cancel=None, method=None,
+                ceiling=None) -> SolveOutcome:
     """Solve ``lm`` under ``options``; bounds are rounded up to ``grid``.
 
     ``hint`` is an optional start handed to HiGHS: a full column vector, or
@@ -37,11 +39,17 @@ def solve_model(lm, options: SolverOptions, grid: ObjectiveGrid = ObjectiveGrid(
     :func:`functools.partial` of :func:`~.root_cuts.solve_by_root_cuts`):
     solves in place of :func:`~.highs.solve_highs`, with its arguments, in
     this process or the child.
+    ``ceiling`` (with ``method``): a function giving the cost of the best
+    verified table known, which may fall while the solve runs (a search
+    beside it); ``method`` receives it as its ``ceiling`` keyword.
     """
     if stop_bound is not None and not isinstance(stop_bound, StopAtBound):
         stop_bound = StopAtBound(float(stop_bound))
     if options.in_bulk:
         if should_isolate(options, lm.n_cols):
-            return solve_isolated(lm, options, grid, hint, stop_bound=stop_bound, cancel=cancel, solve_fn=method)
+            return solve_isolated(lm, options, grid, hint, stop_bound=stop_bound, cancel=cancel, solve_fn=method,
+                                  ceiling=ceiling if method is not None else None)
+        if method is not None and ceiling is not None and accepts(method, "ceiling"):
+            return method(lm, options, grid, hint, stop_bound=stop_bound, ceiling=ceiling)
         return (method or solve_highs)(lm, options, grid, hint, stop_bound=stop_bound)
     return solve_pulp(lm, options, grid)

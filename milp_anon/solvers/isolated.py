@@ -37,7 +37,7 @@ from ..status import Status
 from .highs import watchdog_margin
 from .options import SolverOptions, StopAtBound
 from .outcome import SolveOutcome
-from .frames import read_frames
+from .frames import read_frames, write_frame
 
 __all__ = ["ISOLATE_MIN_COLUMNS", "hard_limit_margin", "should_isolate", "solve_isolated"]
 
@@ -88,10 +88,15 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *, solve_fn=None,
-                   stop_bound: StopAtBound | None = None, cancel: threading.Event | None = None) -> SolveOutcome:
+                   stop_bound: StopAtBound | None = None, cancel: threading.Event | None = None,
+                   ceiling=None) -> SolveOutcome:
     """HiGHS in a child process with a hard deadline (``solve_fn``, importable by name, replaces HiGHS in tests).
 
-    ``cancel``: when set (by another thread of this process), the child is stopped as at the deadline."""
+    ``cancel``: when set (by another thread of this process), the child is stopped as at the deadline.
+    ``ceiling``: a function of no arguments giving the cost of the best verified table known to this process
+    (found beside the solve, by another thread); each value lower than the last reaches the child, whose
+    ``solve_fn`` reads it if it takes a ``ceiling`` (:func:`~.root_cuts.solve_by_root_cuts`: only solutions
+    cheaper than it matter)."""
     # the wall-clock start goes with the job: the child's own start-up (an interpreter, imports, the
     # model read back: 2-3 s for a 350 k-column round) comes out of its solver's limit (worker.time_left)
     proc = _start_child((lm, options, grid, hint, solve_fn, stop_bound, time.time()))
@@ -108,6 +113,17 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
         messages.put(("eof",))
 
     threading.Thread(target=reader, name="solver-reader", daemon=True).start()
+    told = [math.inf]  # the last ceiling sent to the child
+
+    def send_ceiling():
+        value = float(ceiling())
+        if value < told[0] - 1e-9:
+            told[0] = value
+            try:  # one small frame, atomic on a pipe; the child's stdin watch reads it at once
+                write_frame(proc.stdin.fileno(), ("ceiling", value))
+            except (OSError, ValueError):  # the child is gone: its end is read below
+                pass
+
     deadline = None
     if options.time_limit is not None:
         deadline = options.time_limit + watchdog_margin(options.time_limit) + hard_limit_margin(options.time_limit)
@@ -118,6 +134,8 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     stopped_by_user = cancelled = False
     try:
         while True:
+            if ceiling is not None:
+                send_ceiling()
             try:
                 msg = messages.get(timeout=0.2)
             except queue.Empty:

@@ -4,7 +4,7 @@ against a target, and the MILP over the columns left.
 Problem. ``min c·x`` over a MILP ``M`` whose objective lies on a grid (step ``s``), with a target ``τ``
 on it: find a solution costing at most ``τ`` or show there is none. ``τ`` is ``G − s`` in a reduction
 round at ``G`` (HiGHS's cutoff ``G − s/2``, :meth:`milp_anon.reduction.LagrangianReduction.cutoff`), or one step
-below the root's incumbent.
+below the root's incumbent, or below a verified table found beside the solve (``ceiling``), the least of these.
 
 Why. On Adult with 6 QIs and k = 5 HiGHS's root cuts lift the bound from the LP's 11,118.6 to 11,133 of
 the 11,134–11,136 needed, and then its search explores 4 nodes in 600 s: every node re-solves an LP over
@@ -88,12 +88,14 @@ def _without(options: SolverOptions, names, time_limit, extra=()) -> SolverOptio
 
 def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_improving=None,
                        stop_bound: StopAtBound | None = None, *, integral_assignment: bool = False,
-                       below: float | None = None, on_progress=None, depth: int = 0) -> SolveOutcome:
+                       below: float | None = None, on_progress=None, ceiling=None, depth: int = 0) -> SolveOutcome:
     """Solve ``lm`` (a MILP) as the module docstring says; the outcome's ``root_cuts`` says what each step did.
     Same arguments as :func:`~milp_anon.solvers.highs.solve_highs`; ``integral_assignment``: the continuous
     columns have an integral optimum for fixed integer columns (step 3); ``below``: only solutions costing
-    less matter (a round at ``G``), so ``τ`` is at most the grid value below it; ``depth``: how many compact
-    models led here (:data:`AGAIN_DEPTH` at most)."""
+    less matter (a round at ``G``), so ``τ`` is at most the grid value below it; ``ceiling``: a function giving
+    the cost of a verified table known elsewhere (found beside this solve: it may fall while the root runs),
+    read once the root has ended: only cheaper solutions matter either, so ``τ`` is at most the grid value
+    below it too; ``depth``: how many compact models led here (:data:`AGAIN_DEPTH` at most)."""
     t0 = time.perf_counter()
 
     def left():
@@ -128,6 +130,9 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
         tau = min(tau, (math.ceil(below / s - 1e-9) - 1) * s)
     if root.objective is not None:
         tau = min(tau, grid.ceil(root.objective) - s)
+    known = float(ceiling()) if ceiling is not None else math.inf
+    if math.isfinite(known):  # a table found beside the root: solutions costing as much do not matter
+        tau = min(tau, grid.ceil(known) - s)
     if not math.isfinite(tau):
         return root
     log["target"] = tau
@@ -194,7 +199,7 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
         out = solve_by_root_cuts(compact, compact_options, grid, start, on_improving=callback,
                                  stop_bound=stop_bound, integral_assignment=integral_assignment, below=tau + s,
                                  on_progress=compact_progress if on_progress is not None else None,
-                                 depth=depth + 1)
+                                 ceiling=ceiling, depth=depth + 1)
         log["again"] = out.root_cuts
     else:
         out = solve_highs(compact, compact_options, grid, start, on_improving=callback, stop_bound=stop_bound,

@@ -22,9 +22,11 @@ model, which the parent keeps should it have to kill this process; a
 HiGHS log) goes to stderr instead.
 
 The child ends with its parent, whatever ends the parent (an exception, a
-signal, ``SIGKILL``): the parent holds the write end of the child's stdin
-and never writes, so the child's stdin reaches end of file exactly when the
-parent is gone; a thread waits for it. On Linux the kernel's parent-death
+signal, ``SIGKILL``): the parent holds the write end of the child's stdin,
+so the child's stdin reaches end of file exactly when the parent is gone; a
+thread waits for it. On that stdin the parent writes only ``("ceiling",
+cost)`` frames: the cost of a verified table found beside the solve, which a
+``solve_fn`` taking a ``ceiling`` reads. On Linux the kernel's parent-death
 signal (``PR_SET_PDEATHSIG``) backs it up.
 """
 
@@ -32,7 +34,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import inspect
+import math
 import os
 import pickle
 import signal
@@ -42,19 +44,26 @@ import time
 
 import numpy as np
 
-from .frames import write_frame
+from .frames import read_frames, write_frame
+from .keywords import accepts
 from .highs import MIN_SOLVE_SECONDS, solve_highs
 from .options import SolverOptions
 
 __all__ = ["main", "time_left"]
 
 
+#: the cost of the best verified table the parent knows (its ``("ceiling", value)`` frames on this process's
+#: stdin), for a ``solve_fn`` that takes a ``ceiling``
+_ceiling = [math.inf]
+
+
 def _end_with_parent(parent_pid: int) -> None:
     def wait_for_eof():
         try:
-            while sys.stdin.buffer.read(65536):
-                pass
-        except (OSError, ValueError):
+            for msg in read_frames(sys.stdin.buffer):
+                if msg[0] == "ceiling":
+                    _ceiling[0] = min(_ceiling[0], float(msg[1]))
+        except Exception:  # a read error or a torn frame: treated as the parent's end
             pass
         os._exit(70)  # the parent is gone: nobody reads the result
 
@@ -87,15 +96,6 @@ def _solve_with_progress(send):
     return solve
 
 
-def _accepts(fn, name: str) -> bool:
-    """Whether ``fn`` (a function or a :func:`functools.partial`) takes the keyword ``name``."""
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):  # pragma: no cover - a builtin without a signature
-        return False
-    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-
-
 def main(argv: list[str]) -> int:
     job_fd, parent_pid = int(argv[0]), int(argv[1])
     out_fd = os.dup(1)
@@ -124,8 +124,11 @@ def main(argv: list[str]) -> int:
     extra = {}
     if solve_fn is None:
         solve_fn = _solve_with_progress(on_progress)
-    elif _accepts(solve_fn, "on_progress"):  # a test's stand-in solver takes no progress hook
-        extra["on_progress"] = on_progress
+    else:  # a test's stand-in solver may take neither
+        if accepts(solve_fn, "on_progress"):
+            extra["on_progress"] = on_progress
+        if accepts(solve_fn, "ceiling"):
+            extra["ceiling"] = lambda: _ceiling[0]
     try:
         out = solve_fn(lm, options, grid, hint, on_improving=on_improving, stop_bound=stop_bound, **extra)
         write_frame(out_fd, ("final", out))
