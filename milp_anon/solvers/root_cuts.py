@@ -94,8 +94,8 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
     columns have an integral optimum for fixed integer columns (step 3); ``below``: only solutions costing
     less matter (a round at ``G``), so ``τ`` is at most the grid value below it; ``ceiling``: a function giving
     the cost of a verified table known elsewhere (found beside this solve: it may fall while the root runs),
-    read once the root has ended: only cheaper solutions matter either, so ``τ`` is at most the grid value
-    below it too; ``depth``: how many compact models led here (:data:`AGAIN_DEPTH` at most)."""
+    read when the root and when the cuts' LP have ended: only cheaper solutions matter either, so ``τ`` is at
+    most the grid value below it too; ``depth``: how many compact models led here (:data:`AGAIN_DEPTH` at most)."""
     t0 = time.perf_counter()
 
     def left():
@@ -130,9 +130,7 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
         tau = min(tau, (math.ceil(below / s - 1e-9) - 1) * s)
     if root.objective is not None:
         tau = min(tau, grid.ceil(root.objective) - s)
-    known = float(ceiling()) if ceiling is not None else math.inf
-    if math.isfinite(known):  # a table found beside the root: solutions costing as much do not matter
-        tau = min(tau, grid.ceil(known) - s)
+    tau = _below_ceiling(tau, ceiling, grid)
     if not math.isfinite(tau):
         return root
     log["target"] = tau
@@ -151,6 +149,8 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
     log["cut_bound"] = float(L)
     bound = max(root.bound if root.bound is not None else -math.inf, grid.ceil(L))
     tell(bound)
+    tau = _below_ceiling(tau, ceiling, grid)  # read again: the search beside ran on during the LP
+    log["target"] = tau
     if bound > tau:  # nothing costs at most τ: the cuts' LP alone shows it
         return _settled(root, bound, grid, log, seconds=time.perf_counter() - t0)
 
@@ -210,6 +210,13 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
     if out.x is not None and (root.objective is None or out.objective < root.objective - 0.5 * s):
         root = dataclasses.replace(root, x=full(out.x), objective=out.objective)
     return _settled(root, bound, grid, log, seconds=time.perf_counter() - t0, raw=out.solver_status)
+
+
+def _below_ceiling(tau: float, ceiling, grid: ObjectiveGrid) -> float:
+    """``τ``, at most one grid step below the cost ``ceiling()`` of a table found elsewhere (none: ``τ``)."""
+    known = float(ceiling()) if ceiling is not None else math.inf
+    # a verified table costs as much: only cheaper solutions matter
+    return min(tau, grid.ceil(known) - grid.step) if math.isfinite(known) else tau
 
 
 def _whole_bound(bound: float, b: float, outside: float) -> float:
