@@ -524,22 +524,13 @@ def test_the_search_beside_the_rounds_keeps_the_optimum_and_hands_on_its_tables(
     assert searched > 0 and improved > 0
 
 
-def test_the_search_beside_a_round_hands_on_a_cheaper_table(monkeypatch):
-    """A table the search beside a round finds becomes the incumbent: here the search (stubbed) returns the
-    whole model's optimal table, labelled, at once, while the first round runs from a table with every cell
-    suppressed; a round's table replaces the incumbent only when strictly cheaper, so the labelled table is
-    the one released, at the optimum, proven."""
-    from milp_anon import lns
+def _cases_for_a_search(rng, n):
+    """Up to ``n`` duplicated tables (40–90 rows) as ``(table, request, whole model's result, its table
+    labelled as the search's, the start with every cell suppressed)``, where the start is not optimal."""
     from milp_anon.release import Release
     from milp_anon.table import SUPPRESSED
 
-    monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
-    monkeypatch.setattr(reduction, "LP_ROUNDING", False)
-    monkeypatch.setattr(reduction, "SEARCH_BESIDE_MIN_SECONDS", 0.0)
-    monkeypatch.setattr(lns, "_cores", lambda: 2)
-    rng = np.random.default_rng(20261128)
-    calls = []
-    for _ in range(6):
+    for _ in range(n):
         frame = _duplicated_table(rng, int(rng.integers(8, 30)), int(rng.integers(40, 90)), 4, 3)
         k = int(rng.integers(2, 5))
         table = ma.Table.from_frame(frame, list(frame.columns))
@@ -547,8 +538,23 @@ def test_the_search_beside_a_round_hands_on_a_cheaper_table(monkeypatch):
         whole = ma.anonymize(table, ma.KAnonymity(k), reduction="none")
         optimum = Release.verified(table, request, whole.table, source="the search (test)")
         start = Release.verified(table, request, frame.map(lambda _: SUPPRESSED))
-        if whole.objective == start.objective:
-            continue
+        if whole.objective != start.objective:
+            yield table, request, whole, optimum, start
+
+
+def test_the_search_beside_a_round_hands_on_a_cheaper_table(monkeypatch):
+    """A table the search beside a round finds becomes the incumbent: here the search (stubbed) returns the
+    whole model's optimal table, labelled, at once, while the first round runs from a table with every cell
+    suppressed; a round's table replaces the incumbent only when strictly cheaper, so the labelled table is
+    the one released, at the optimum, proven."""
+    from milp_anon import lns
+
+    monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
+    monkeypatch.setattr(reduction, "LP_ROUNDING", False)
+    monkeypatch.setattr(reduction, "SEARCH_BESIDE_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(lns, "_cores", lambda: 2)
+    calls = []
+    for table, request, whole, optimum, start in _cases_for_a_search(np.random.default_rng(20261128), 6):
 
         def search(table_, request_, release, seconds, solver, stop=None, on_better=None):
             calls.append(release.objective)
@@ -571,8 +577,6 @@ def test_a_round_beside_the_search_is_told_the_search_s_tables(monkeypatch):
     import time
 
     from milp_anon import lns
-    from milp_anon.release import Release
-    from milp_anon.table import SUPPRESSED
 
     monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
     monkeypatch.setattr(reduction, "LP_ROUNDING", False)
@@ -591,17 +595,7 @@ def test_a_round_beside_the_search_is_told_the_search_s_tables(monkeypatch):
         return solve_model(lm, options, grid, **kw)
 
     monkeypatch.setattr(reduction, "solve_model", spy)
-    rng = np.random.default_rng(20261129)
-    for _ in range(4):
-        frame = _duplicated_table(rng, int(rng.integers(8, 30)), int(rng.integers(40, 90)), 4, 3)
-        k = int(rng.integers(2, 5))
-        table = ma.Table.from_frame(frame, list(frame.columns))
-        request = ma.Request(ma.KAnonymity(k), reduction="lagrangian")
-        whole = ma.anonymize(table, ma.KAnonymity(k), reduction="none")
-        optimum = Release.verified(table, request, whole.table, source="the search (test)")
-        start = Release.verified(table, request, frame.map(lambda _: SUPPRESSED))
-        if whole.objective == start.objective:
-            continue
+    for table, request, whole, optimum, start in _cases_for_a_search(np.random.default_rng(20261129), 4):
 
         def search(table_, request_, release, seconds, solver, stop=None, on_better=None):
             on_better(optimum)
