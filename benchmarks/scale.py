@@ -144,7 +144,7 @@ def _root_cuts_cell(log) -> str:
     if log.get("cut_bound") is not None:
         out += f"; {log['cut_bound']:.2f}"
     if log.get("fixed") is not None:
-        out += f"; {log['fixed']:,} / {log['kept']:,}"
+        out += f"; {log['fixed']:,} / {log['kept']:,} against {log['target']:g}"
     secs = [log.get(k) for k in ("root_seconds", "lp_seconds", "compact_seconds") if log.get(k) is not None]
     return out + "; " + " + ".join(f"{v:.0f}" for v in secs) + " s"
 
@@ -184,7 +184,7 @@ COLUMNS = [("qis", "QIs"), ("k", "k"), ("recoding", "recoding"), ("reduction", "
            ("round_status", "round status"), ("round_objective", "incumbent per round"),
            ("round_search", "search beside the round"),
            ("round_root_cuts",
-            "root cuts per round (cuts; cuts' LP bound; columns fixed / kept; s root + LP + compact)"),
+            "root cuts per round (cuts; cuts' LP bound; columns fixed / kept against the target τ; s root + LP + compact)"),
            ("source", "released by"), ("search", "search"),
            ("peak_mb", "peak MB")]
 
