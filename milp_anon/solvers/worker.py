@@ -87,15 +87,6 @@ def time_left(options: SolverOptions, started: float, now: float) -> SolverOptio
     return dataclasses.replace(options, time_limit=max(MIN_SOLVE_SECONDS, options.time_limit - used))
 
 
-def _solve_with_progress(send):
-    """HiGHS, with its incumbent and bound sent to the parent every second."""
-    def solve(lm, options, grid, hint, on_improving=None, stop_bound=None):
-        return solve_highs(lm, options, grid, hint, on_improving=on_improving, stop_bound=stop_bound,
-                           on_progress=send)
-
-    return solve
-
-
 def main(argv: list[str]) -> int:
     job_fd, parent_pid = int(argv[0]), int(argv[1])
     out_fd = os.dup(1)
@@ -121,14 +112,12 @@ def main(argv: list[str]) -> int:
         except OSError:
             pass
 
-    extra = {}
-    if solve_fn is None:
-        solve_fn = _solve_with_progress(on_progress)
-    else:  # a test's stand-in solver may take neither
-        if accepts(solve_fn, "on_progress"):
-            extra["on_progress"] = on_progress
-        if accepts(solve_fn, "ceiling"):
-            extra["ceiling"] = lambda: _ceiling[0]
+    solve_fn = solve_highs if solve_fn is None else solve_fn
+    extra = {}  # a test's stand-in solver may take neither; HiGHS sends its incumbent and bound every second
+    if accepts(solve_fn, "on_progress"):
+        extra["on_progress"] = on_progress
+    if accepts(solve_fn, "ceiling"):
+        extra["ceiling"] = lambda: _ceiling[0]
     try:
         out = solve_fn(lm, options, grid, hint, on_improving=on_improving, stop_bound=stop_bound, **extra)
         write_frame(out_fd, ("final", out))
