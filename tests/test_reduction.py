@@ -253,7 +253,7 @@ def test_unused_polish_goes_to_the_next_rounds_while_the_gap_is_wide(monkeypatch
     monkeypatch.setattr(reduction.LagrangianReduction, "_solve_round", recorded)
     monkeypatch.setattr(reduction, "HEURISTIC_GAP", -1.0 if wide else math.inf)
     qi = ["sex", "age", "race", "marital-status"]
-    table = ma.Table.from_frame(load_adult().iloc[:3000], qi)
+    table = ma.Table.from_frame(load_adult().iloc[:2000], qi)
     rec = ma.Generalization({c: adult_hierarchy_path(c) for c in qi}, cost="lm")
     # a generous limit: the first round (seconds here) leaves most of its polish time unused
     r = ma.anonymize(table, ma.KAnonymity(5), recoding=rec, time_limit=600)
