@@ -70,14 +70,14 @@ def run_one(job):
     before = pair_bounds([])
     t = time.perf_counter()
     known: set = set()
-    order: dict = {}
+    added: list = []  # the LP's clique rows, in the order added
     rounds = 0
     while True:
         y = np.asarray(h.getSolution().col_value)[am.y]
         cliques = violated_cliques(a, b, y, known)
         if not cliques:
             break
-        order.update((q, len(order)) for q in cliques)  # the LP's clique rows, in the order added
+        added += cliques
         rounds += 1
         sizes = np.array([len(c) for c in cliques])
         starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.int32)
@@ -86,8 +86,8 @@ def run_one(job):
                   np.ones(index.size))
         h.run()
     cut = h.getInfo().objective_function_value
-    after = pair_bounds(sorted(known, key=lambda q: order[q]))
-    sizes = [len(c) for c in known]
+    after = pair_bounds(added)
+    sizes = [len(c) for c in added]
     cut_s = time.perf_counter() - t
     if table_cost == "solve":
         m = am.lm.to_highs()
@@ -103,7 +103,7 @@ def run_one(job):
             kept[f"s_{name}_{tag}"] = int((pb <= G + 1e-6).sum()) if G else None
     return dict(qis=q, k=k, recoding=recoding, pairs=int(am.g.size), candidates=int(am.y.size), small=small,
                 conflicts=int(a.size), build_s=round(build_s, 1), graph_s=round(graph_s, 2), lp=lp,
-                lp_s=round(lp_s, 1), cliques=len(known), clique_max=max(sizes, default=0), rounds=rounds,
+                lp_s=round(lp_s, 1), cliques=len(added), clique_max=max(sizes, default=0), rounds=rounds,
                 cut_lp=cut, cut_s=round(cut_s, 1), table=table_cost or None, bound_known=bound_known or None,
                 closed=(cut - lp) / (table_cost - lp) if table_cost and table_cost > lp else None,
                 peak_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024), **kept)
@@ -111,7 +111,8 @@ def run_one(job):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cases", default=CASES, help="QIs:k:recoding:best table known (or solve):best bound known (0: none), comma-separated")
+    ap.add_argument("--cases", default=CASES,
+                    help="QIs:k:recoding:best table known (or solve):best bound known (0: none), comma-separated")
     ap.add_argument("--solve-limit", type=float, default=600.0, help="seconds for a case's table 'solve'")
     ap.add_argument("--out", default="benchmarks/results/conflict_cliques")
     a = ap.parse_args(argv)
