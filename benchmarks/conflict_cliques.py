@@ -120,7 +120,8 @@ def main(argv=None):
              for q, k, r, u, lb in (s.split(":") for s in a.cases.split(","))]
     rows = run_serial(run_one, cases)
     columns = [("qis", "QIs"), ("k", "k"), ("recoding", "recoding"), ("pairs", "pairs"), ("candidates", "candidates"),
-               ("small", "candidates holding k to 2k − 1 rows"), ("conflicts", "conflicting pairs"), ("graph_s", "graph s"),
+               ("small", "candidates holding k to 2k − 1 rows"), ("conflicts", "conflicting pairs"),
+               ("graph_s", "graph s"),
                ("lp", "LP"), ("lp_s", "LP s"), ("cliques", "cliques added"), ("clique_max", "largest"),
                ("rounds", "rounds"), ("cut_lp", "LP + cliques"), ("cut_s", "cliques s"), ("table", "best table known"),
                ("bound_known", "best bound known"), ("closed", "share of the gap to the table closed"),

@@ -89,8 +89,8 @@ def clique_bounds(prices, pi, n, cliques, mu, pair_cand) -> tuple[float, np.ndar
 
     ``prices``: :func:`milp_anon.lagrangian.block_prices` at the multipliers ``pi`` of the rows
     ``Σ_j g_ij = n_i``; ``mu[q] >= 0``: the multiplier of ``Σ_{j ∈ cliques[q]} y_j <= 1``. Dualized, the cliques
-    add ``m_j = Σ_{q ∋ j} μ_q`` to candidate ``j``'s cost of opening and ``−Σ_q μ_q`` to the bound, so the blocks
-    stay separable::
+    add ``m_j = Σ_{q ∋ j} μ_q`` to candidate ``j``'s cost of opening and ``−Σ_q μ_q`` to the bound, so the
+    blocks stay separable::
 
         L(π, μ) = π·n − Σ_q μ_q + Σ_j min(0, rc_j(π) + m_j)
 
