@@ -65,7 +65,7 @@ def run_one(job):
         dual = np.asarray(h.getSolution().row_dual)
         pi = dual[assign.start:assign.start + assign.size]
         prices = block_prices(pi, rows, am.instance.candidates.cost, am.pair_unit, am.pair_cand, k)
-        return clique_bounds(prices, pi, rows, cliques, -dual[am.lm.n_rows:], am.pair_cand)[1]
+        return clique_bounds(prices, cliques, -dual[am.lm.n_rows:], am.pair_cand)[1]
 
     before = pair_bounds([])
     t = time.perf_counter()

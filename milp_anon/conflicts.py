@@ -84,13 +84,13 @@ def violated_cliques(a, b, y, known: set | None = None, tol: float = 1e-6) -> li
     return out
 
 
-def clique_bounds(prices, pi, n, cliques, mu, pair_cand) -> tuple[float, np.ndarray]:
+def clique_bounds(prices, cliques, mu, pair_cand) -> tuple[float, np.ndarray]:
     """The Lagrangian bound with the clique inequalities dualized too, and its pair bounds.
 
-    ``prices``: :func:`milp_anon.lagrangian.block_prices` at the multipliers ``pi`` of the rows
-    ``Σ_j g_ij = n_i``; ``mu[q] >= 0``: the multiplier of ``Σ_{j ∈ cliques[q]} y_j <= 1``. Dualized, the cliques
-    add ``m_j = Σ_{q ∋ j} μ_q`` to candidate ``j``'s cost of opening and ``−Σ_q μ_q`` to the bound, so the
-    blocks stay separable::
+    ``prices``: :func:`milp_anon.lagrangian.block_prices` at multipliers ``π`` of the rows ``Σ_j g_ij = n_i``
+    (its ``bound`` is ``L(π)``); ``mu[q] >= 0``: the multiplier of ``Σ_{j ∈ cliques[q]} y_j <= 1``. Dualized,
+    the cliques add ``m_j = Σ_{q ∋ j} μ_q`` to candidate ``j``'s cost of opening and ``−Σ_q μ_q`` to the bound,
+    so the blocks stay separable::
 
         L(π, μ) = π·n − Σ_q μ_q + Σ_j min(0, rc_j(π) + m_j)
 
@@ -103,5 +103,6 @@ def clique_bounds(prices, pi, n, cliques, mu, pair_cand) -> tuple[float, np.ndar
         owner = np.repeat(np.arange(len(cliques)), [len(q) for q in cliques])
         np.add.at(m, members, mu[owner])
     rc = prices.rc + m
-    bound = float(np.asarray(pi, dtype=float) @ np.asarray(n, dtype=float) - mu.sum() + np.minimum(rc, 0.0).sum())
+    # L(π) with each block's term min(0, rc_j) replaced by min(0, rc_j + m_j)
+    bound = float(prices.bound - np.minimum(prices.rc, 0.0).sum() + np.minimum(rc, 0.0).sum() - mu.sum())
     return bound, bound - np.minimum(rc, 0.0)[pair_cand] + prices.forced + m[pair_cand]

@@ -98,9 +98,8 @@ def test_cliques_keep_the_brute_force_optimum_and_bound_it_from_below(case):
     dual = np.asarray(lp.getSolution().row_dual)
     rows = am.lm.row_blocks["assign"]
     pi = dual[rows.start:rows.start + rows.size]
-    n = am.instance.units.counts
-    prices = block_prices(pi, n, am.instance.candidates.cost, am.pair_unit, am.pair_cand, k)
-    bound, pair_bounds = clique_bounds(prices, pi, n, cliques, -dual[am.lm.n_rows:], am.pair_cand)
+    prices = block_prices(pi, am.instance.units.counts, am.instance.candidates.cost, am.pair_unit, am.pair_cand, k)
+    bound, pair_bounds = clique_bounds(prices, cliques, -dual[am.lm.n_rows:], am.pair_cand)
     assert abs(bound - value) <= 1e-6 * max(1.0, abs(value))
     every = cliques + [(int(x), int(y)) for x, y in zip(a, b)]
     mip = _highs(am.lm, every, am.y)
