@@ -3,7 +3,7 @@
     python -m benchmarks.scale techniques [--limit SEC]          # 5 QIs: whole model vs reduction, same run
     python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
                                         [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit,parallel,
-                                                    cutoff,no-search-beside,no-root-cuts]
+                                                    cutoff,no-search-beside,no-root-cuts,no-cliques]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -44,6 +44,10 @@ incumbent, while a round of 100 s or more runs in its own).
 False``), the package before 2026-11-28 (``after``: a round of 100 k columns or
 more that does not polish goes through its root's cuts,
 :mod:`milp_anon.solvers.root_cuts`).
+``--variants no-cliques`` adds no conflict cliques to the column generation's
+masters (``reduction.CLIQUES = False``), the package before 2026-11-28's
+second change (``after``: the cliques its converged masters violate enter, and
+the bound and the pair bounds are ``L(π, μ)``, :mod:`milp_anon.conflicts`).
 ``--variants feasibility-jump`` gives HiGHS back its feasibility-jump heuristic
 in the rounds (the package turns it off in every MIP given a start since
 2026-11-27: it ignores the time limit, 7-8 s on a 389 k-column model).
@@ -98,6 +102,8 @@ def run(job):
             _reduction.SEARCH_BESIDE = False
         elif v == "no-root-cuts":
             _reduction.ROOT_CUTS = False
+        elif v == "no-cliques":
+            _reduction.CLIQUES = False
         elif v != "after":
             raise SystemExit(f"unknown variant {v!r}")
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])
@@ -118,6 +124,7 @@ def run(job):
         "status": r.status,
         "objective": r.objective, "bound": r.bound, "gap": r.gap, "seconds": round(wall, 1),
         "lp_seconds": round(r.timings.lp or 0.0, 1), "lp_bound": red.get("lp_bound"),
+        "clique_bound": red.get("clique_bound"), "cliques": len(red.get("cliques") or []),
         "lp_converged": red.get("lp_converged"), "cg_iterations": red.get("cg_iterations"),
         "master_pairs": red.get("master_pairs"), "full_pairs": red.get("full_pairs", r.size.n_pairs),
         "rounding": red.get("rounding_objective"), "rounding_seconds": red.get("rounding_seconds"),
@@ -176,7 +183,8 @@ COLUMNS = [("qis", "QIs"), ("k", "k"), ("recoding", "recoding"), ("reduction", "
            ("lns", "lns"),
            ("status", "status"),
            ("objective", "cost"), ("bound", "bound"), ("gap", "gap"), ("seconds", "wall s"),
-           ("lp_seconds", "LP s"), ("lp_bound", "LP bound"), ("cg_iterations", "CG rounds"),
+           ("lp_seconds", "LP s"), ("lp_bound", "LP bound"), ("clique_bound", "LP + cliques"),
+           ("cliques", "cliques"), ("cg_iterations", "CG rounds"),
            ("lp_converged", "LP converged"), ("master_pairs", "master pairs"),
            ("rounding", "LP rounding"), ("rounding_seconds", "rounding s"),
            ("full_pairs", "all pairs"), ("round_pairs", "pairs per round"), ("round_G", "G per round"),

@@ -4,7 +4,10 @@ A proof through the Lagrangian reduction (``formulations/reduction.md``) is
 composite:
 
 1. ``L(π) = Σ_i π_i n_i + Σ_j min(0, rc_j(π))`` is a lower bound for the
-   multipliers ``π`` in the report, whatever they are;
+   multipliers ``π`` in the report, whatever they are; with conflict cliques
+   (:mod:`milp_anon.conflicts`) ``L(π, μ)``, for every ``μ >= 0``, provided
+   every two candidates of every clique cannot both hold ``k`` rows
+   (``|R_a ∪ R_b| < 2k``), which is checked pair by pair from the table;
 2. for each round with threshold ``G``, every (type, candidate) pair outside
    the restricted model has a pair bound ``b_ij(π) >= G`` (rounded up to the
    objective's grid), so no solution cheaper than ``G`` uses it;
@@ -28,6 +31,7 @@ import numpy as np
 
 from .errors import InputError
 from .grid import ObjectiveGrid
+from .conflicts import clique_bounds
 from .lagrangian import block_prices
 from .result import Timings
 
@@ -83,15 +87,29 @@ def certify(table, request, report: dict) -> Certificate:
                    f"{cands.n_candidates:,} candidates and {cands.n_pairs:,} pairs regenerated "
                    f"(report: {red.get('full_candidates')}, {red.get('full_pairs')})"))
     grid = ObjectiveGrid.of_costs(cands.cost)
-    prices = block_prices(pi, types.counts, cands.cost, cands.pair_type, cands.pair_cand, request.min_group_size())
-    L = grid.ceil(prices.bound)
-    thresholds = grid.ceil_array(prices.pair_bounds(cands.pair_cand))
+    k = request.min_group_size()
+    prices = block_prices(pi, types.counts, cands.cost, cands.pair_type, cands.pair_cand, k)
+    lagrangian, pair_bounds = prices.bound, prices.pair_bounds(cands.pair_cand)
+    cliques = red.get("cliques")
+    if cliques is not None:
+        mu = np.asarray(red.get("clique_multipliers") or [], dtype=float)
+        wrong = _not_cliques(cliques, cands, types.counts, k)
+        fine = not wrong and mu.shape == (len(cliques),) and bool(np.all(mu >= 0))
+        checks.append((fine, f"{len(cliques)} conflict cliques, every two members holding fewer than 2k = {2 * k} "
+                             f"rows together; {mu.size} multipliers μ >= 0"
+                             + (f" (not: {wrong[:3]})" if wrong else "")))
+        if not fine:
+            return Certificate(False, float("nan"), float("nan"), None, checks)
+        lagrangian, pair_bounds = clique_bounds(prices, cliques, mu, cands.pair_cand)
+    L = grid.ceil(lagrangian)
+    thresholds = grid.ceil_array(pair_bounds)
     floor = np.full(types.t_in, np.inf)
     np.minimum.at(floor, cands.pair_type, thresholds)
     type_bound = float(floor.max())
-    lp = red.get("lp_bound")
+    lp = red.get("lp_bound") if cliques is None else red.get("clique_bound")
     checks.append((lp is None or L >= grid.ceil(lp) - 1e-9,
-                   f"L(π) = {prices.bound:,.6f}, on the grid {L:,.6g} (report's LP bound {lp})"))
+                   f"{'L(π)' if cliques is None else 'L(π, μ)'} = {lagrangian:,.6f}, on the grid {L:,.6g} "
+                   f"(report's {'LP' if cliques is None else 'clique'} bound {lp})"))
     tb = red.get("type_bound")
     checks.append((tb is None or abs(type_bound - tb) <= 1e-9 * max(1.0, abs(tb)),
                    f"type bound max_i min_j b_ij = {type_bound:,.6g} (report: {tb})"))
@@ -139,4 +157,23 @@ def certify(table, request, report: dict) -> Certificate:
         checks.append((grid.equal(objective, lower) and grid.equal(lower, objective),  # neither above the other
                        f"the bounds reach the verified objective {objective:,.6g} (lower bound {lower:,.6g})"))
     ok = all(c for c, _ in checks)
-    return Certificate(ok, float(prices.bound), type_bound, lower, checks, solver_side)
+    return Certificate(ok, float(lagrangian), type_bound, lower, checks, solver_side)
+
+
+def _not_cliques(cliques, cands, counts, k: int) -> list:
+    """The members of ``cliques`` that are not candidates, or the pairs of them that could both hold ``k``
+    rows: rows of the types either can hold, counted from the regenerated pairs, at least ``2k``."""
+    order = np.argsort(cands.pair_cand, kind="stable")
+    pc, pt = cands.pair_cand[order], cands.pair_type[order]
+    start = np.searchsorted(pc, np.arange(cands.n_candidates + 1))
+    wrong = []
+    for q in cliques:
+        if not all(isinstance(j, int) and 0 <= j < cands.n_candidates for j in q) or len(set(q)) != len(q):
+            wrong.append(tuple(q))
+            continue
+        for x, a in enumerate(q):
+            for b in q[x + 1:]:
+                held = np.union1d(pt[start[a]:start[a + 1]], pt[start[b]:start[b + 1]])
+                if counts[held].sum() >= 2 * k:
+                    wrong.append((a, b))
+    return wrong

@@ -17,14 +17,15 @@ violated edge).
 
 Measured (``benchmarks/conflict_cliques.py``, full Adult, k = 5, the whole model's LP): 5 QIs with ARX
 hierarchies (``lm``) 1,427.0 → 1,454.2 with 171 cliques (the best table 1,481.09); k = 10 2,539.5 → 2,575.4,
-above every bound the reduction had proven. Not yet used by :func:`milp_anon.anonymize`.
+above every bound the reduction had proven. The reduction's column generation adds them to its masters
+(:func:`milp_anon.lagrangian.column_generation`, ``cliques``; ``formulations/reduction.md``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["clique_bounds", "conflicting_pairs", "violated_cliques"]
+__all__ = ["clique_bound", "clique_bounds", "conflicting_pairs", "opening_costs", "violated_cliques"]
 
 
 def conflicting_pairs(pair_unit, pair_cand, unit_rows, k: int, n_cand: int) -> tuple[np.ndarray, np.ndarray]:
@@ -84,6 +85,16 @@ def violated_cliques(a, b, y, known: set | None = None, tol: float = 1e-6) -> li
     return out
 
 
+def opening_costs(cliques, mu, n_cand: int) -> np.ndarray:
+    """``(n_cand,)`` ``m_j = Σ_{q ∋ j} μ_q``: what the dualized cliques add to each candidate's cost of opening."""
+    m = np.zeros(n_cand)
+    if len(cliques):
+        members = np.concatenate([np.asarray(q, dtype=np.int64) for q in cliques])
+        owner = np.repeat(np.arange(len(cliques)), [len(q) for q in cliques])
+        np.add.at(m, members, np.asarray(mu, dtype=float)[owner])
+    return m
+
+
 def clique_bounds(prices, cliques, mu, pair_cand) -> tuple[float, np.ndarray]:
     """The Lagrangian bound with the clique inequalities dualized too, and its pair bounds.
 
@@ -97,12 +108,17 @@ def clique_bounds(prices, cliques, mu, pair_cand) -> tuple[float, np.ndarray]:
     and a pair ``(i, j)`` forced in bounds every solution using it by ``L(π, μ) − min(0, rc_j + m_j) +
     rc_ij(π) + m_j``. At an optimal dual of the LP with the cliques, ``L`` is that LP's value."""
     mu = np.maximum(np.asarray(mu, dtype=float), 0.0)
-    m = np.zeros(prices.rc.shape[0])
-    if len(cliques):
-        members = np.concatenate([np.asarray(q, dtype=np.int64) for q in cliques])
-        owner = np.repeat(np.arange(len(cliques)), [len(q) for q in cliques])
-        np.add.at(m, members, mu[owner])
-    rc = prices.rc + m
+    m = opening_costs(cliques, mu, prices.rc.shape[0])
+    bound = _bound(prices, m, mu)
+    return bound, bound - np.minimum(prices.rc + m, 0.0)[pair_cand] + prices.forced + m[pair_cand]
+
+
+def clique_bound(prices, cliques, mu) -> float:
+    """``L(π, μ)`` of :func:`clique_bounds` alone (no pair bounds)."""
+    mu = np.maximum(np.asarray(mu, dtype=float), 0.0)
+    return _bound(prices, opening_costs(cliques, mu, prices.rc.shape[0]), mu)
+
+
+def _bound(prices, m, mu) -> float:
     # L(π) with each block's term min(0, rc_j) replaced by min(0, rc_j + m_j)
-    bound = float(prices.bound - np.minimum(prices.rc, 0.0).sum() + np.minimum(rc, 0.0).sum() - mu.sum())
-    return bound, bound - np.minimum(rc, 0.0)[pair_cand] + prices.forced + m[pair_cand]
+    return float(prices.bound - np.minimum(prices.rc, 0.0).sum() + np.minimum(prices.rc + m, 0.0).sum() - mu.sum())

@@ -43,6 +43,7 @@ of ``y_j`` are all 0 here (the links ``g_ij <= n_i y_j`` are degenerate,
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import time
@@ -51,6 +52,7 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 
+from .conflicts import clique_bound, clique_bounds, conflicting_pairs, violated_cliques
 from .highs_banner import new_highs
 
 log = logging.getLogger("milp_anon.lagrangian")
@@ -156,6 +158,18 @@ class LagrangianLP:
     #: (zero outside the master), for :mod:`milp_anon.rounding`; an unfinished run's is not always
     #: feasible; ``None`` when no run gave values
     primal: tuple[np.ndarray, np.ndarray] | None = None
+    #: ``cliques=True``: the conflict cliques in the master (:mod:`milp_anon.conflicts`), each a sorted tuple of
+    #: candidates, and their multipliers ``mu`` at the best bound (``bound = L(pi, mu)``); the bound before the
+    #: first clique entered (the LP bound, when the column generation had converged), or ``None`` without cliques
+    cliques: list = dataclasses.field(default_factory=list)
+    mu: np.ndarray | None = None
+    bound_without_cliques: float | None = None
+
+    def pair_bounds(self, pair_cand: np.ndarray) -> np.ndarray:
+        """``(P,)`` lower bound on every solution that uses the pair, at ``(pi, mu)``."""
+        if not self.cliques:
+            return self.prices.pair_bounds(pair_cand)
+        return clique_bounds(self.prices, self.cliques, self.mu, pair_cand)[1]
 
 
 class RestrictedMaster:
@@ -189,6 +203,7 @@ class RestrictedMaster:
         self.k_row = np.full(C, -1, dtype=np.int64)
         self.pair_col = np.full(P, -1, dtype=np.int64)
         self.link_in = np.zeros(P, dtype=bool)
+        self.clique_rows: list[int] = []
         if separate_links:
             self.start_separating()
 
@@ -276,6 +291,20 @@ class RestrictedMaster:
         self.add_candidates(js)
         self.add_pairs(np.flatnonzero(mask[self.pair_cand] & pair_mask))
 
+    def add_cliques(self, cliques) -> None:
+        """Rows ``Σ_{j ∈ Q} y_j <= 1`` of conflict cliques ``Q`` of master candidates (:mod:`milp_anon.conflicts`)."""
+        q = len(cliques)
+        if q == 0:
+            return
+        members = np.concatenate([np.asarray(c, dtype=np.int64) for c in cliques])
+        if not self.in_master[members].all():
+            raise ValueError("a clique row over a candidate outside the master")
+        starts = np.concatenate([[0], np.cumsum([len(c) for c in cliques])[:-1]]).astype(np.int32)
+        self.h.addRows(q, np.full(q, -highspy.kHighsInf), np.ones(q), members.size, starts,
+                       self.y_col[members].astype(np.int32), np.ones(members.size))
+        self.clique_rows.extend(range(self.rows, self.rows + q))
+        self.rows += q
+
     def primal(self) -> tuple[np.ndarray, np.ndarray] | None:
         """The current solution as ``(y (C,), g (P,))``, zero outside the master; ``None`` without one."""
         sol = self.h.getSolution()
@@ -350,7 +379,8 @@ MASTER_SECONDS = 10.0
 
 
 def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_options=None, max_add=None,
-                      smoothing=None, master_seconds=None, rel_tol=1e-9, separate_links=None) -> LagrangianLP:
+                      smoothing=None, master_seconds=None, rel_tol=1e-9, separate_links=None,
+                      cliques=False) -> LagrangianLP:
     """The LP bound of the assignment model over every candidate, by stabilized column generation.
 
     The restricted master (:class:`RestrictedMaster`) starts with the
@@ -387,6 +417,15 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     ``MASTER_SECONDS`` at call time. ``separate_links``: the masters add
     their links when violated (:class:`RestrictedMaster`); ``None``: from
     the first master run cut short by ``master_seconds`` on.
+
+    ``cliques``: a relaxation stronger than the LP. Each time the master
+    is solved and nothing prices out, the conflict cliques of its
+    candidates that its point violates (:mod:`milp_anon.conflicts`) enter
+    as rows ``Σ_{j ∈ Q} y_j <= 1``, and the column generation goes on; the
+    bound is then ``L(π, μ)`` (:func:`milp_anon.conflicts.clique_bounds`)
+    with ``μ`` the clique rows' multipliers, smoothed like ``π``. A clique
+    holds master candidates only, so a candidate outside the master prices
+    as before (``m_j = 0``). Stops when no clique is violated.
     """
     t0 = time.perf_counter()
     max_add = MAX_ADD if max_add is None else int(max_add)
@@ -413,9 +452,30 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     # when not even the first master LP finishes in time
     pi0 = np.full(T, np.inf)
     np.minimum.at(pi0, pair_type, w[pair_cand])
-    best = (pi0, block_prices(pi0, n, w, pair_type, pair_cand, k))
+    prices0 = block_prices(pi0, n, w, pair_type, pair_cand, k)
+    best = (pi0, np.zeros(0), prices0, prices0.bound)  # π, μ, the blocks at π, L(π, μ)
     lp_value, converged, it, finish = math.inf, False, 0, False
     primal = None
+    graph, found, known, without = None, [], set(), None
+
+    def separate() -> bool:
+        """Add the cliques the (optimal) master's point violates; whether any was."""
+        nonlocal graph, without
+        if not cliques:
+            return False
+        if graph is None:
+            graph = conflicting_pairs(pair_type, pair_cand, n, k, C)
+        a, b = graph
+        held = master.in_master[a] & master.in_master[b]
+        new = violated_cliques(a[held], b[held], master.primal()[0], known)
+        if not new:
+            return False
+        if without is None:
+            without = best[3]
+        master.add_cliques(new)
+        found.extend(new)
+        log.info("column generation: %d conflict cliques enter the master (%d in all)", len(new), len(found))
+        return True
     while True:
         left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
         if left is not None and left <= 0:
@@ -437,26 +497,34 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
         if optimal:
             lp_value = value
         pi_master = duals[:T]
+        mu_master = np.maximum(-duals[master.clique_rows], 0.0)  # rows <= 1: HiGHS's duals are <= 0
         alpha = smoothing
         while True:
             pi = pi_master if alpha == 0 else alpha * best[0] + (1.0 - alpha) * pi_master
+            mu_best = np.concatenate([best[1], np.zeros(len(found) - best[1].size)])
+            mu = mu_master if alpha == 0 else alpha * mu_best + (1.0 - alpha) * mu_master
             prices = block_prices(pi, n, w, pair_type, pair_cand, k)
-            if prices.bound > best[1].bound:
-                best = (pi, prices)
+            bound = clique_bound(prices, found, mu) if found else prices.bound
+            if bound > best[3]:
+                best = (pi, mu, prices, bound)
             enter = np.flatnonzero((prices.rc < -1e-9) & ~master.in_master)
             if enter.size or alpha == 0:
                 break
             alpha = 0.0  # a mis-price: nothing enters at the smoothed point, so price at the master's duals
         log.info("column generation round %d: master LP %.4f%s, Lagrangian bound %.4f (best %.4f, smoothing "
                  "%.2f), master %d candidates, %d pairs, %.1f s", it, lp_value, "" if optimal else " (unfinished)",
-                 prices.bound, best[1].bound, alpha, int(master.in_master.sum()), int(master.pair_in.sum()),
+                 bound, best[3], alpha, int(master.in_master.sum()), int(master.pair_in.sum()),
                  time.perf_counter() - t0)
-        if optimal and best[1].bound >= lp_value - rel_tol * max(1.0, abs(lp_value)):
+        if optimal and best[3] >= lp_value - rel_tol * max(1.0, abs(lp_value)):
+            if separate():
+                continue
             converged = True
             break
         pair_enter = master.priced_pairs(duals)
         if enter.size == 0 and pair_enter.size == 0:
             if optimal:
+                if separate():
+                    continue
                 converged = True  # alpha == 0 here: the master's duals price nothing out, so they are the LP's
                 break
             finish = True  # an unfinished master with nothing to add: its next run goes on to the optimum
@@ -467,6 +535,8 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
         master.add_pairs(pair_enter)
         if enter.size:
             master.add_with_pairs(enter, prices.take > 0)
-    return LagrangianLP(pi=best[0], bound=best[1].bound, lp_value=lp_value, converged=converged, iterations=it,
+    used = found[: best[1].size]  # the cliques present when the best bound was found
+    return LagrangianLP(pi=best[0], bound=best[3], lp_value=lp_value, converged=converged, iterations=it,
                         seconds=time.perf_counter() - t0, master_candidates=int(master.in_master.sum()),
-                        master_pairs=int(master.pair_in.sum()), prices=best[1], primal=primal)
+                        master_pairs=int(master.pair_in.sum()), prices=best[2], primal=primal, cliques=used,
+                        mu=best[1] if used else None, bound_without_cliques=without if cliques else None)

@@ -304,7 +304,8 @@ def _or_fallback(release: Release | None, instance: Instance, request, start: Re
     return release
 
 
-K_BOUND_SOURCE = ("the k-anonymity LP bound over the same candidates (column generation): every release "
+K_BOUND_SOURCE = ("the k-anonymity LP bound over the same candidates (column generation, with the conflict "
+                  "cliques its masters violate): every release "
                   "meeting the criteria is k-anonymous")
 BLOCK_BOUND_SOURCE = ("the Lagrangian bound of the groups under the criteria (every candidate's group problem "
                       "solved exactly, relaxed to what every group must hold for t-closeness and recursive "
@@ -330,7 +331,7 @@ def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: 
     with timings.phase("lp"):
         pb = _reduction.block_bounds(instance, request, grid, solver, K_BOUND_SHARE * limit)
     left = max(limit - (time.perf_counter() - t0), 0.05 * limit)
-    block = pb.log.block_bound is not None and pb.log.block_bound > pb.log.lp_bound
+    block = pb.log.block_bound is not None and pb.log.block_bound > pb.k_anonymity.bound
     return grid.ceil(pb.bound), BLOCK_BOUND_SOURCE if block else K_BOUND_SOURCE, \
         dataclasses.replace(solver, time_limit=left), pb.thresholds, pb.k_anonymity
 

@@ -99,6 +99,10 @@ SEARCH_BESIDE = True
 #: ... when the round has at least this many seconds: a round that ends waits for the search's sub-problem
 #: (at most ``lns.SUB_LIMIT``), which short limits with several rounds (6 QIs, 60 s) cannot spare
 SEARCH_BESIDE_MIN_SECONDS = 100.0
+#: whether the column generation adds the conflict cliques its converged masters violate
+#: (:func:`milp_anon.lagrangian.column_generation`, ``cliques``): a bound above the LP's, and pair bounds with
+#: the cliques' multipliers (``formulations/reduction.md``, "Conflict cliques")
+CLIQUES = True
 
 
 def unavailable(request, solver: SolverOptions, candidates=None, n_rows: int | None = None) -> str | None:
@@ -149,12 +153,17 @@ def k_anonymity_bounds(instance: Instance, request, grid: ObjectiveGrid, solver:
     """The LP bound over every candidate by column generation, and the pair bounds of its multipliers."""
     cands, types = instance.candidates, instance.types
     cg = column_generation(types.counts, cands.cost, cands.pair_type, cands.pair_cand, request.min_group_size(),
-                           time_limit=time_limit, highs_options=highs_option_values(solver, master_lp=True))
-    log = ReductionLog(lp_bound=cg.bound, lp_value=cg.lp_value, lp_converged=cg.converged,
-                       cg_iterations=cg.iterations, master_candidates=cg.master_candidates,
+                           time_limit=time_limit, highs_options=highs_option_values(solver, master_lp=True),
+                           cliques=CLIQUES)
+    with_cliques = bool(cg.cliques)
+    log = ReductionLog(lp_bound=cg.bound_without_cliques if with_cliques else cg.bound, lp_value=cg.lp_value,
+                       lp_converged=cg.converged, cg_iterations=cg.iterations, master_candidates=cg.master_candidates,
                        master_pairs=cg.master_pairs, full_candidates=cands.n_candidates, full_pairs=cands.n_pairs,
-                       multipliers=np.asarray(cg.pi, dtype=float).tolist())
-    return PairBounds(cg.bound, grid.ceil_array(cg.prices.pair_bounds(cands.pair_cand)), log, cg.seconds,
+                       multipliers=np.asarray(cg.pi, dtype=float).tolist(),
+                       clique_bound=cg.bound if with_cliques else None,
+                       cliques=[list(q) for q in cg.cliques] if with_cliques else None,
+                       clique_multipliers=np.asarray(cg.mu, dtype=float).tolist() if with_cliques else None)
+    return PairBounds(cg.bound, grid.ceil_array(cg.pair_bounds(cands.pair_cand)), log, cg.seconds,
                       guide=cg.primal)
 
 
@@ -589,6 +598,8 @@ def threshold_table(instance: Instance, request, time_limit: float | None) -> di
            "relaxation": "k-anonymity" if request.k_alone else
            "k-anonymity over the request's candidates (its other criteria relaxed)",
            "rounds": "run by a solve" if rounds is None else f"not run: {rounds}"}
+    if log.clique_bound is not None:
+        out.update(clique_bound=log.clique_bound, cliques=len(log.cliques))
     if log.block_bound is not None:
         out.update(relaxation="the groups under the criteria (exact blocks per candidate; for t-closeness and "
                               "recursive l > 2, of what every group must hold)",

@@ -174,12 +174,22 @@ class ReductionLog:
     #: the LP rounding's verified objective (:mod:`milp_anon.rounding`) and its seconds, or ``None``
     rounding_objective: float | None = None
     rounding_seconds: float | None = None
+    #: the conflict cliques the column generation added (:mod:`milp_anon.conflicts`; candidates by index in
+    #: the combinatorial layer's order) and their multipliers ``μ``: the bound is then ``clique_bound =
+    #: L(π, μ)`` and ``lp_bound`` the LP's without them; ``None`` when no clique entered
+    clique_bound: float | None = None
+    cliques: list | None = field(default=None, repr=False)
+    clique_multipliers: list | None = field(default=None, repr=False)
 
     def as_dict(self) -> dict:
-        out = {k: _clean(v) for k, v in dataclasses.asdict(self).items() if k not in ("rounds", "multipliers")}
+        out = {k: _clean(v) for k, v in dataclasses.asdict(self).items()
+               if k not in ("rounds", "multipliers", "cliques", "clique_multipliers")}
         out["rounds"] = [{k: _clean(v) for k, v in dataclasses.asdict(r).items()} for r in self.rounds]
         if self.multipliers is not None:
             out["multipliers"] = [float(x) for x in self.multipliers]  # repr floats: exact through JSON
+        if self.cliques is not None:
+            out["cliques"] = [[int(j) for j in q] for q in self.cliques]
+            out["clique_multipliers"] = [float(x) for x in self.clique_multipliers]
         return out
 
 
@@ -415,6 +425,8 @@ class Result:
             lines.append(f"LP bound      {red.lp_bound:.6g} by column generation ({red.cg_iterations} rounds, "
                          f"master {red.master_pairs} of {red.full_pairs} pairs"
                          f"{'' if red.lp_converged else ', not converged'})")
+            if red.clique_bound is not None:
+                lines.append(f"clique bound  {red.clique_bound:.6g} with {len(red.cliques)} conflict cliques")
             for i, rnd in enumerate(red.rounds, 1):
                 below = "the whole model" if rnd.G is None else f"below G = {rnd.G:g}"
                 status = "stopped once its bound reached G" if rnd.status == "stopped at G" else (rnd.status or "-")

@@ -1,17 +1,21 @@
 """The candidates' conflict graph against its definition, and its cliques against brute force."""
 
 import itertools
+import json
 
 import highspy
 import numpy as np
+import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon import pipeline
+from milp_anon.certify import certify
 from milp_anon.conflicts import clique_bounds, conflicting_pairs, violated_cliques
 from milp_anon.exact import brute_force_k_anonymity
-from milp_anon.lagrangian import block_prices
+from milp_anon.lagrangian import block_prices, column_generation
 
 from helpers import small_tables
 
@@ -119,3 +123,71 @@ def test_violated_cliques_grow_from_violated_edges_once():
     assert violated_cliques(a, b, y, known) == [(0, 1, 2), (2, 3)]
     assert violated_cliques(a, b, y, known) == []
     assert violated_cliques(a, b, np.array([0.5, 0.5, 0.0, 1.0])) == []  # no edge above 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_tables(n=(5, 10), m=(2, 4), k=(2, 3)))
+def test_column_generation_with_cliques_bounds_the_brute_force_optimum(case):
+    """The column generation with cliques in its master: its cliques are conflict cliques (every two members
+    conflict), its bound ``L(π, μ)`` lies between the LP's and the brute-force optimum, and no pair of an
+    optimal table (the whole MILP's, which reaches the brute-force optimum) has a pair bound above it."""
+    frame, qi, k = case
+    expected, _ = brute_force_k_anonymity(frame.to_numpy(), k)
+    if expected is None:
+        return
+    am = pipeline.build_model(ma.Table.from_frame(frame, qi),
+                              ma.Request(ma.KAnonymity(k), model=ma.ModelOptions(reduction="none")))
+    n, w = am.instance.units.counts, am.instance.candidates.cost
+    plain = column_generation(n, w, am.pair_unit, am.pair_cand, k)
+    cg = column_generation(n, w, am.pair_unit, am.pair_cand, k, cliques=True)
+    assert cg.converged and plain.converged
+    edges = set(zip(*(x.tolist() for x in conflicting_pairs(am.pair_unit, am.pair_cand, n, k, am.y.size))))
+    assert all(pair in edges for q in cg.cliques for pair in itertools.combinations(q, 2))
+    assert plain.bound - 1e-6 <= cg.bound <= expected + 1e-6
+    if cg.cliques:
+        assert cg.bound_without_cliques == pytest.approx(plain.bound)
+        assert clique_bounds(cg.prices, cg.cliques, cg.mu, am.pair_cand[:1])[0] == cg.bound
+    mip = _highs(am.lm, [], am.y)
+    mip.run()
+    assert round(mip.getInfo().objective_function_value) == expected
+    used = np.asarray(mip.getSolution().col_value)[am.g] > 0.5
+    assert np.all(cg.pair_bounds(am.pair_cand)[used] <= expected + 1e-6)
+
+
+def _tables_with_cliques():
+    """Random 10-row tables (fixed seeds) whose reduction proof has conflict cliques, with their k."""
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        frame = pd.DataFrame(rng.choice(list("abc"), size=(10, 3)), columns=["q0", "q1", "q2"])
+        k = int(rng.integers(2, 4))
+        r = ma.anonymize(ma.Table.from_frame(frame, ["q0", "q1", "q2"]), ma.KAnonymity(k), reduction="lagrangian")
+        if r.status == "optimal" and r.reduction.cliques:
+            yield frame, k, r
+
+
+def test_a_proof_with_cliques_certifies_and_a_wrong_clique_does_not():
+    """Proofs whose bound has conflict cliques certify (their cliques checked from the table); a clique with
+    two candidates that could both hold k rows, a negative μ or a raised clique bound make them fail."""
+    found = 0
+    for frame, k, r in _tables_with_cliques():
+        table, request = ma.Table.from_frame(frame, ["q0", "q1", "q2"]), ma.Request(ma.KAnonymity(k))
+        expected, _ = brute_force_k_anonymity(frame.to_numpy(), k)
+        assert r.objective == expected and r.reduction.clique_bound <= expected + 1e-6
+        rep = json.loads(r.to_json())
+        cert = certify(table, request, rep)
+        assert cert.ok, cert.lines()
+        assert cert.lagrangian_bound == pytest.approx(r.reduction.clique_bound)
+        inst = pipeline.build_model(table, ma.Request(ma.KAnonymity(k), model=ma.ModelOptions(reduction="none")))
+        a, b = conflicting_pairs(inst.pair_unit, inst.pair_cand, inst.instance.units.counts, k, inst.y.size)
+        edges = set(zip(a.tolist(), b.tolist()))
+        free = next(((x, y) for x, y in itertools.combinations(range(inst.y.size), 2) if (x, y) not in edges), None)
+        tampered = [lambda d: d["reduction"].update(clique_multipliers=[-1.0] * len(d["reduction"]["cliques"])),
+                    lambda d: d["reduction"].update(clique_bound=d["reduction"]["clique_bound"] + 1)]
+        if free is not None:
+            tampered.append(lambda d: d["reduction"]["cliques"].__setitem__(0, list(free)))
+        for tamper in tampered:
+            bad = json.loads(r.to_json())
+            tamper(bad)
+            assert not certify(table, request, bad).ok
+        found += 1
+    assert found >= 3

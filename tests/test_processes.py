@@ -182,8 +182,11 @@ def test_sigterm_ends_the_cli_its_child_and_its_temporary_files(tmp_path):
 
 @linux_proc
 def test_under_nohup_a_hangup_does_not_end_the_run(workdir):
-    """`nohup milp-anon solve ...`: SIGHUP inherited as ignored stays ignored; the run finishes and writes its table."""
-    cli = subprocess.Popen([sys.executable, "-m", "milp_anon", *SOLVE, "--isolate", "always", "--time-limit", "60"],
+    """`nohup milp-anon solve ...`: SIGHUP inherited as ignored stays ignored; the run finishes and writes its table.
+    The whole model (``--reduce none``): the reduction proves this table without a solver round (its clique bound
+    meets the LP rounding's table), so it would start no child."""
+    cli = subprocess.Popen([sys.executable, "-m", "milp_anon", *SOLVE, "--reduce", "none", "--isolate", "always",
+                            "--time-limit", "60"],
                            cwd=workdir, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
     try:
