@@ -168,7 +168,7 @@ def _tables_with_cliques():
 def test_a_proof_with_cliques_certifies_and_a_wrong_clique_does_not():
     """Proofs whose bound has conflict cliques certify (their cliques checked from the table); a clique with
     two candidates that could both hold k rows, a negative μ or a raised clique bound make them fail."""
-    found = 0
+    found = wrong_clique = 0
     for frame, k, r in _tables_with_cliques():
         table, request = ma.Table.from_frame(frame, ["q0", "q1", "q2"]), ma.Request(ma.KAnonymity(k))
         expected, _ = brute_force_k_anonymity(frame.to_numpy(), k)
@@ -180,14 +180,19 @@ def test_a_proof_with_cliques_certifies_and_a_wrong_clique_does_not():
         inst = pipeline.build_model(table, ma.Request(ma.KAnonymity(k), model=ma.ModelOptions(reduction="none")))
         a, b = conflicting_pairs(inst.pair_unit, inst.pair_cand, inst.instance.units.counts, k, inst.y.size)
         edges = set(zip(a.tolist(), b.tolist()))
-        free = next(((x, y) for x, y in itertools.combinations(range(inst.y.size), 2) if (x, y) not in edges), None)
+        counts = inst.instance.units.counts
+        held = np.bincount(inst.pair_cand, weights=counts[inst.pair_unit], minlength=inst.y.size)
+        # two candidates that can both hold k rows: each holds k alone and they do not conflict (Hall)
+        free = next(((x, y) for x, y in itertools.combinations(np.flatnonzero(held >= k).tolist(), 2)
+                     if (x, y) not in edges), None)
         tampered = [lambda d: d["reduction"].update(clique_multipliers=[-1.0] * len(d["reduction"]["cliques"])),
                     lambda d: d["reduction"].update(clique_bound=d["reduction"]["clique_bound"] + 1)]
         if free is not None:
             tampered.append(lambda d: d["reduction"]["cliques"].__setitem__(0, list(free)))
+            wrong_clique += 1
         for tamper in tampered:
             bad = json.loads(r.to_json())
             tamper(bad)
             assert not certify(table, request, bad).ok
         found += 1
-    assert found >= 3
+    assert found >= 3 and wrong_clique >= 1
