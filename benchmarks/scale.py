@@ -3,7 +3,8 @@
     python -m benchmarks.scale techniques [--limit SEC]          # 5 QIs: whole model vs reduction, same run
     python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
                                         [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit,parallel,
-                                                    cutoff,no-search-beside,no-root-cuts,no-cliques]
+                                                    cutoff,no-search-beside,no-root-cuts,no-cliques,
+                                                    no-round-cliques]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -48,6 +49,9 @@ more that does not polish goes through its root's cuts,
 masters (``reduction.CLIQUES = False``), the package before 2026-11-28's
 second change (``after``: the cliques its converged masters violate enter, and
 the bound and the pair bounds are ``L(π, μ)``, :mod:`milp_anon.conflicts`).
+``--variants no-round-cliques`` keeps those cliques out of the rounds' models
+(``reduction.ROUND_CLIQUES = False``), the package before 2026-11-28's third
+change (``after``: each round's model holds them as rows, :func:`milp_anon.reduction.add_clique_rows`).
 ``--variants feasibility-jump`` gives HiGHS back its feasibility-jump heuristic
 in the rounds (the package turns it off in every MIP given a start since
 2026-11-27: it ignores the time limit, 7-8 s on a 389 k-column model).
@@ -104,6 +108,8 @@ def run(job):
             _reduction.ROOT_CUTS = False
         elif v == "no-cliques":
             _reduction.CLIQUES = False
+        elif v == "no-round-cliques":
+            _reduction.ROUND_CLIQUES = False
         elif v != "after":
             raise SystemExit(f"unknown variant {v!r}")
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])
@@ -136,6 +142,7 @@ def run(job):
         "round_search": "/".join("–" if not x.get("search") else f"{x['search']['start']:g}→{x['search']['end']:g}"
                                  for x in rounds),
         "round_root_cuts": "/".join(_root_cuts_cell(x.get("root_cuts")) for x in rounds),
+        "round_cliques": "/".join(str(x.get("cliques") or 0) for x in rounds),
         "source": r.source or "solver",
         "fallback": r.fallback, "peak_mb": round(peak),
         "search": "–" if r.lns is None else f"{r.lns.start:.6g} → {r.lns.end:.6g} ({r.lns.solved} solved, "
@@ -193,6 +200,7 @@ COLUMNS = [("qis", "QIs"), ("k", "k"), ("recoding", "recoding"), ("reduction", "
            ("round_search", "search beside the round"),
            ("round_root_cuts",
             "root cuts per round (cuts; cuts' LP bound; columns fixed / kept against the target τ; s root + LP + compact)"),
+           ("round_cliques", "clique rows per round"),
            ("source", "released by"), ("search", "search"),
            ("peak_mb", "peak MB")]
 

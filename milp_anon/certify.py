@@ -131,6 +131,12 @@ def certify(table, request, report: dict) -> Certificate:
         if rnd.get("incumbent_pairs"):  # a superset of S(G): its bound still holds for every solution below G
             solver_side.append(f"round {i}: the restricted model held S(G) and {rnd['incumbent_pairs']:,} pairs "
                                "of the incumbent")
+        if rnd.get("cliques"):
+            # valid rows when every clique is (checked above): a round only drops pairs, so rows only shrink
+            if cliques is None or rnd["cliques"] > len(cliques):
+                checks.append((False, f"round {i}: {rnd['cliques']} clique rows, but not so many cliques reported"))
+            solver_side.append(f"round {i}: the restricted model held {rnd['cliques']:,} rows Σ y_j <= 1 of the "
+                               "conflict cliques")
         cuts = rnd.get("root_cuts") or {}
         if cuts.get("fixed") is not None:  # what the round's bound rests on besides HiGHS's own
             solver_side.append(f"round {i}: through HiGHS's root cuts: {cuts.get('cuts', 0):,} cuts, the LP with "

@@ -103,6 +103,10 @@ SEARCH_BESIDE_MIN_SECONDS = 100.0
 #: (:func:`milp_anon.lagrangian.column_generation`, ``cliques``): a bound above the LP's, and pair bounds with
 #: the cliques' multipliers (``formulations/reduction.md``, "Conflict cliques")
 CLIQUES = True
+#: whether each round's model holds those cliques as rows ``Σ_{j ∈ Q} y_j <= 1`` over the round's candidates
+#: (:func:`add_clique_rows`): valid there, as a round only removes pairs, so two candidates' rows only shrink;
+#: the round's LP then starts at least at the cliques' bound instead of the LP's
+ROUND_CLIQUES = True
 
 
 def unavailable(request, solver: SolverOptions, candidates=None, n_rows: int | None = None) -> str | None:
@@ -427,6 +431,8 @@ class LagrangianReduction:
                         incumbent=self.ub if math.isfinite(self.ub) else None, solver_bound_is_global=False)
         with self.timings.phase("build"):
             am = build(inst.with_candidates(sub), self.request)
+        if ROUND_CLIQUES and self.log.cliques:
+            rnd.cliques = add_clique_rows(am, self.log.cliques, inst.candidates, kept)
         self.size = ModelSize.of_model(am, self.size)
         hint = None
         if inc is not None and np.array_equal(am.pair_cand, sub.pair_cand) and inc[full].sum() == inc.sum():
@@ -567,6 +573,27 @@ class LagrangianReduction:
                        size=self.size, candidate_counts=self.counts, grid=self.grid, bound_certifies=True,
                        reduction=self.log,
                        warm_start_cost=self.warm_start_cost)
+
+
+def add_clique_rows(am, cliques, candidates, kept_pairs: np.ndarray) -> int:
+    """Add to ``am`` (the model over the candidates that ``kept_pairs`` leaves of ``candidates``, in their order)
+    the rows ``Σ_{j ∈ Q} y_j <= 1`` of ``cliques`` (lists of ``candidates``' indices), each over its members the
+    model holds; returns how many rows (cliques with two or more such members).
+
+    Valid: two members conflict when the rows they can hold number fewer than ``2k``
+    (:func:`milp_anon.conflicts.conflicting_pairs`), and the model only drops pairs, so that stays true."""
+    held = np.zeros(candidates.n_candidates, dtype=bool)
+    held[candidates.pair_cand[kept_pairs]] = True
+    if am.y.shape[0] != int(held.sum()):
+        raise ValueError("the model's candidates are not those its kept pairs leave")
+    new_id = np.cumsum(held) - 1
+    members = [q[held[q]] for q in (np.asarray(q, dtype=np.int64) for q in cliques)]
+    members = [q for q in members if q.size >= 2]
+    if not members:
+        return 0
+    rows = np.repeat(np.arange(len(members)), [q.size for q in members])
+    am.lm.add_rows("conflict_cliques", len(members), rows, am.y[new_id[np.concatenate(members)]], 1.0, upper=1.0)
+    return len(members)
 
 
 def threshold_table(instance: Instance, request, time_limit: float | None) -> dict:

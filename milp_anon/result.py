@@ -145,6 +145,9 @@ class Round:
     #: what solving the round through its root's cuts did (:mod:`milp_anon.solvers.root_cuts`): cuts, the
     #: cuts' LP bound, columns fixed and kept, seconds per step; None when the round was solved whole
     root_cuts: dict | None = None
+    #: rows ``Σ_{j ∈ Q} y_j <= 1`` the round's model held, one per conflict clique of the reduction's bound with
+    #: two members in the round (:func:`milp_anon.reduction.add_clique_rows`); None or 0: none
+    cliques: int | None = None
 
 
 @dataclass
@@ -431,8 +434,9 @@ class Result:
                 below = "the whole model" if rnd.G is None else f"below G = {rnd.G:g}"
                 status = "stopped once its bound reached G" if rnd.status == "stopped at G" else (rnd.status or "-")
                 held = f" (with {fmt(rnd.incumbent_pairs)} of the incumbent)" if rnd.incumbent_pairs else ""
+                cl = f", {fmt(rnd.cliques)} clique rows" if rnd.cliques else ""
                 lines.append(f"fixing {i:<6} {below}: {fmt(rnd.pairs)} pairs{held}, {fmt(rnd.candidates)} "
-                             "candidates -> "
+                             f"candidates{cl} -> "
                              f"{status}" + (f"; incumbent {rnd.objective:g}" if rnd.objective is not None else "")
                              + (f"; round bound {rnd.bound:g}" if rnd.bound is not None else "")
                              + (f"; search beside it {rnd.search['start']:g} -> {rnd.search['end']:g}"

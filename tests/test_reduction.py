@@ -644,3 +644,79 @@ def test_no_search_beside_a_round_where_it_must_not_run(monkeypatch):
     assert not beside(options=auto) and beside(options=auto, cols=ISOLATE_MIN_COLUMNS)
     monkeypatch.setattr(lns, "_cores", lambda: 1)
     assert not beside()
+
+
+def _milp_value(lm):
+    h = lm.to_highs()
+    for name, value in (("output_flag", False), ("presolve", "off"), ("threads", 1)):
+        h.setOptionValue(name, value)
+    h.run()
+    return h.getInfo().objective_function_value if h.getInfo().primal_solution_status == 2 else None
+
+
+@settings(max_examples=80, deadline=None)
+@given(small_tables(n=(5, 10), m=(2, 4), k=(2, 3)), st.data())
+def test_a_round_s_clique_rows_are_conflict_cliques_of_its_model_and_cut_off_no_table(case, data):
+    """The whole model's conflict cliques (grown from every conflicting pair) added to a model over a random
+    subset of its pairs (:func:`reduction.add_clique_rows`): each row holds exactly the clique's members the
+    model holds (matched by their released values, not by index), every two of them conflict in that model
+    (its own rows), and its MILP optimum is the same with the rows as without."""
+    from milp_anon.conflicts import conflicting_pairs, violated_cliques
+    from milp_anon.formulations import build
+
+    frame, qi, k = case
+    request = ma.Request(ma.KAnonymity(k), model=ma.ModelOptions(reduction="none"))
+    whole = pipeline.build_model(ma.Table.from_frame(frame, qi), request)
+    inst = whole.instance
+    cands, counts = inst.candidates, inst.types.counts
+    a, b = conflicting_pairs(whole.pair_unit, whole.pair_cand, inst.units.counts, k, whole.y.size)
+    cliques = [list(q) for q in violated_cliques(a, b, np.ones(whole.y.size))]
+    keep = np.array(data.draw(st.lists(st.booleans(), min_size=cands.n_pairs, max_size=cands.n_pairs)), dtype=bool)
+    kept = cands.kept_pairs(keep, counts, k)
+    if not kept.any():
+        return
+    sub = cands.restrict_pairs(keep, counts, k, "test")
+    am = build(inst.with_candidates(sub), request)
+    before = _milp_value(am.lm)
+    n_rows = reduction.add_clique_rows(am, cliques, cands, kept)
+
+    def key(c, j):
+        return tuple(c.codes[j].tolist()) + tuple(c.levels[j].tolist())
+
+    sub_index = {key(sub, j): j for j in range(sub.n_candidates)}
+    expected = [sorted(sub_index[key(cands, j)] for j in q if key(cands, j) in sub_index) for q in cliques]
+    expected = sorted(q for q in expected if len(q) >= 2)
+    got = []
+    if n_rows:
+        rows, cols, _ = am.lm.entries[-1]
+        block = am.lm.row_blocks["conflict_cliques"]
+        position = {int(c): j for j, c in enumerate(am.y)}
+        got = sorted(sorted(position[int(c)] for c in cols[rows == r])
+                     for r in range(block.start, block.start + block.size))
+    assert got == expected and n_rows == len(expected)
+    sa, sb = conflicting_pairs(am.pair_unit, am.pair_cand, am.instance.units.counts, k, am.y.size)
+    edges = set(zip(sa.tolist(), sb.tolist()))
+    assert all(pair in edges for q in got for pair in itertools.combinations(q, 2))
+    after = _milp_value(am.lm)
+    assert (before is None and after is None) or after == pytest.approx(before)
+
+
+def test_rounds_with_clique_rows_reach_the_brute_force_optimum_and_certify():
+    """Random 10–12-row tables (fixed seed) whose rounds held conflict-clique rows: the reduction's optimum
+    is brute force's, and ``milp-anon certify`` accepts the report."""
+    import json
+
+    from milp_anon.certify import certify
+
+    rng, seen = np.random.default_rng(5), 0
+    for _ in range(60):
+        frame = frame_from_array(rng.choice(4, size=(int(rng.integers(10, 13)), 4)))
+        k = int(rng.integers(2, 4))
+        table = ma.Table.from_frame(frame, list(frame.columns))
+        r = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
+        if not (r.reduction and any(x.cliques for x in r.reduction.rounds)):
+            continue
+        seen += 1
+        assert r.status == "optimal" and r.objective == brute_force_k_anonymity(frame.to_numpy(), k)[0]
+        assert certify(table, ma.Request(ma.KAnonymity(k)), json.loads(r.to_json())).ok
+    assert seen >= 3
