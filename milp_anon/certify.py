@@ -133,9 +133,10 @@ def certify(table, request, report: dict) -> Certificate:
                                "of the incumbent")
         if rnd.get("cliques"):
             # valid rows when every clique is (checked above): a round only drops pairs, so rows only shrink
-            if cliques is None or rnd["cliques"] > len(cliques):
-                checks.append((False, f"round {i}: {rnd['cliques']} clique rows, but not so many cliques reported"))
-            solver_side.append(f"round {i}: the restricted model held {rnd['cliques']:,} rows Σ y_j <= 1 of the "
+            n_rows = rnd["cliques"]
+            if not isinstance(n_rows, int) or cliques is None or n_rows > len(cliques):
+                checks.append((False, f"round {i}: {n_rows!r} clique rows, but not so many cliques reported"))
+            solver_side.append(f"round {i}: the restricted model held {n_rows!r} rows Σ y_j <= 1 of the "
                                "conflict cliques")
         cuts = rnd.get("root_cuts") or {}
         if cuts.get("fixed") is not None:  # what the round's bound rests on besides HiGHS's own

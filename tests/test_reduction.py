@@ -703,7 +703,8 @@ def test_a_round_s_clique_rows_are_conflict_cliques_of_its_model_and_cut_off_no_
 
 def test_rounds_with_clique_rows_reach_the_brute_force_optimum_and_certify():
     """Random 10–12-row tables (fixed seed) whose rounds held conflict-clique rows: the reduction's optimum
-    is brute force's, and ``milp-anon certify`` accepts the report."""
+    is brute force's, and ``milp-anon certify`` accepts the report, but not one claiming more clique rows than
+    cliques."""
     import json
 
     from milp_anon.certify import certify
@@ -718,5 +719,10 @@ def test_rounds_with_clique_rows_reach_the_brute_force_optimum_and_certify():
             continue
         seen += 1
         assert r.status == "optimal" and r.objective == brute_force_k_anonymity(frame.to_numpy(), k)[0]
-        assert certify(table, ma.Request(ma.KAnonymity(k)), json.loads(r.to_json())).ok
+        report = json.loads(r.to_json())
+        assert certify(table, ma.Request(ma.KAnonymity(k)), report).ok
+        held = next(x for x in report["reduction"]["rounds"] if x.get("cliques"))
+        for wrong in (len(report["reduction"]["cliques"]) + 1, "many"):  # more rows than cliques, or not a count
+            held["cliques"] = wrong
+            assert not certify(table, ma.Request(ma.KAnonymity(k)), report).ok
     assert seen >= 3
