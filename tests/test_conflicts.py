@@ -59,6 +59,15 @@ def test_conflicting_pairs_are_the_pairs_that_cannot_both_hold_k_rows(case):
     assert got == expected
 
 
+def _whole_model(case):
+    """``(k, the brute-force optimum or None, the whole model)`` of a ``small_tables`` case."""
+    frame, qi, k = case
+    expected, _ = brute_force_k_anonymity(frame.to_numpy(), k)
+    am = pipeline.build_model(ma.Table.from_frame(frame, qi),
+                              ma.Request(ma.KAnonymity(k), model=ma.ModelOptions(reduction="none")))
+    return k, expected, am
+
+
 def _highs(lm, cliques, y_cols):
     h = lm.to_highs()
     for name, value in (("output_flag", False), ("presolve", "off"), ("threads", 1)):
@@ -78,12 +87,9 @@ def test_cliques_keep_the_brute_force_optimum_and_bound_it_from_below(case):
     MILP still reaches the brute-force optimum (no table is cut off), and its LP stays at or below it. At
     that LP's duals the Lagrangian bound with the cliques dualized is the LP's value, and no pair of the
     optimal table has a pair bound above the optimum."""
-    frame, qi, k = case
-    expected, _ = brute_force_k_anonymity(frame.to_numpy(), k)
+    k, expected, am = _whole_model(case)
     if expected is None:
         return
-    am = pipeline.build_model(ma.Table.from_frame(frame, qi),
-                              ma.Request(ma.KAnonymity(k), model=ma.ModelOptions(reduction="none")))
     a, b = conflicting_pairs(am.pair_unit, am.pair_cand, am.instance.units.counts, k, am.y.size)
     lp = _highs(am.lm.relaxed(), [], am.y)
     lp.run()
@@ -131,12 +137,9 @@ def test_column_generation_with_cliques_bounds_the_brute_force_optimum(case):
     """The column generation with cliques in its master: its cliques are conflict cliques (every two members
     conflict), its bound ``L(π, μ)`` lies between the LP's and the brute-force optimum, and no pair of an
     optimal table (the whole MILP's, which reaches the brute-force optimum) has a pair bound above it."""
-    frame, qi, k = case
-    expected, _ = brute_force_k_anonymity(frame.to_numpy(), k)
+    k, expected, am = _whole_model(case)
     if expected is None:
         return
-    am = pipeline.build_model(ma.Table.from_frame(frame, qi),
-                              ma.Request(ma.KAnonymity(k), model=ma.ModelOptions(reduction="none")))
     n, w = am.instance.units.counts, am.instance.candidates.cost
     plain = column_generation(n, w, am.pair_unit, am.pair_cand, k)
     cg = column_generation(n, w, am.pair_unit, am.pair_cand, k, cliques=True)
