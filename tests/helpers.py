@@ -233,3 +233,11 @@ def every_round_through_root_cuts(mp):
     mp.setattr(reduction, "ROOT_CUTS_MIN_COLUMNS", 0)
     mp.setattr(reduction, "ROUND_POLISH", 0.0)
     mp.setattr(reduction, "LP_ROUNDING", False)
+
+
+def quiet_highs(lm):
+    """HiGHS holding ``lm``, silent, presolve off (as the package's proofs), one thread."""
+    h = lm.to_highs()
+    for name, value in (("output_flag", False), ("presolve", "off"), ("threads", 1)):
+        h.setOptionValue(name, value)
+    return h

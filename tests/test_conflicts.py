@@ -17,7 +17,7 @@ from milp_anon.conflicts import clique_bounds, conflicting_pairs, violated_cliqu
 from milp_anon.exact import brute_force_k_anonymity
 from milp_anon.lagrangian import block_prices, column_generation
 
-from helpers import small_tables
+from helpers import quiet_highs, small_tables
 
 
 def _both_hold_k(only_a, only_b, shared, k):
@@ -69,9 +69,7 @@ def _whole_model(case):
 
 
 def _highs(lm, cliques, y_cols):
-    h = lm.to_highs()
-    for name, value in (("output_flag", False), ("presolve", "off"), ("threads", 1)):
-        h.setOptionValue(name, value)
+    h = quiet_highs(lm)
     if cliques:
         sizes = np.array([len(q) for q in cliques])
         index = y_cols[np.concatenate([np.array(q) for q in cliques])].astype(np.int32)

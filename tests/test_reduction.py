@@ -2,6 +2,7 @@
 
 import dataclasses
 import itertools
+import json
 import math
 
 import numpy as np
@@ -12,12 +13,15 @@ from hypothesis import strategies as st
 import milp_anon as ma
 from milp_anon import pipeline, reduction
 from milp_anon.candidates import suppression_candidates
+from milp_anon.certify import certify
+from milp_anon.conflicts import conflicting_pairs, violated_cliques
 from milp_anon.exact import brute_force, brute_force_k_anonymity
+from milp_anon.formulations import build
 from milp_anon.grid import ObjectiveGrid
 from milp_anon.lagrangian import block_prices, column_generation
 from milp_anon.rowtypes import RowTypes
 
-from helpers import frame_from_array, generalization_cases, small_tables
+from helpers import frame_from_array, generalization_cases, quiet_highs, small_tables
 
 
 def _block_by_enumeration(v, n, k, force=None):
@@ -647,9 +651,7 @@ def test_no_search_beside_a_round_where_it_must_not_run(monkeypatch):
 
 
 def _milp_value(lm):
-    h = lm.to_highs()
-    for name, value in (("output_flag", False), ("presolve", "off"), ("threads", 1)):
-        h.setOptionValue(name, value)
+    h = quiet_highs(lm)
     h.run()
     return h.getInfo().objective_function_value if h.getInfo().primal_solution_status == 2 else None
 
@@ -661,9 +663,6 @@ def test_a_round_s_clique_rows_are_conflict_cliques_of_its_model_and_cut_off_no_
     subset of its pairs (:func:`reduction.add_clique_rows`): each row holds exactly the clique's members the
     model holds (matched by their released values, not by index), every two of them conflict in that model
     (its own rows), and its MILP optimum is the same with the rows as without."""
-    from milp_anon.conflicts import conflicting_pairs, violated_cliques
-    from milp_anon.formulations import build
-
     frame, qi, k = case
     request = ma.Request(ma.KAnonymity(k), model=ma.ModelOptions(reduction="none"))
     whole = pipeline.build_model(ma.Table.from_frame(frame, qi), request)
@@ -705,10 +704,6 @@ def test_rounds_with_clique_rows_reach_the_brute_force_optimum_and_certify():
     """Random 10–12-row tables (fixed seed) whose rounds held conflict-clique rows: the reduction's optimum
     is brute force's, and ``milp-anon certify`` accepts the report, but not one claiming more clique rows than
     cliques."""
-    import json
-
-    from milp_anon.certify import certify
-
     rng, seen = np.random.default_rng(5), 0
     for _ in range(60):
         frame = frame_from_array(rng.choice(4, size=(int(rng.integers(10, 13)), 4)))
