@@ -4,7 +4,7 @@
     python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
                                         [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit,parallel,
                                                     cutoff,no-search-beside,no-root-cuts,no-cliques,
-                                                    no-round-cliques]
+                                                    no-round-cliques,no-rank-rows]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -52,6 +52,10 @@ the bound and the pair bounds are ``L(π, μ)``, :mod:`milp_anon.conflicts`).
 ``--variants no-round-cliques`` keeps those cliques out of the rounds' models
 (``reduction.ROUND_CLIQUES = False``), the package before 2026-11-28's third
 change (``after``: each round's model holds them as rows, :func:`milp_anon.reduction.add_clique_rows`).
+``--variants no-rank-rows`` adds no rank rows ``Σ_{j ∈ S} y_j <= ⌊|R_S| / k⌋``
+after the cliques (``reduction.RANK_ROWS = False``), the package before
+2026-11-29 (``after``: they enter the masters, the bound and the rounds like
+the cliques, :func:`milp_anon.conflicts.violated_rank_rows`).
 ``--variants feasibility-jump`` gives HiGHS back its feasibility-jump heuristic
 in the rounds (the package turns it off in every MIP given a start since
 2026-11-27: it ignores the time limit, 7-8 s on a 389 k-column model).
@@ -110,6 +114,8 @@ def run(job):
             _reduction.CLIQUES = False
         elif v == "no-round-cliques":
             _reduction.ROUND_CLIQUES = False
+        elif v == "no-rank-rows":
+            _reduction.RANK_ROWS = False
         elif v != "after":
             raise SystemExit(f"unknown variant {v!r}")
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])
@@ -131,6 +137,7 @@ def run(job):
         "objective": r.objective, "bound": r.bound, "gap": r.gap, "seconds": round(wall, 1),
         "lp_seconds": round(r.timings.lp or 0.0, 1), "lp_bound": red.get("lp_bound"),
         "clique_bound": red.get("clique_bound"), "cliques": len(red.get("cliques") or []),
+        "rank_rows": sum(1 for x in red.get("clique_rhs") or [] if x != 1),
         "lp_converged": red.get("lp_converged"), "cg_iterations": red.get("cg_iterations"),
         "master_pairs": red.get("master_pairs"), "full_pairs": red.get("full_pairs", r.size.n_pairs),
         "rounding": red.get("rounding_objective"), "rounding_seconds": red.get("rounding_seconds"),
@@ -191,7 +198,7 @@ COLUMNS = [("qis", "QIs"), ("k", "k"), ("recoding", "recoding"), ("reduction", "
            ("status", "status"),
            ("objective", "cost"), ("bound", "bound"), ("gap", "gap"), ("seconds", "wall s"),
            ("lp_seconds", "LP s"), ("lp_bound", "LP bound"), ("clique_bound", "LP + cliques"),
-           ("cliques", "cliques"), ("cg_iterations", "CG rounds"),
+           ("cliques", "cliques"), ("rank_rows", "of them rank rows"), ("cg_iterations", "CG rounds"),
            ("lp_converged", "LP converged"), ("master_pairs", "master pairs"),
            ("rounding", "LP rounding"), ("rounding_seconds", "rounding s"),
            ("full_pairs", "all pairs"), ("round_pairs", "pairs per round"), ("round_G", "G per round"),

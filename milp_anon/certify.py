@@ -8,6 +8,8 @@ composite:
    (:mod:`milp_anon.conflicts`) ``L(π, μ)``, for every ``μ >= 0``, provided
    every two candidates of every clique cannot both hold ``k`` rows
    (``|R_a ∪ R_b| < 2k``), which is checked pair by pair from the table;
+   a rank row ``Σ_{j ∈ S} y_j <= r`` (``r >= 2``) holds when its members'
+   rows number fewer than ``(r + 1) k`` together, checked from the table;
 2. for each round with threshold ``G``, every (type, candidate) pair outside
    the restricted model has a pair bound ``b_ij(π) >= G`` (rounded up to the
    objective's grid), so no solution cheaper than ``G`` uses it;
@@ -93,14 +95,18 @@ def certify(table, request, report: dict) -> Certificate:
     cliques = red.get("cliques")
     if cliques is not None:
         mu = np.asarray(red.get("clique_multipliers") or [], dtype=float)
-        wrong = _not_cliques(cliques, cands, types.counts, k)
+        rhs = red.get("clique_rhs")
+        rhs = [1] * len(cliques) if rhs is None else rhs
+        wrong = _not_packing_rows(cliques, rhs, cands, types.counts, k)
         fine = not wrong and mu.shape == (len(cliques),) and bool(np.all(mu >= 0))
-        checks.append((fine, f"{len(cliques)} conflict cliques, every two members holding fewer than 2k = {2 * k} "
-                             f"rows together; {mu.size} multipliers μ >= 0"
+        ranks = sum(1 for r in rhs if r != 1)
+        checks.append((fine, f"{len(cliques) - ranks} conflict cliques, every two members holding fewer than "
+                             f"2k = {2 * k} rows together, and {ranks} rank rows Σ y_j <= r whose members hold "
+                             f"fewer than (r + 1) k rows; {mu.size} multipliers μ >= 0"
                              + (f" (not: {wrong[:3]})" if wrong else "")))
         if not fine:
             return Certificate(False, float("nan"), float("nan"), None, checks)
-        lagrangian, pair_bounds = clique_bounds(prices, cliques, mu, cands.pair_cand)
+        lagrangian, pair_bounds = clique_bounds(prices, cliques, mu, cands.pair_cand, np.asarray(rhs, dtype=float))
     L = grid.ceil(lagrangian)
     thresholds = grid.ceil_array(pair_bounds)
     floor = np.full(types.t_in, np.inf)
@@ -136,8 +142,8 @@ def certify(table, request, report: dict) -> Certificate:
             n_rows = rnd["cliques"]
             if not isinstance(n_rows, int) or cliques is None or n_rows > len(cliques):
                 checks.append((False, f"round {i}: {n_rows!r} clique rows, but not so many cliques reported"))
-            solver_side.append(f"round {i}: the restricted model held {n_rows!r} rows Σ y_j <= 1 of the "
-                               "conflict cliques")
+            solver_side.append(f"round {i}: the restricted model held {n_rows!r} rows Σ y_j <= r of the "
+                               "conflict cliques (r = 1) and rank rows")
         cuts = rnd.get("root_cuts") or {}
         if cuts.get("fixed") is not None:  # what the round's bound rests on besides HiGHS's own
             solver_side.append(f"round {i}: through HiGHS's root cuts: {cuts.get('cuts', 0):,} cuts, the LP with "
@@ -167,16 +173,24 @@ def certify(table, request, report: dict) -> Certificate:
     return Certificate(ok, float(lagrangian), type_bound, lower, checks, solver_side)
 
 
-def _not_cliques(cliques, cands, counts, k: int) -> list:
-    """The members of ``cliques`` that are not candidates, or the pairs of them that could both hold ``k``
-    rows: rows of the types either can hold, counted from the regenerated pairs, at least ``2k``."""
+def _not_packing_rows(cliques, rhs, cands, counts, k: int) -> list:
+    """The rows ``Σ_{j ∈ Q} y_j <= r`` of ``cliques`` and ``rhs`` not shown valid from the regenerated pairs:
+    ``r`` not a whole number >= 1 or ``Q`` not distinct candidates; else valid when the types its members can hold
+    number fewer than ``(r + 1) k`` rows (at most ``r`` open), or when ``r >= 1`` and every two members
+    conflict (rows of the types either can hold fewer than ``2k``). Returns the rows (or pairs) that fail."""
     order = np.argsort(cands.pair_cand, kind="stable")
     pc, pt = cands.pair_cand[order], cands.pair_type[order]
     start = np.searchsorted(pc, np.arange(cands.n_candidates + 1))
     wrong = []
-    for q in cliques:
-        if not all(isinstance(j, int) and 0 <= j < cands.n_candidates for j in q) or len(set(q)) != len(q):
+    if len(rhs) != len(cliques):
+        return [("clique_rhs", len(rhs))]
+    for q, r in zip(cliques, rhs):
+        if (not all(isinstance(j, int) and 0 <= j < cands.n_candidates for j in q) or len(set(q)) != len(q)
+                or not isinstance(r, int) or r < 1):
             wrong.append(tuple(q))
+            continue
+        units = np.unique(np.concatenate([pt[start[j]:start[j + 1]] for j in q])) if q else np.zeros(0, np.int64)
+        if counts[units].sum() < (r + 1) * k:
             continue
         for x, a in enumerate(q):
             for b in q[x + 1:]:

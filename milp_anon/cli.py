@@ -510,7 +510,8 @@ def cmd_inspect(args) -> int:
               f"{lag['seconds']:.1f} s, {'converged' if lag['converged'] else 'stopped at the limit'}); "
               f"master {lag['master_candidates']} candidates, {lag['master_pairs']} pairs")
         if "clique_bound" in lag:
-            _say(f"clique bound  {lag['clique_bound']:.4f} with {lag['cliques']} conflict cliques in the master")
+            _say(f"clique bound  {lag['clique_bound']:.4f} with {lag['cliques']} conflict cliques"
+                 + (f" and {lag['rank_rows']} rank rows" if lag.get("rank_rows") else "") + " in the master")
         if "block_bound" in lag:
             _say(f"block bound   {lag['block_bound']:.4f} by subgradient ascent from {lag['block_start']:.4f} "
                   f"({lag['ascent_steps']} steps, {lag['ascent_seconds']:.1f} s)")

@@ -19,13 +19,22 @@ Measured (``benchmarks/conflict_cliques.py``, full Adult, k = 5, the whole model
 hierarchies (``lm``) 1,427.0 → 1,454.2 with 171 cliques (the best table 1,481.09); k = 10 2,539.5 → 2,575.4,
 above every bound the reduction had proven. The reduction's column generation adds them to its masters
 (:func:`milp_anon.lagrangian.column_generation`, ``cliques``; ``formulations/reduction.md``).
+
+**Rank rows** generalize the cliques to a right-hand side above 1: for a set ``S`` of candidates whose rows
+together number ``|R_S| = |∪_{j ∈ S} R_j|``, at most ``⌊|R_S| / k⌋`` of them can be open (each open one holds
+``k`` rows of ``R_S`` of its own), so ``Σ_{j ∈ S} y_j <= ⌊|R_S| / k⌋`` — the Chvátal–Gomory rounding of the
+sum of the members' rows ``k y_j <= Σ_i g_ij``. Both are *packing rows* ``Σ_{j ∈ S} y_j <= r_S`` and enter the
+Lagrangian bound the same way (``− Σ_q r_q μ_q``). Measured on the whole model's LP (ad hoc, 2026-11-29): 5 QIs
+``lm`` k = 5 LP 1,427.03, + cliques 1,454.23, + rank rows 1,461.8 (about 400 rows in 18 rounds); 4 QIs
+258.04 → 258.76 (optimum 261.85).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["clique_bound", "clique_bounds", "conflicting_pairs", "opening_costs", "violated_cliques"]
+__all__ = ["clique_bound", "clique_bounds", "conflicting_pairs", "opening_costs", "rank_rhs", "violated_cliques",
+           "violated_rank_rows"]
 
 
 def conflicting_pairs(pair_unit, pair_cand, unit_rows, k: int, n_cand: int) -> tuple[np.ndarray, np.ndarray]:
@@ -95,30 +104,102 @@ def opening_costs(cliques, mu, n_cand: int) -> np.ndarray:
     return m
 
 
-def clique_bounds(prices, cliques, mu, pair_cand) -> tuple[float, np.ndarray]:
-    """The Lagrangian bound with the clique inequalities dualized too, and its pair bounds.
+def rank_rhs(members, pair_unit, pair_cand, unit_rows, k: int) -> int:
+    """``⌊|R_S| / k⌋`` for the candidates ``members``: how many of them can be open at once, at most."""
+    pair_cand = np.asarray(pair_cand, dtype=np.int64)
+    inside = np.isin(pair_cand, np.asarray(members, dtype=np.int64))
+    units = np.unique(np.asarray(pair_unit, dtype=np.int64)[inside])
+    return int(np.asarray(unit_rows, dtype=np.int64)[units].sum() // k)
+
+
+def violated_rank_rows(pair_unit, pair_cand, unit_rows, k: int, y, known: set | None = None, tol: float = 1e-6,
+                       grow: int = 12, max_rows: int | None = None) -> tuple[list[tuple[int, ...]], list[int]]:
+    """Rank rows ``Σ_{j ∈ S} y_j <= ⌊|R_S| / k⌋`` the point ``y`` violates, with their right-hand sides.
+
+    From each candidate with a fractional ``y_j``, ``S`` grows by up to ``grow`` candidates of the point's
+    support sharing a row type with it, each time the one that leaves ``Σ_S y − ⌊|R_S| / k⌋`` largest (ties: the
+    fewest new rows), and stops at the first violated set. ``|R_S|`` counts every pair given (pass the whole
+    model's, so the row holds wherever ``R_j`` is a subset); sets beyond ``max_rows`` rows (default ``6k``) are
+    not tried: they would need many open members. ``known`` (updated): sets already found. Complexity:
+    ``O(P log P)`` for the support's index, then per start ``O(grow · Σ_{u ∈ R_S} s_u)`` with ``s_u`` the
+    support's candidates holding row type ``u``."""
+    known = set() if known is None else known
+    max_rows = 6 * k if max_rows is None else int(max_rows)
+    y = np.asarray(y, dtype=float)
+    pair_unit = np.asarray(pair_unit, dtype=np.int64)
+    pair_cand = np.asarray(pair_cand, dtype=np.int64)
+    unit_rows = np.asarray(unit_rows, dtype=np.int64)
+    held = np.bincount(pair_cand, weights=unit_rows[pair_unit], minlength=y.size)
+    small = (y > tol) & (held < max_rows)
+    sel = small[pair_cand]
+    pu, pc = pair_unit[sel], pair_cand[sel]
+    by_cand = np.argsort(pc, kind="stable")
+    cand_start = np.searchsorted(pc[by_cand], np.arange(y.size + 1))
+    by_unit = np.argsort(pu, kind="stable")
+    unit_start = np.searchsorted(pu[by_unit], np.arange(unit_rows.size + 1))
+
+    def units_of(j):
+        return pu[by_cand[cand_start[j]:cand_start[j + 1]]].tolist()
+
+    def cands_of(u):
+        return pc[by_unit[unit_start[u]:unit_start[u + 1]]].tolist()
+
+    rows_out, rhs_out = [], []
+    for j0 in np.flatnonzero(small & (y < 1 - tol)).tolist():
+        S, U = {j0}, set(units_of(j0))
+        total, sy = int(unit_rows[list(U)].sum()), float(y[j0])
+        near = {c for u in U for c in cands_of(u)} - S
+        for _ in range(grow):
+            best = None
+            for c in near:
+                new = [u for u in units_of(c) if u not in U]
+                more = int(unit_rows[new].sum()) if new else 0
+                key = (sy + y[c] - (total + more) // k, -more, -c)
+                if best is None or key > best[0]:
+                    best = (key, c, new, more)
+            if best is None or total + best[3] >= max_rows:
+                break
+            key, c, new, more = best
+            S.add(c)
+            U.update(new)
+            near.discard(c)
+            near.update(x for u in new for x in cands_of(u) if x not in S)
+            total, sy = total + more, sy + float(y[c])
+            if key[0] > tol:
+                q = tuple(sorted(S))
+                if q not in known:
+                    known.add(q)
+                    rows_out.append(q)
+                    rhs_out.append(total // k)
+                break
+    return rows_out, rhs_out
+
+
+def clique_bounds(prices, cliques, mu, pair_cand, rhs=None) -> tuple[float, np.ndarray]:
+    """The Lagrangian bound with the packing rows (conflict cliques, rank rows) dualized too, and its pair bounds.
 
     ``prices``: :func:`milp_anon.lagrangian.block_prices` at multipliers ``π`` of the rows ``Σ_j g_ij = n_i``
-    (its ``bound`` is ``L(π)``); ``mu[q] >= 0``: the multiplier of ``Σ_{j ∈ cliques[q]} y_j <= 1``. Dualized,
-    the cliques add ``m_j = Σ_{q ∋ j} μ_q`` to candidate ``j``'s cost of opening and ``−Σ_q μ_q`` to the bound,
-    so the blocks stay separable::
+    (its ``bound`` is ``L(π)``); ``mu[q] >= 0``: the multiplier of ``Σ_{j ∈ cliques[q]} y_j <= rhs[q]`` (``rhs``
+    ``None``: every right-hand side 1, the cliques). Dualized, the rows add ``m_j = Σ_{q ∋ j} μ_q`` to candidate
+    ``j``'s cost of opening and ``−Σ_q rhs_q μ_q`` to the bound, so the blocks stay separable::
 
-        L(π, μ) = π·n − Σ_q μ_q + Σ_j min(0, rc_j(π) + m_j)
+        L(π, μ) = π·n − Σ_q rhs_q μ_q + Σ_j min(0, rc_j(π) + m_j)
 
     and a pair ``(i, j)`` forced in bounds every solution using it by ``L(π, μ) − min(0, rc_j + m_j) +
-    rc_ij(π) + m_j``. At an optimal dual of the LP with the cliques, ``L`` is that LP's value."""
+    rc_ij(π) + m_j``. At an optimal dual of the LP with the rows, ``L`` is that LP's value."""
     mu = np.maximum(np.asarray(mu, dtype=float), 0.0)
     m = opening_costs(cliques, mu, prices.rc.shape[0])
-    bound = _bound(prices, m, mu)
+    bound = _bound(prices, m, mu, rhs)
     return bound, bound - np.minimum(prices.rc + m, 0.0)[pair_cand] + prices.forced + m[pair_cand]
 
 
-def clique_bound(prices, cliques, mu) -> float:
+def clique_bound(prices, cliques, mu, rhs=None) -> float:
     """``L(π, μ)`` of :func:`clique_bounds` alone (no pair bounds)."""
     mu = np.maximum(np.asarray(mu, dtype=float), 0.0)
-    return _bound(prices, opening_costs(cliques, mu, prices.rc.shape[0]), mu)
+    return _bound(prices, opening_costs(cliques, mu, prices.rc.shape[0]), mu, rhs)
 
 
-def _bound(prices, m, mu) -> float:
-    # L(π) with each block's term min(0, rc_j) replaced by min(0, rc_j + m_j)
-    return float(prices.bound - np.minimum(prices.rc, 0.0).sum() + np.minimum(prices.rc + m, 0.0).sum() - mu.sum())
+def _bound(prices, m, mu, rhs) -> float:
+    # L(π) with each block's term min(0, rc_j) replaced by min(0, rc_j + m_j), less the rows' Σ rhs_q μ_q
+    spent = mu.sum() if rhs is None else float(np.dot(np.asarray(rhs, dtype=float), mu))
+    return float(prices.bound - np.minimum(prices.rc, 0.0).sum() + np.minimum(prices.rc + m, 0.0).sum() - spent)

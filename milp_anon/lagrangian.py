@@ -52,7 +52,7 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 
-from .conflicts import clique_bound, clique_bounds, conflicting_pairs, violated_cliques
+from .conflicts import clique_bound, clique_bounds, conflicting_pairs, violated_cliques, violated_rank_rows
 from .highs_banner import new_highs
 
 log = logging.getLogger("milp_anon.lagrangian")
@@ -158,18 +158,20 @@ class LagrangianLP:
     #: (zero outside the master), for :mod:`milp_anon.rounding`; an unfinished run's is not always
     #: feasible; ``None`` when no run gave values
     primal: tuple[np.ndarray, np.ndarray] | None = None
-    #: ``cliques=True``: the conflict cliques in the master (:mod:`milp_anon.conflicts`), each a sorted tuple of
-    #: candidates, and their multipliers ``mu`` at the best bound (``bound = L(pi, mu)``); the bound before the
-    #: first clique entered (the LP bound, when the column generation had converged), or ``None`` without cliques
+    #: ``cliques=True``: the packing rows in the master (:mod:`milp_anon.conflicts`: conflict cliques, then with
+    #: ``rank_rows`` rank rows), each a sorted tuple of candidates, their right-hand sides ``rhs`` (1 for a clique)
+    #: and their multipliers ``mu`` at the best bound (``bound = L(pi, mu)``); the bound before the first row
+    #: entered (the LP bound, when the column generation had converged), or ``None`` without cliques
     cliques: list = dataclasses.field(default_factory=list)
     mu: np.ndarray | None = None
     bound_without_cliques: float | None = None
+    rhs: np.ndarray | None = None
 
     def pair_bounds(self, pair_cand: np.ndarray) -> np.ndarray:
         """``(P,)`` lower bound on every solution that uses the pair, at ``(pi, mu)``."""
         if not self.cliques:
             return self.prices.pair_bounds(pair_cand)
-        return clique_bounds(self.prices, self.cliques, self.mu, pair_cand)[1]
+        return clique_bounds(self.prices, self.cliques, self.mu, pair_cand, self.rhs)[1]
 
 
 class RestrictedMaster:
@@ -291,8 +293,9 @@ class RestrictedMaster:
         self.add_candidates(js)
         self.add_pairs(np.flatnonzero(mask[self.pair_cand] & pair_mask))
 
-    def add_cliques(self, cliques) -> None:
-        """Rows ``Σ_{j ∈ Q} y_j <= 1`` of conflict cliques ``Q`` of master candidates (:mod:`milp_anon.conflicts`)."""
+    def add_cliques(self, cliques, rhs=None) -> None:
+        """Packing rows ``Σ_{j ∈ Q} y_j <= rhs_Q`` (``rhs`` ``None``: 1, conflict cliques) over master candidates
+        (:mod:`milp_anon.conflicts`)."""
         q = len(cliques)
         if q == 0:
             return
@@ -300,7 +303,8 @@ class RestrictedMaster:
         if not self.in_master[members].all():
             raise ValueError("a clique row over a candidate outside the master")
         starts = np.concatenate([[0], np.cumsum([len(c) for c in cliques])[:-1]]).astype(np.int32)
-        self.h.addRows(q, np.full(q, -highspy.kHighsInf), np.ones(q), members.size, starts,
+        upper = np.ones(q) if rhs is None else np.asarray(rhs, dtype=float)
+        self.h.addRows(q, np.full(q, -highspy.kHighsInf), upper, members.size, starts,
                        self.y_col[members].astype(np.int32), np.ones(members.size))
         self.clique_rows.extend(range(self.rows, self.rows + q))
         self.rows += q
@@ -371,6 +375,8 @@ SMOOTHING = 0.8
 MAX_ADD = 300
 #: seconds of one master run at most before its current duals are priced (the next run continues)
 MASTER_SECONDS = 10.0
+#: rank rows stop entering once a round of them lifted the master LP by less than this share of its value
+RANK_TAIL = 1e-4
 # Why ``separate_links=None`` (column_generation) waits for a master cut short by MASTER_SECONDS before
 # the masters separate their links (RestrictedMaster.start_separating): Adult, 8 QIs, k = 5, 300 s,
 # separating from the start: bound 30,866 against 30,688 with every link
@@ -380,7 +386,7 @@ MASTER_SECONDS = 10.0
 
 def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_options=None, max_add=None,
                       smoothing=None, master_seconds=None, rel_tol=1e-9, separate_links=None,
-                      cliques=False) -> LagrangianLP:
+                      cliques=False, rank_rows=False) -> LagrangianLP:
     """The LP bound of the assignment model over every candidate, by stabilized column generation.
 
     The restricted master (:class:`RestrictedMaster`) starts with the
@@ -426,6 +432,14 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     with ``μ`` the clique rows' multipliers, smoothed like ``π``. A clique
     holds master candidates only, so a candidate outside the master prices
     as before (``m_j = 0``). Stops when no clique is violated.
+
+    ``rank_rows`` (with ``cliques``): once no clique is violated, the rank
+    rows ``Σ_{j ∈ S} y_j <= ⌊|R_S| / k⌋`` the point violates
+    (:func:`milp_anon.conflicts.violated_rank_rows`, ``R_S`` over every
+    pair) enter the same way, with ``−rhs·μ`` in the bound; they stop
+    entering once a round of them lifted the master by less than
+    ``RANK_TAIL`` of its value (their gains taper: 5 QIs ``lm`` k = 5,
+    +3.4, +1.3, … +0.03 over 15 rounds).
     """
     t0 = time.perf_counter()
     max_add = MAX_ADD if max_add is None else int(max_add)
@@ -457,24 +471,37 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     lp_value, converged, it, finish = math.inf, False, 0, False
     primal = None
     graph, found, known, without = None, [], set(), None
+    found_rhs: list[int] = []
+    rank_known: set = set()
+    rank_last = None  # the master's value when rank rows last entered; None: none yet; -inf: stopped
 
     def separate() -> bool:
         """Add the cliques the (optimal) master's point violates; whether any was."""
-        nonlocal graph, without
+        nonlocal graph, without, rank_last
         if not cliques:
             return False
         if graph is None:
             graph = conflicting_pairs(pair_type, pair_cand, n, k, C)
         a, b = graph
         held = master.in_master[a] & master.in_master[b]
-        new = violated_cliques(a[held], b[held], master.primal()[0], known)
+        y = master.primal()[0]
+        new = violated_cliques(a[held], b[held], y, known)
+        rhs = [1] * len(new)
+        kind = "conflict cliques"
+        if not new and rank_rows and rank_last != -math.inf:
+            if rank_last is not None and lp_value - rank_last < RANK_TAIL * max(1.0, abs(lp_value)):
+                rank_last = -math.inf  # the last round gained too little: no more
+                return False
+            new, rhs = violated_rank_rows(pair_type, pair_cand, n.astype(np.int64), k, y, rank_known)
+            rank_last, kind = lp_value, "rank rows"
         if not new:
             return False
         if without is None:
             without = best[3]
-        master.add_cliques(new)
+        master.add_cliques(new, rhs)
         found.extend(new)
-        log.info("column generation: %d conflict cliques enter the master (%d in all)", len(new), len(found))
+        found_rhs.extend(rhs)
+        log.info("column generation: %d %s enter the master (%d packing rows in all)", len(new), kind, len(found))
         return True
     while True:
         left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
@@ -504,7 +531,7 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
             mu_best = np.concatenate([best[1], np.zeros(len(found) - best[1].size)])
             mu = mu_master if alpha == 0 else alpha * mu_best + (1.0 - alpha) * mu_master
             prices = block_prices(pi, n, w, pair_type, pair_cand, k)
-            bound = clique_bound(prices, found, mu) if found else prices.bound
+            bound = clique_bound(prices, found, mu, found_rhs) if found else prices.bound
             if bound > best[3]:
                 best = (pi, mu, prices, bound)
             enter = np.flatnonzero((prices.rc < -1e-9) & ~master.in_master)
@@ -539,4 +566,5 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     return LagrangianLP(pi=best[0], bound=best[3], lp_value=lp_value, converged=converged, iterations=it,
                         seconds=time.perf_counter() - t0, master_candidates=int(master.in_master.sum()),
                         master_pairs=int(master.pair_in.sum()), prices=best[2], primal=primal, cliques=used,
-                        mu=best[1] if used else None, bound_without_cliques=without if cliques else None)
+                        mu=best[1] if used else None, bound_without_cliques=without if cliques else None,
+                        rhs=np.asarray(found_rhs[: len(used)], dtype=np.int64) if used else None)

@@ -107,6 +107,10 @@ CLIQUES = True
 #: (:func:`add_clique_rows`): valid there, as a round only removes pairs, so two candidates' rows only shrink;
 #: the round's LP then starts at least at the cliques' bound instead of the LP's
 ROUND_CLIQUES = True
+#: whether, once no clique is violated, the column generation adds the rank rows ``Σ_{j ∈ S} y_j <= ⌊|R_S| / k⌋``
+#: its masters violate (:func:`milp_anon.conflicts.violated_rank_rows`); they join the cliques in the bound, the
+#: pair bounds and (``ROUND_CLIQUES``) the rounds' rows
+RANK_ROWS = True
 
 
 def unavailable(request, solver: SolverOptions, candidates=None, n_rows: int | None = None) -> str | None:
@@ -158,7 +162,7 @@ def k_anonymity_bounds(instance: Instance, request, grid: ObjectiveGrid, solver:
     cands, types = instance.candidates, instance.types
     cg = column_generation(types.counts, cands.cost, cands.pair_type, cands.pair_cand, request.min_group_size(),
                            time_limit=time_limit, highs_options=highs_option_values(solver, master_lp=True),
-                           cliques=CLIQUES)
+                           cliques=CLIQUES, rank_rows=RANK_ROWS)
     with_cliques = bool(cg.cliques)
     log = ReductionLog(lp_bound=cg.bound_without_cliques if with_cliques else cg.bound, lp_value=cg.lp_value,
                        lp_converged=cg.converged, cg_iterations=cg.iterations, master_candidates=cg.master_candidates,
@@ -166,7 +170,8 @@ def k_anonymity_bounds(instance: Instance, request, grid: ObjectiveGrid, solver:
                        multipliers=np.asarray(cg.pi, dtype=float).tolist(),
                        clique_bound=cg.bound if with_cliques else None,
                        cliques=[list(q) for q in cg.cliques] if with_cliques else None,
-                       clique_multipliers=np.asarray(cg.mu, dtype=float).tolist() if with_cliques else None)
+                       clique_multipliers=np.asarray(cg.mu, dtype=float).tolist() if with_cliques else None,
+                       clique_rhs=np.asarray(cg.rhs).tolist() if with_cliques else None)
     return PairBounds(cg.bound, grid.ceil_array(cg.pair_bounds(cands.pair_cand)), log, cg.seconds,
                       guide=cg.primal)
 
@@ -432,7 +437,7 @@ class LagrangianReduction:
         with self.timings.phase("build"):
             am = build(inst.with_candidates(sub), self.request)
         if ROUND_CLIQUES and self.log.cliques:
-            rnd.cliques = add_clique_rows(am, self.log.cliques, inst.candidates, kept)
+            rnd.cliques = add_clique_rows(am, self.log.cliques, inst.candidates, kept, self.log.clique_rhs)
         self.size = ModelSize.of_model(am, self.size)
         hint = None
         if inc is not None and np.array_equal(am.pair_cand, sub.pair_cand) and inc[full].sum() == inc.sum():
@@ -575,24 +580,29 @@ class LagrangianReduction:
                        warm_start_cost=self.warm_start_cost)
 
 
-def add_clique_rows(am, cliques, candidates, kept_pairs: np.ndarray) -> int:
+def add_clique_rows(am, cliques, candidates, kept_pairs: np.ndarray, rhs=None) -> int:
     """Add to ``am`` (the model over the candidates that ``kept_pairs`` leaves of ``candidates``, in their order)
-    the rows ``Σ_{j ∈ Q} y_j <= 1`` of ``cliques`` (lists of ``candidates``' indices), each over its members the
-    model holds; returns how many rows (cliques with two or more such members).
+    the packing rows ``Σ_{j ∈ Q} y_j <= r_Q`` of ``cliques`` (lists of ``candidates``' indices; ``rhs``: their
+    ``r_Q``, ``None``: all 1), each over its members the model holds; returns how many rows (those with more
+    than ``r_Q`` such members: the others hold anyway).
 
-    Valid: two members conflict when the rows they can hold number fewer than ``2k``
-    (:func:`milp_anon.conflicts.conflicting_pairs`), and the model only drops pairs, so that stays true."""
+    Valid: two members of a clique conflict when the rows they can hold number fewer than ``2k``
+    (:func:`milp_anon.conflicts.conflicting_pairs`), a rank row's members hold ``|R_Q| < (r_Q + 1) k`` rows
+    together, and the model only drops pairs, so that stays true."""
     held = np.zeros(candidates.n_candidates, dtype=bool)
     held[candidates.pair_cand[kept_pairs]] = True
     if am.y.shape[0] != int(held.sum()):
         raise ValueError("the model's candidates are not those its kept pairs leave")
     new_id = np.cumsum(held) - 1
+    rhs = np.ones(len(cliques), dtype=np.int64) if rhs is None else np.asarray(rhs, dtype=np.int64)
     members = [q[held[q]] for q in (np.asarray(q, dtype=np.int64) for q in cliques)]
-    members = [q for q in members if q.size >= 2]
-    if not members:
+    keep = [i for i, q in enumerate(members) if q.size > rhs[i]]
+    if not keep:
         return 0
+    members = [members[i] for i in keep]
     rows = np.repeat(np.arange(len(members)), [q.size for q in members])
-    am.lm.add_rows("conflict_cliques", len(members), rows, am.y[new_id[np.concatenate(members)]], 1.0, upper=1.0)
+    am.lm.add_rows("conflict_cliques", len(members), rows, am.y[new_id[np.concatenate(members)]], 1.0,
+                   upper=rhs[keep].astype(float))
     return len(members)
 
 
@@ -626,7 +636,8 @@ def threshold_table(instance: Instance, request, time_limit: float | None) -> di
            "k-anonymity over the request's candidates (its other criteria relaxed)",
            "rounds": "run by a solve" if rounds is None else f"not run: {rounds}"}
     if log.clique_bound is not None:
-        out.update(clique_bound=log.clique_bound, cliques=len(log.cliques))
+        ranks = sum(1 for r in (log.clique_rhs or []) if r != 1)
+        out.update(clique_bound=log.clique_bound, cliques=len(log.cliques) - ranks, rank_rows=ranks)
     if log.block_bound is not None:
         out.update(relaxation="the groups under the criteria (exact blocks per candidate; for t-closeness and "
                               "recursive l > 2, of what every group must hold)",

@@ -145,8 +145,9 @@ class Round:
     #: what solving the round through its root's cuts did (:mod:`milp_anon.solvers.root_cuts`): cuts, the
     #: cuts' LP bound, columns fixed and kept, seconds per step; None when the round was solved whole
     root_cuts: dict | None = None
-    #: rows ``Σ_{j ∈ Q} y_j <= 1`` the round's model held, one per conflict clique of the reduction's bound with
-    #: two members in the round (:func:`milp_anon.reduction.add_clique_rows`); None or 0: none
+    #: packing rows ``Σ_{j ∈ Q} y_j <= r_Q`` the round's model held, one per conflict clique (``r_Q = 1``) or rank
+    #: row of the reduction's bound with more than ``r_Q`` members in the round
+    #: (:func:`milp_anon.reduction.add_clique_rows`); None or 0: none
     cliques: int | None = None
 
 
@@ -179,20 +180,25 @@ class ReductionLog:
     rounding_seconds: float | None = None
     #: the conflict cliques the column generation added (:mod:`milp_anon.conflicts`; candidates by index in
     #: the combinatorial layer's order) and their multipliers ``μ``: the bound is then ``clique_bound =
-    #: L(π, μ)`` and ``lp_bound`` the LP's without them; ``None`` when no clique entered
+    #: L(π, μ)`` and ``lp_bound`` the LP's without them; ``None`` when no clique entered. With rank rows
+    #: (``reduction.RANK_ROWS``) ``cliques`` lists every packing row ``Σ_{j ∈ Q} y_j <= r_Q`` and ``clique_rhs``
+    #: their ``r_Q``: 1 for a conflict clique, ``⌊|R_Q| / k⌋ >= 2`` for a rank row
     clique_bound: float | None = None
     cliques: list | None = field(default=None, repr=False)
     clique_multipliers: list | None = field(default=None, repr=False)
+    clique_rhs: list | None = field(default=None, repr=False)
 
     def as_dict(self) -> dict:
         out = {k: _clean(v) for k, v in dataclasses.asdict(self).items()
-               if k not in ("rounds", "multipliers", "cliques", "clique_multipliers")}
+               if k not in ("rounds", "multipliers", "cliques", "clique_multipliers", "clique_rhs")}
         out["rounds"] = [{k: _clean(v) for k, v in dataclasses.asdict(r).items()} for r in self.rounds]
         if self.multipliers is not None:
             out["multipliers"] = [float(x) for x in self.multipliers]  # repr floats: exact through JSON
         if self.cliques is not None:
             out["cliques"] = [[int(j) for j in q] for q in self.cliques]
             out["clique_multipliers"] = [float(x) for x in self.clique_multipliers]
+            if self.clique_rhs is not None:
+                out["clique_rhs"] = [int(r) for r in self.clique_rhs]
         return out
 
 
@@ -429,7 +435,9 @@ class Result:
                          f"master {red.master_pairs} of {red.full_pairs} pairs"
                          f"{'' if red.lp_converged else ', not converged'})")
             if red.clique_bound is not None:
-                lines.append(f"clique bound  {red.clique_bound:.6g} with {len(red.cliques)} conflict cliques")
+                ranks = sum(1 for r in (red.clique_rhs or []) if r != 1)
+                lines.append(f"clique bound  {red.clique_bound:.6g} with {len(red.cliques) - ranks} conflict cliques"
+                             + (f" and {ranks} rank rows" if ranks else ""))
             for i, rnd in enumerate(red.rounds, 1):
                 below = "the whole model" if rnd.G is None else f"below G = {rnd.G:g}"
                 status = "stopped once its bound reached G" if rnd.status == "stopped at G" else (rnd.status or "-")

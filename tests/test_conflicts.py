@@ -4,6 +4,7 @@ import itertools
 import json
 
 import highspy
+import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 import milp_anon as ma
 from milp_anon import pipeline
 from milp_anon.certify import certify
-from milp_anon.conflicts import clique_bounds, conflicting_pairs, violated_cliques
+from milp_anon.conflicts import clique_bounds, conflicting_pairs, violated_cliques, violated_rank_rows
 from milp_anon.exact import brute_force_k_anonymity
 from milp_anon.lagrangian import block_prices, column_generation
 
@@ -189,7 +190,8 @@ def test_a_proof_with_cliques_certifies_and_a_wrong_clique_does_not():
         tampered = [lambda d: d["reduction"].update(clique_multipliers=[-1.0] * len(d["reduction"]["cliques"])),
                     lambda d: d["reduction"].update(clique_bound=d["reduction"]["clique_bound"] + 1)]
         if free is not None:
-            tampered.append(lambda d: d["reduction"]["cliques"].__setitem__(0, list(free)))
+            tampered.append(lambda d: (d["reduction"]["cliques"].__setitem__(0, list(free)),
+                                       d["reduction"].get("clique_rhs", [1]).__setitem__(0, 1)))
             wrong_clique += 1
         for tamper in tampered:
             bad = json.loads(r.to_json())
@@ -197,3 +199,74 @@ def test_a_proof_with_cliques_certifies_and_a_wrong_clique_does_not():
             assert not certify(table, request, bad).ok
         found += 1
     assert found >= 3 and wrong_clique >= 1
+
+
+def _can_all_hold_k(members, held, rows, k):
+    """From the definition: the candidates ``members`` can each hold ``k`` rows of their own (a flow from the
+    row types, each with its rows, to the members, each taking ``k``, saturates)."""
+    g = nx.DiGraph()
+    for j in members:
+        g.add_edge(("c", j), "t", capacity=k)
+        for u in held[j]:
+            g.add_edge("s", ("u", u), capacity=rows[u])
+            g.add_edge(("u", u), ("c", j), capacity=rows[u])
+    return bool(members) and nx.maximum_flow_value(g, "s", "t") >= k * len(members)
+
+
+@settings(max_examples=300, deadline=None)
+@given(incidences(), st.data())
+def test_rank_rows_are_violated_and_no_more_members_can_be_open(case, data):
+    """Each rank row found at a random point: its right-hand side counts its members' rows, the point
+    violates it, and no ``r + 1`` of its members can each hold ``k`` rows of their own (a flow, from the
+    definition), so every table meets it."""
+    rows, held, k = case
+    y = np.array(data.draw(st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]), min_size=len(held),
+                                    max_size=len(held))))
+    pairs = [(u, j) for j, units in enumerate(held) for u in sorted(units)]
+    pu = np.array([u for u, _ in pairs], dtype=np.int64)
+    pc = np.array([j for _, j in pairs], dtype=np.int64)
+    known: set = set()
+    found, rhs = violated_rank_rows(pu, pc, rows, k, y, known)
+    assert len(found) == len(rhs) == len(set(found))
+    for q, r in zip(found, rhs):
+        assert r == sum(rows[u] for u in set().union(*(held[j] for j in q))) // k
+        assert y[list(q)].sum() > r + 1e-9
+        assert not any(_can_all_hold_k(c, held, rows, k) for c in itertools.combinations(q, r + 1))
+    assert violated_rank_rows(pu, pc, rows, k, y, known) == ([], [])  # all known now
+
+
+def test_rank_rows_find_three_overlapping_candidates():
+    """Five single rows, k = 2: candidates over rows {0,1,2}, {1,2,3}, {2,3,4} conflict pairwise with no one
+    (each two hold 4 = 2k rows), but all three hold 5 rows, so at most ⌊5/2⌋ = 2 are open; at y = 0.75 each
+    (sum 2.25) the row is found, at 0.6 (sum 1.8) not."""
+    held = [{0, 1, 2}, {1, 2, 3}, {2, 3, 4}]
+    pu = np.array([u for units in held for u in sorted(units)])
+    pc = np.repeat(np.arange(3), 3)
+    assert conflicting_pairs(pu, pc, [1] * 5, 2, 3)[0].size == 0
+    assert violated_rank_rows(pu, pc, [1] * 5, 2, np.full(3, 0.75)) == ([(0, 1, 2)], [2])
+    assert violated_rank_rows(pu, pc, [1] * 5, 2, np.full(3, 0.6)) == ([], [])
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_tables(n=(6, 12), m=(2, 4), k=(2, 3)))
+def test_column_generation_with_rank_rows_bounds_the_brute_force_optimum(case):
+    """The column generation with cliques and rank rows: every row is valid from the table (a clique's two
+    members conflict, a rank row's members hold fewer than ``(r + 1) k`` rows), its bound lies between the
+    LP's and the brute-force optimum, and no pair of an optimal table has a pair bound above it."""
+    k, expected, am = _whole_model(case)
+    if expected is None:
+        return
+    n, w = am.instance.units.counts, am.instance.candidates.cost
+    plain = column_generation(n, w, am.pair_unit, am.pair_cand, k)
+    cg = column_generation(n, w, am.pair_unit, am.pair_cand, k, cliques=True, rank_rows=True)
+    assert cg.converged and plain.converged
+    edges = set(zip(*(x.tolist() for x in conflicting_pairs(am.pair_unit, am.pair_cand, n, k, am.y.size))))
+    for q, r in zip(cg.cliques, cg.rhs if cg.cliques else []):
+        units = np.unique(am.pair_unit[np.isin(am.pair_cand, q)])
+        assert (r == 1 and all(pair in edges for pair in itertools.combinations(q, 2))) or n[units].sum() < (r + 1) * k
+    assert plain.bound - 1e-6 <= cg.bound <= expected + 1e-6
+    mip = _highs(am.lm, [], am.y)
+    mip.run()
+    used = np.asarray(mip.getSolution().col_value)[am.g] > 0.5
+    assert round(mip.getInfo().objective_function_value) == expected
+    assert np.all(cg.pair_bounds(am.pair_cand)[used] <= expected + 1e-6)
