@@ -700,6 +700,85 @@ def test_a_round_s_clique_rows_are_conflict_cliques_of_its_model_and_cut_off_no_
     assert (before is None and after is None) or after == pytest.approx(before)
 
 
+@settings(max_examples=80, deadline=None)
+@given(small_tables(n=(5, 10), m=(2, 4), k=(2, 3)), st.data())
+def test_a_round_s_rank_rows_keep_their_right_hand_side_and_cut_off_no_table(case, data):
+    """Rank rows of the whole model (random candidate sets ``S``, ``r = ⌊|R_S| / k⌋`` counted from the whole
+    model's row types) added to a model over a random subset of its pairs: a row enters exactly when more
+    than ``r`` of its members remain (matched by released values), with upper bound ``r``, and the model's
+    MILP optimum is the same with the rows as without."""
+    frame, qi, k = case
+    request = ma.Request(ma.KAnonymity(k), model=ma.ModelOptions(reduction="none"))
+    whole = pipeline.build_model(ma.Table.from_frame(frame, qi), request)
+    inst = whole.instance
+    cands, counts = inst.candidates, inst.types.counts
+    if cands.n_candidates < 2:
+        return
+    sets = data.draw(st.lists(st.sets(st.integers(0, cands.n_candidates - 1), min_size=2, max_size=6),
+                              min_size=1, max_size=5))
+    rows_of = [set(cands.pair_type[cands.pair_cand == j].tolist()) for j in range(cands.n_candidates)]
+    rank = [int(sum(counts[u] for u in set().union(*(rows_of[j] for j in q))) // k) for q in sets]
+    keep = np.array(data.draw(st.lists(st.booleans(), min_size=cands.n_pairs, max_size=cands.n_pairs)), dtype=bool)
+    kept = cands.kept_pairs(keep, counts, k)
+    if not kept.any():
+        return
+    sub = cands.restrict_pairs(keep, counts, k, "test")
+    am = build(inst.with_candidates(sub), request)
+    before = _milp_value(am.lm)
+    n_rows = reduction.add_clique_rows(am, [sorted(q) for q in sets], cands, kept, rank)
+
+    def key(c, j):
+        return tuple(c.codes[j].tolist()) + tuple(c.levels[j].tolist())
+
+    sub_index = {key(sub, j): j for j in range(sub.n_candidates)}
+    expected = [(sorted(sub_index[key(cands, j)] for j in q if key(cands, j) in sub_index), r)
+                for q, r in zip(sets, rank)]
+    expected = sorted((q, r) for q, r in expected if len(q) > r)
+    got = []
+    if n_rows:
+        rows, cols, _ = am.lm.entries[-1]
+        block = am.lm.row_blocks["conflict_cliques"]
+        upper = np.concatenate(am.lm.row_upper)
+        position = {int(c): j for j, c in enumerate(am.y)}
+        got = sorted((sorted(position[int(c)] for c in cols[rows == r]), int(upper[r]))
+                     for r in range(block.start, block.start + block.size))
+    assert got == expected and n_rows == len(expected)
+    after = _milp_value(am.lm)
+    assert (before is None and after is None) or after == pytest.approx(before)
+
+
+def test_proofs_with_rank_rows_reach_the_brute_force_optimum_and_a_lowered_right_hand_side_fails():
+    """Random 10–12-row tables (fixed seed) whose reduction used rank rows: the optimum is brute force's and
+    ``certify`` accepts the report; a rank row's right-hand side lowered by one (its members not pairwise
+    conflicting) makes it fail, as does a right-hand side that is not a whole number."""
+    rng, seen = np.random.default_rng(7), 0
+    for _ in range(80):
+        frame = frame_from_array(rng.choice(3, size=(int(rng.integers(10, 13)), 3)))
+        k = int(rng.integers(2, 4))
+        table = ma.Table.from_frame(frame, list(frame.columns))
+        r = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
+        if not (r.reduction and any(x != 1 for x in r.reduction.clique_rhs or [])):
+            continue
+        assert r.status == "optimal" and r.objective == brute_force_k_anonymity(frame.to_numpy(), k)[0]
+        report = json.loads(r.to_json())
+        request = ma.Request(ma.KAnonymity(k))
+        assert certify(table, request, report).ok
+        whole = pipeline.build_model(table, ma.Request(ma.KAnonymity(k), model=ma.ModelOptions(reduction="none")))
+        a, b = conflicting_pairs(whole.pair_unit, whole.pair_cand, whole.instance.units.counts, k, whole.y.size)
+        edges = set(zip(a.tolist(), b.tolist()))
+        red = report["reduction"]
+        i = next((i for i, (q, x) in enumerate(zip(red["cliques"], red["clique_rhs"]))
+                  if x >= 2 and not all(p in edges for p in itertools.combinations(q, 2))), None)
+        if i is None:
+            continue
+        seen += 1
+        for wrong in (red["clique_rhs"][i] - 1, 2.5):
+            bad = json.loads(json.dumps(report))
+            bad["reduction"]["clique_rhs"][i] = wrong
+            assert not certify(table, request, bad).ok
+    assert seen >= 3
+
+
 def test_rounds_with_clique_rows_reach_the_brute_force_optimum_and_certify():
     """Random 10–12-row tables (fixed seed) whose rounds held conflict-clique rows: the reduction's optimum
     is brute force's, and ``milp-anon certify`` accepts the report, but not one claiming more clique rows than
