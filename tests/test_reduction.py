@@ -656,6 +656,43 @@ def _milp_value(lm):
     return h.getInfo().objective_function_value if h.getInfo().primal_solution_status == 2 else None
 
 
+def _random_round(case, data):
+    """``(k, whole model, the candidates a random subset of its pairs leaves, that subset's kept pairs, the
+    model over them)`` for a ``small_tables`` case, or ``None`` when the subset keeps no pair."""
+    frame, qi, k = case
+    request = ma.Request(ma.KAnonymity(k), model=ma.ModelOptions(reduction="none"))
+    whole = pipeline.build_model(ma.Table.from_frame(frame, qi), request)
+    cands, counts = whole.instance.candidates, whole.instance.types.counts
+    keep = np.array(data.draw(st.lists(st.booleans(), min_size=cands.n_pairs, max_size=cands.n_pairs)), dtype=bool)
+    kept = cands.kept_pairs(keep, counts, k)
+    if not kept.any():
+        return None
+    sub = cands.restrict_pairs(keep, counts, k, "test")
+    return k, whole, sub, kept, build(whole.instance.with_candidates(sub), request)
+
+
+def _in_round(cands, sub, members):
+    """The round's indices of those of the whole model's candidates ``members`` it holds, matched by their
+    released values (not by index), sorted."""
+    def key(c, j):
+        return tuple(c.codes[j].tolist()) + tuple(c.levels[j].tolist())
+
+    index = {key(sub, j): j for j in range(sub.n_candidates)}
+    return sorted(index[key(cands, j)] for j in members if key(cands, j) in index)
+
+
+def _packing_rows(am, n_rows):
+    """The ``n_rows`` rows :func:`reduction.add_clique_rows` added to ``am``: sorted ``(members, upper bound)``."""
+    if not n_rows:
+        return []
+    rows, cols, _ = am.lm.entries[-1]
+    block = am.lm.row_blocks["conflict_cliques"]
+    upper = np.concatenate(am.lm.row_upper)
+    position = {int(c): j for j, c in enumerate(am.y)}
+    return sorted((sorted(position[int(c)] for c in cols[rows == r]), int(upper[r]))
+                  for r in range(block.start, block.start + block.size))
+
+
 @settings(max_examples=80, deadline=None)
 @given(small_tables(n=(5, 10), m=(2, 4), k=(2, 3)), st.data())
 def test_a_round_s_clique_rows_are_conflict_cliques_of_its_model_and_cut_off_no_table(case, data):
@@ -663,39 +700,21 @@ def test_a_round_s_clique_rows_are_conflict_cliques_of_its_model_and_cut_off_no_
     subset of its pairs (:func:`reduction.add_clique_rows`): each row holds exactly the clique's members the
     model holds (matched by their released values, not by index), every two of them conflict in that model
     (its own rows), and its MILP optimum is the same with the rows as without."""
-    frame, qi, k = case
-    request = ma.Request(ma.KAnonymity(k), model=ma.ModelOptions(reduction="none"))
-    whole = pipeline.build_model(ma.Table.from_frame(frame, qi), request)
-    inst = whole.instance
-    cands, counts = inst.candidates, inst.types.counts
-    a, b = conflicting_pairs(whole.pair_unit, whole.pair_cand, inst.units.counts, k, whole.y.size)
-    cliques = [list(q) for q in violated_cliques(a, b, np.ones(whole.y.size))]
-    keep = np.array(data.draw(st.lists(st.booleans(), min_size=cands.n_pairs, max_size=cands.n_pairs)), dtype=bool)
-    kept = cands.kept_pairs(keep, counts, k)
-    if not kept.any():
+    drawn = _random_round(case, data)
+    if drawn is None:
         return
-    sub = cands.restrict_pairs(keep, counts, k, "test")
-    am = build(inst.with_candidates(sub), request)
+    k, whole, sub, kept, am = drawn
+    a, b = conflicting_pairs(whole.pair_unit, whole.pair_cand, whole.instance.units.counts, k, whole.y.size)
+    cliques = [list(q) for q in violated_cliques(a, b, np.ones(whole.y.size))]
     before = _milp_value(am.lm)
-    n_rows = reduction.add_clique_rows(am, cliques, cands, kept)
-
-    def key(c, j):
-        return tuple(c.codes[j].tolist()) + tuple(c.levels[j].tolist())
-
-    sub_index = {key(sub, j): j for j in range(sub.n_candidates)}
-    expected = [sorted(sub_index[key(cands, j)] for j in q if key(cands, j) in sub_index) for q in cliques]
-    expected = sorted(q for q in expected if len(q) >= 2)
-    got = []
-    if n_rows:
-        rows, cols, _ = am.lm.entries[-1]
-        block = am.lm.row_blocks["conflict_cliques"]
-        position = {int(c): j for j, c in enumerate(am.y)}
-        got = sorted(sorted(position[int(c)] for c in cols[rows == r])
-                     for r in range(block.start, block.start + block.size))
+    n_rows = reduction.add_clique_rows(am, cliques, whole.instance.candidates, kept)
+    expected = [_in_round(whole.instance.candidates, sub, q) for q in cliques]
+    expected = sorted((q, 1) for q in expected if len(q) >= 2)
+    got = _packing_rows(am, n_rows)
     assert got == expected and n_rows == len(expected)
     sa, sb = conflicting_pairs(am.pair_unit, am.pair_cand, am.instance.units.counts, k, am.y.size)
     edges = set(zip(sa.tolist(), sb.tolist()))
-    assert all(pair in edges for q in got for pair in itertools.combinations(q, 2))
+    assert all(pair in edges for q, _ in got for pair in itertools.combinations(q, 2))
     after = _milp_value(am.lm)
     assert (before is None and after is None) or after == pytest.approx(before)
 
@@ -707,59 +726,45 @@ def test_a_round_s_rank_rows_keep_their_right_hand_side_and_cut_off_no_table(cas
     model's row types) added to a model over a random subset of its pairs: a row enters exactly when more
     than ``r`` of its members remain (matched by released values), with upper bound ``r``, and the model's
     MILP optimum is the same with the rows as without."""
-    frame, qi, k = case
-    request = ma.Request(ma.KAnonymity(k), model=ma.ModelOptions(reduction="none"))
-    whole = pipeline.build_model(ma.Table.from_frame(frame, qi), request)
-    inst = whole.instance
-    cands, counts = inst.candidates, inst.types.counts
+    drawn = _random_round(case, data)
+    if drawn is None:
+        return
+    k, whole, sub, kept, am = drawn
+    cands, counts = whole.instance.candidates, whole.instance.types.counts
     if cands.n_candidates < 2:
         return
     sets = data.draw(st.lists(st.sets(st.integers(0, cands.n_candidates - 1), min_size=2, max_size=6),
                               min_size=1, max_size=5))
     rows_of = [set(cands.pair_type[cands.pair_cand == j].tolist()) for j in range(cands.n_candidates)]
     rank = [int(sum(counts[u] for u in set().union(*(rows_of[j] for j in q))) // k) for q in sets]
-    keep = np.array(data.draw(st.lists(st.booleans(), min_size=cands.n_pairs, max_size=cands.n_pairs)), dtype=bool)
-    kept = cands.kept_pairs(keep, counts, k)
-    if not kept.any():
-        return
-    sub = cands.restrict_pairs(keep, counts, k, "test")
-    am = build(inst.with_candidates(sub), request)
     before = _milp_value(am.lm)
     n_rows = reduction.add_clique_rows(am, [sorted(q) for q in sets], cands, kept, rank)
-
-    def key(c, j):
-        return tuple(c.codes[j].tolist()) + tuple(c.levels[j].tolist())
-
-    sub_index = {key(sub, j): j for j in range(sub.n_candidates)}
-    expected = [(sorted(sub_index[key(cands, j)] for j in q if key(cands, j) in sub_index), r)
-                for q, r in zip(sets, rank)]
-    expected = sorted((q, r) for q, r in expected if len(q) > r)
-    got = []
-    if n_rows:
-        rows, cols, _ = am.lm.entries[-1]
-        block = am.lm.row_blocks["conflict_cliques"]
-        upper = np.concatenate(am.lm.row_upper)
-        position = {int(c): j for j, c in enumerate(am.y)}
-        got = sorted((sorted(position[int(c)] for c in cols[rows == r]), int(upper[r]))
-                     for r in range(block.start, block.start + block.size))
-    assert got == expected and n_rows == len(expected)
+    expected = sorted((q, r) for q, r in ((_in_round(cands, sub, q), r) for q, r in zip(sets, rank)) if len(q) > r)
+    assert _packing_rows(am, n_rows) == expected and n_rows == len(expected)
     after = _milp_value(am.lm)
     assert (before is None and after is None) or after == pytest.approx(before)
+
+
+def _seeded_proofs(seed, tries, width, wanted):
+    """``(table, k, result)`` of the reduction on random 10–12-row tables of ``width`` columns over ``width`` values
+    (fixed seed) whose result passes ``wanted``; each checked optimal at brute force's optimum."""
+    rng = np.random.default_rng(seed)
+    for _ in range(tries):
+        frame = frame_from_array(rng.choice(width, size=(int(rng.integers(10, 13)), width)))
+        k = int(rng.integers(2, 4))
+        table = ma.Table.from_frame(frame, list(frame.columns))
+        r = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
+        if r.reduction and wanted(r):
+            assert r.status == "optimal" and r.objective == brute_force_k_anonymity(frame.to_numpy(), k)[0]
+            yield table, k, r
 
 
 def test_proofs_with_rank_rows_reach_the_brute_force_optimum_and_a_lowered_right_hand_side_fails():
     """Random 10–12-row tables (fixed seed) whose reduction used rank rows: the optimum is brute force's and
     ``certify`` accepts the report; a rank row's right-hand side lowered by one (its members not pairwise
     conflicting) makes it fail, as does a right-hand side that is not a whole number."""
-    rng, seen = np.random.default_rng(7), 0
-    for _ in range(80):
-        frame = frame_from_array(rng.choice(3, size=(int(rng.integers(10, 13)), 3)))
-        k = int(rng.integers(2, 4))
-        table = ma.Table.from_frame(frame, list(frame.columns))
-        r = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
-        if not (r.reduction and any(x != 1 for x in r.reduction.clique_rhs or [])):
-            continue
-        assert r.status == "optimal" and r.objective == brute_force_k_anonymity(frame.to_numpy(), k)[0]
+    seen = 0
+    for table, k, r in _seeded_proofs(7, 80, 3, lambda r: any(x != 1 for x in r.reduction.clique_rhs or [])):
         report = json.loads(r.to_json())
         request = ma.Request(ma.KAnonymity(k))
         assert certify(table, request, report).ok
@@ -783,16 +788,9 @@ def test_rounds_with_clique_rows_reach_the_brute_force_optimum_and_certify():
     """Random 10–12-row tables (fixed seed) whose rounds held conflict-clique rows: the reduction's optimum
     is brute force's, and ``milp-anon certify`` accepts the report, but not one claiming more clique rows than
     cliques."""
-    rng, seen = np.random.default_rng(5), 0
-    for _ in range(60):
-        frame = frame_from_array(rng.choice(4, size=(int(rng.integers(10, 13)), 4)))
-        k = int(rng.integers(2, 4))
-        table = ma.Table.from_frame(frame, list(frame.columns))
-        r = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
-        if not (r.reduction and any(x.cliques for x in r.reduction.rounds)):
-            continue
+    seen = 0
+    for table, k, r in _seeded_proofs(5, 60, 4, lambda r: any(x.cliques for x in r.reduction.rounds)):
         seen += 1
-        assert r.status == "optimal" and r.objective == brute_force_k_anonymity(frame.to_numpy(), k)[0]
         report = json.loads(r.to_json())
         assert certify(table, ma.Request(ma.KAnonymity(k)), report).ok
         held = next(x for x in report["reduction"]["rounds"] if x.get("cliques"))
