@@ -6,7 +6,9 @@ conflict graph give ``Σ_{j ∈ Q} y_j <= 1`` (:mod:`milp_anon.conflicts`, which
 
 Per case: the whole assignment model's LP (HiGHS, presolve off, one thread); then rounds of separation
 at the LP's point (:func:`milp_anon.conflicts.violated_cliques`), the LP re-solved from its basis, until
-no clique is violated. HiGHS's own root is measured by ``benchmarks/root_cuts_whole.py``; the
+no clique is violated; then the rank rows ``Σ_{j ∈ S} y_j <= ⌊|R_S| / k⌋``
+(:func:`milp_anon.conflicts.violated_rank_rows`) the same way, cliques first in each round, until none is
+violated or a round lifts the LP by less than ``lagrangian.RANK_TAIL`` of its value (the package's rule). HiGHS's own root is measured by ``benchmarks/root_cuts_whole.py``; the
 tables and bounds the gap is measured against are the committed ones named in the case.
 
     python -m benchmarks.conflict_cliques [--cases "4:5:lm:solve:0,5:5:lm:1481.09:1469.15"] [--out ...]
@@ -25,12 +27,12 @@ import time
 import numpy as np
 
 from benchmarks.common import ADULT_QI, provenance_line, run_serial, write_results
-from milp_anon.conflicts import clique_bounds, conflicting_pairs, violated_cliques
-from milp_anon.lagrangian import block_prices
+from milp_anon.conflicts import clique_bounds, conflicting_pairs, violated_cliques, violated_rank_rows
+from milp_anon.lagrangian import RANK_TAIL, block_prices
 
 QI = ADULT_QI
-CASES = ("4:5:lm:solve:0,5:5:lm:1481.09:1469.15,5:10:lm:2645.51:2571.99,5:5:height:3791.58:3720.08,"
-         "5:10:height:6342.75:6193.58,6:5:suppression:11136:11136,6:10:suppression:16170:16170")
+CASES = ("4:5:lm:solve:0,5:5:lm:1481.09:1471.43,5:10:lm:2643.41:2598.21,5:5:height:3762.92:3722,"
+         "5:10:height:6308.25:6230.75,6:5:suppression:11136:11136,6:10:suppression:16170:16170")
 
 
 def run_one(job):
@@ -61,11 +63,19 @@ def run_one(job):
     lp_s = time.perf_counter() - t
     assign = am.lm.row_blocks["assign"]
 
-    def pair_bounds(cliques):  # the Lagrangian pair bounds at the LP's duals (formulations/reduction.md)
+    def pair_bounds(cliques, rhs=None):  # the Lagrangian pair bounds at the LP's duals (formulations/reduction.md)
         dual = np.asarray(h.getSolution().row_dual)
         pi = dual[assign.start:assign.start + assign.size]
         prices = block_prices(pi, rows, am.instance.candidates.cost, am.pair_unit, am.pair_cand, k)
-        return clique_bounds(prices, cliques, -dual[am.lm.n_rows:], am.pair_cand)[1]
+        return clique_bounds(prices, cliques, -dual[am.lm.n_rows:], am.pair_cand, rhs)[1]
+
+    def add_rows(found, rhs):
+        sizes = np.array([len(c) for c in found])
+        starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.int32)
+        index = am.y[np.concatenate([np.array(c) for c in found])].astype(np.int32)
+        h.addRows(len(found), np.full(len(found), -np.inf), np.asarray(rhs, dtype=float), index.size, starts, index,
+                  np.ones(index.size))
+        h.run()
 
     before = pair_bounds([])
     t = time.perf_counter()
@@ -79,16 +89,37 @@ def run_one(job):
             break
         added += cliques
         rounds += 1
-        sizes = np.array([len(c) for c in cliques])
-        starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.int32)
-        index = am.y[np.concatenate([np.array(c) for c in cliques])].astype(np.int32)
-        h.addRows(len(cliques), np.full(len(cliques), -np.inf), np.ones(len(cliques)), index.size, starts, index,
-                  np.ones(index.size))
-        h.run()
+        add_rows(cliques, np.ones(len(cliques)))
     cut = h.getInfo().objective_function_value
     after = pair_bounds(added)
     sizes = [len(c) for c in added]
     cut_s = time.perf_counter() - t
+    n_cliques = len(added)
+    t = time.perf_counter()
+    rhs = [1] * len(added)
+    rank_known: set = set()
+    n_rank, rank_rounds, last = 0, 0, -np.inf
+    while True:
+        value = h.getInfo().objective_function_value
+        if value - last < RANK_TAIL * max(1.0, abs(value)):
+            break
+        last = value
+        y = np.asarray(h.getSolution().col_value)[am.y]
+        found, r = violated_cliques(a, b, y, known), None
+        if found:
+            r = [1] * len(found)
+        else:
+            found, r = violated_rank_rows(am.pair_unit, am.pair_cand, rows.astype(np.int64), k, y, rank_known)
+            n_rank += len(found)
+        if not found:
+            break
+        rank_rounds += 1
+        added += found
+        rhs += r
+        add_rows(found, r)
+    rank_lp = h.getInfo().objective_function_value
+    with_rank = pair_bounds(added, np.asarray(rhs, dtype=float))
+    rank_s = time.perf_counter() - t
     if table_cost == "solve":
         m = am.lm.to_highs()
         for name, value in (("output_flag", False), ("presolve", "off"), ("threads", 1), ("mip_rel_gap", 0.0),
@@ -98,14 +129,16 @@ def run_one(job):
         table_cost, bound_known = m.getInfo().objective_function_value, m.getInfo().mip_dual_bound
     table_cost, bound_known = float(table_cost), float(bound_known)
     kept = {}
-    for tag, pb in (("lp", before), ("cliques", after)):
+    for tag, pb in (("lp", before), ("cliques", after), ("rank", with_rank)):
         for name, G in (("table", table_cost), ("bound", bound_known)):
             kept[f"s_{name}_{tag}"] = int((pb <= G + 1e-6).sum()) if G else None
     return dict(qis=q, k=k, recoding=recoding, pairs=int(am.g.size), candidates=int(am.y.size), small=small,
                 conflicts=int(a.size), build_s=round(build_s, 1), graph_s=round(graph_s, 2), lp=lp,
-                lp_s=round(lp_s, 1), cliques=len(added), clique_max=max(sizes, default=0), rounds=rounds,
-                cut_lp=cut, cut_s=round(cut_s, 1), table=table_cost or None, bound_known=bound_known or None,
+                lp_s=round(lp_s, 1), cliques=n_cliques, clique_max=max(sizes, default=0), rounds=rounds,
+                cut_lp=cut, cut_s=round(cut_s, 1), rank_rows=n_rank, rank_rounds=rank_rounds, rank_lp=rank_lp,
+                rank_s=round(rank_s, 1), table=table_cost or None, bound_known=bound_known or None,
                 closed=(cut - lp) / (table_cost - lp) if table_cost and table_cost > lp else None,
+                closed_rank=(rank_lp - lp) / (table_cost - lp) if table_cost and table_cost > lp else None,
                 peak_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024), **kept)
 
 
@@ -123,10 +156,15 @@ def main(argv=None):
                ("small", "candidates holding k to 2k − 1 rows"), ("conflicts", "conflicting pairs"),
                ("graph_s", "graph s"),
                ("lp", "LP"), ("lp_s", "LP s"), ("cliques", "cliques added"), ("clique_max", "largest"),
-               ("rounds", "rounds"), ("cut_lp", "LP + cliques"), ("cut_s", "cliques s"), ("table", "best table known"),
+               ("rounds", "rounds"), ("cut_lp", "LP + cliques"), ("cut_s", "cliques s"),
+               ("rank_rows", "rank rows added"), ("rank_rounds", "rank rounds"), ("rank_lp", "LP + cliques + rank rows"),
+               ("rank_s", "rank rows s"), ("table", "best table known"),
                ("bound_known", "best bound known"), ("closed", "share of the gap to the table closed"),
+               ("closed_rank", "… with rank rows"),
                ("s_bound_lp", "pairs with bound ≤ best bound known: LP"), ("s_bound_cliques", "… with cliques"),
+               ("s_bound_rank", "… with rank rows"),
                ("s_table_lp", "pairs with bound ≤ best table: LP"), ("s_table_cliques", "… with cliques"),
+               ("s_table_rank", "… with rank rows"),
                ("peak_mb", "peak MB")]
     intro = (provenance_line("conflict_cliques") + f"; k-anonymity on full Adult, QIs {', '.join(QI)} (the first q); "
              "the whole model's LP, then the conflict cliques separated at its point until none is violated; "
