@@ -98,19 +98,18 @@ def run_one(job):
     t = time.perf_counter()
     rhs = [1] * len(added)
     rank_known: set = set()
-    n_rank, rank_rounds, last = 0, 0, -np.inf
+    n_rank, rank_rounds, last = 0, 0, None  # last: the LP when rank rows last entered
     while True:
         value = h.getInfo().objective_function_value
-        if value - last < RANK_TAIL * max(1.0, abs(value)):
-            break
-        last = value
         y = np.asarray(h.getSolution().col_value)[am.y]
         found, r = violated_cliques(a, b, y, known), None
         if found:
             r = [1] * len(found)
         else:
+            if last is not None and value - last < RANK_TAIL * max(1.0, abs(value)):
+                break  # as the column generation: the last rank rows and the cliques since gained too little
             found, r = violated_rank_rows(am.pair_unit, am.pair_cand, rows.astype(np.int64), k, y, rank_known)
-            n_rank += len(found)
+            n_rank, last = n_rank + len(found), value
         if not found:
             break
         rank_rounds += 1
