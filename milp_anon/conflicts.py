@@ -24,9 +24,9 @@ above every bound the reduction had proven. The reduction's column generation ad
 together number ``|R_S| = |∪_{j ∈ S} R_j|``, at most ``⌊|R_S| / k⌋`` of them can be open (each open one holds
 ``k`` rows of ``R_S`` of its own), so ``Σ_{j ∈ S} y_j <= ⌊|R_S| / k⌋`` — the Chvátal–Gomory rounding of the
 sum of the members' rows ``k y_j <= Σ_i g_ij``. Both are *packing rows* ``Σ_{j ∈ S} y_j <= r_S`` and enter the
-Lagrangian bound the same way (``− Σ_q r_q μ_q``). Measured on the whole model's LP (ad hoc, 2026-11-29): 5 QIs
-``lm`` k = 5 LP 1,427.03, + cliques 1,454.23, + rank rows 1,461.8 (about 400 rows in 18 rounds); 4 QIs
-258.04 → 258.76 (optimum 261.85).
+Lagrangian bound the same way (``− Σ_q r_q μ_q``). Measured on the whole model's LP
+(``benchmarks/results/rank_rows.md``): 5 QIs ``lm`` k = 5 LP 1,427.03, + cliques 1,454.23, + rank rows 1,461.25
+(360 rows in 17 rounds), k = 10 2,575.42 → 2,589.03; 4 QIs 258.04 → 258.76 (optimum 261.85).
 """
 
 from __future__ import annotations
