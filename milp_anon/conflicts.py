@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["clique_bound", "clique_bounds", "conflicting_pairs", "opening_costs", "rank_rhs", "violated_cliques",
+__all__ = ["clique_bound", "clique_bounds", "conflicting_pairs", "opening_costs", "violated_cliques",
            "violated_rank_rows"]
 
 
@@ -102,14 +102,6 @@ def opening_costs(cliques, mu, n_cand: int) -> np.ndarray:
         owner = np.repeat(np.arange(len(cliques)), [len(q) for q in cliques])
         np.add.at(m, members, np.asarray(mu, dtype=float)[owner])
     return m
-
-
-def rank_rhs(members, pair_unit, pair_cand, unit_rows, k: int) -> int:
-    """``⌊|R_S| / k⌋`` for the candidates ``members``: how many of them can be open at once, at most."""
-    pair_cand = np.asarray(pair_cand, dtype=np.int64)
-    inside = np.isin(pair_cand, np.asarray(members, dtype=np.int64))
-    units = np.unique(np.asarray(pair_unit, dtype=np.int64)[inside])
-    return int(np.asarray(unit_rows, dtype=np.int64)[units].sum() // k)
 
 
 def violated_rank_rows(pair_unit, pair_cand, unit_rows, k: int, y, known: set | None = None, tol: float = 1e-6,

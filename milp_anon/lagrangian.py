@@ -476,7 +476,7 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     rank_last = None  # the master's value when rank rows last entered; None: none yet; -inf: stopped
 
     def separate() -> bool:
-        """Add the cliques the (optimal) master's point violates; whether any was."""
+        """Add the cliques the (optimal) master's point violates, else its violated rank rows; whether any was."""
         nonlocal graph, without, rank_last
         if not cliques:
             return False
