@@ -8,7 +8,8 @@ Per case: the whole assignment model's LP (HiGHS, presolve off, one thread); the
 at the LP's point (:func:`milp_anon.conflicts.violated_cliques`), the LP re-solved from its basis, until
 no clique is violated; then the rank rows ``Σ_{j ∈ S} y_j <= ⌊|R_S| / k⌋``
 (:func:`milp_anon.conflicts.violated_rank_rows`) the same way, cliques first in each round, until none is
-violated or a round lifts the LP by less than ``lagrangian.RANK_TAIL`` of its value (the package's rule). HiGHS's own root is measured by ``benchmarks/root_cuts_whole.py``; the
+violated or a round lifts the LP by less than ``lagrangian.RANK_TAIL`` of its value (the package's rule).
+HiGHS's own root is measured by ``benchmarks/root_cuts_whole.py``; the
 tables and bounds the gap is measured against are the committed ones named in the case.
 
     python -m benchmarks.conflict_cliques [--cases "4:5:lm:solve:0,5:5:lm:1481.09:1469.15"] [--out ...]
@@ -156,7 +157,8 @@ def main(argv=None):
                ("graph_s", "graph s"),
                ("lp", "LP"), ("lp_s", "LP s"), ("cliques", "cliques added"), ("clique_max", "largest"),
                ("rounds", "rounds"), ("cut_lp", "LP + cliques"), ("cut_s", "cliques s"),
-               ("rank_rows", "rank rows added"), ("rank_rounds", "rank rounds"), ("rank_lp", "LP + cliques + rank rows"),
+               ("rank_rows", "rank rows added"), ("rank_rounds", "rank rounds"),
+               ("rank_lp", "LP + cliques + rank rows"),
                ("rank_s", "rank rows s"), ("table", "best table known"),
                ("bound_known", "best bound known"), ("closed", "share of the gap to the table closed"),
                ("closed_rank", "… with rank rows"),

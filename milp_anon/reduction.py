@@ -636,8 +636,7 @@ def threshold_table(instance: Instance, request, time_limit: float | None) -> di
            "k-anonymity over the request's candidates (its other criteria relaxed)",
            "rounds": "run by a solve" if rounds is None else f"not run: {rounds}"}
     if log.clique_bound is not None:
-        ranks = sum(1 for r in (log.clique_rhs or []) if r != 1)
-        out.update(clique_bound=log.clique_bound, cliques=len(log.cliques) - ranks, rank_rows=ranks)
+        out.update(clique_bound=log.clique_bound, cliques=len(log.cliques) - log.rank_rows, rank_rows=log.rank_rows)
     if log.block_bound is not None:
         out.update(relaxation="the groups under the criteria (exact blocks per candidate; for t-closeness and "
                               "recursive l > 2, of what every group must hold)",

@@ -188,6 +188,11 @@ class ReductionLog:
     clique_multipliers: list | None = field(default=None, repr=False)
     clique_rhs: list | None = field(default=None, repr=False)
 
+    @property
+    def rank_rows(self) -> int:
+        """How many of ``cliques`` are rank rows (right-hand side above 1)."""
+        return sum(1 for r in self.clique_rhs or [] if r != 1)
+
     def as_dict(self) -> dict:
         out = {k: _clean(v) for k, v in dataclasses.asdict(self).items()
                if k not in ("rounds", "multipliers", "cliques", "clique_multipliers", "clique_rhs")}
@@ -435,7 +440,7 @@ class Result:
                          f"master {red.master_pairs} of {red.full_pairs} pairs"
                          f"{'' if red.lp_converged else ', not converged'})")
             if red.clique_bound is not None:
-                ranks = sum(1 for r in (red.clique_rhs or []) if r != 1)
+                ranks = red.rank_rows
                 lines.append(f"clique bound  {red.clique_bound:.6g} with {len(red.cliques) - ranks} conflict cliques"
                              + (f" and {ranks} rank rows" if ranks else ""))
             for i, rnd in enumerate(red.rounds, 1):
