@@ -4,7 +4,7 @@
     python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
                                         [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit,parallel,
                                                     cutoff,no-search-beside,no-root-cuts,no-cliques,
-                                                    no-round-cliques,no-rank-rows]
+                                                    no-round-cliques,no-rank-rows,no-proof-share]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -56,6 +56,10 @@ change (``after``: each round's model holds them as rows, :func:`milp_anon.reduc
 after the cliques (``reduction.RANK_ROWS = False``), the package before
 2026-11-29 (``after``: they enter the masters, the bound and the rounds like
 the cliques, :func:`milp_anon.conflicts.violated_rank_rows`).
+``--variants no-proof-share`` keeps the rounds' doubling to the end
+(``reduction.PROOF_ROUND_SHARE = 1``), the package before 2026-11-29's second
+change (``after``: a later round that would hold more than half of ``S(UB)``'s
+pairs is the proving round at ``G = UB``).
 ``--variants feasibility-jump`` gives HiGHS back its feasibility-jump heuristic
 in the rounds (the package turns it off in every MIP given a start since
 2026-11-27: it ignores the time limit, 7-8 s on a 389 k-column model).
@@ -116,6 +120,8 @@ def run(job):
             _reduction.ROUND_CLIQUES = False
         elif v == "no-rank-rows":
             _reduction.RANK_ROWS = False
+        elif v == "no-proof-share":
+            _reduction.PROOF_ROUND_SHARE = 1.0
         elif v != "after":
             raise SystemExit(f"unknown variant {v!r}")
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])

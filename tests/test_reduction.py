@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
@@ -798,3 +798,36 @@ def test_rounds_with_clique_rows_reach_the_brute_force_optimum_and_certify():
             held["cliques"] = wrong
             assert not certify(table, ma.Request(ma.KAnonymity(k)), report).ok
     assert seen >= 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 30), min_size=1, max_size=60), st.integers(0, 40), st.integers(0, 30),
+       st.integers(0, 20), st.integers(-1, 40), st.sampled_from([0.0, 0.25, 0.5, 0.9]))
+@example(list(range(1, 11)), 20, 0, 3, -1, 0.5)  # S(7) holds 6 of S(20)'s 10 pairs: the proving round
+@example(list(range(1, 11)), 20, 0, 2, -1, 0.5)  # S(5) holds 4: the round at 5
+@example(list(range(1, 11)), 20, 0, 2, 6, 0.5)  # aimed at the last bound 6: S(6) holds 5, not more than half
+def test_a_later_round_nearly_as_large_as_the_proving_round_is_the_proving_round(thresholds, ub, lb, last_pairs,
+                                                                                  last_bound, share):
+    """The next threshold with ``PROOF_ROUND_SHARE`` = ``share`` is the one without it (share 1: never applies),
+    unless a later round's ``S(G)`` would hold more than ``share`` of ``S(UB)``'s pairs: then it is ``UB``, the
+    proving round. The first round (no round before) is ``LB`` + one step under any share."""
+    red = reduction.LagrangianReduction.__new__(reduction.LagrangianReduction)
+    red.thresholds = np.array(thresholds, dtype=float)
+    red.by_threshold = np.sort(red.thresholds)
+    red.grid = ObjectiveGrid.of_costs(np.array([1.0, 2.0]))
+    red.lb, red.last_pairs, red.last_bound = float(min(lb, ub)), last_pairs, float(last_bound)
+    red.best = type("Best", (), {"objective": float(ub)})()
+
+    def next_g(s):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(reduction, "PROOF_ROUND_SHARE", s)
+            return red.next_threshold()
+
+    plain, g = next_g(1.0), next_g(share)
+    assert plain <= ub
+    if last_pairs == 0:
+        assert g == plain == min(ub, red.lb + 1)
+        return
+    in_s_g = sum(t < plain for t in thresholds)
+    in_s_ub = sum(t < ub for t in thresholds)
+    assert g == (ub if plain < ub and in_s_g > share * in_s_ub else plain)
