@@ -4,7 +4,8 @@
     python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
                                         [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit,parallel,
                                                     cutoff,no-search-beside,no-root-cuts,no-cliques,
-                                                    no-round-cliques,no-rank-rows,no-proof-share]
+                                                    no-round-cliques,no-rank-rows,no-proof-share,
+                                                    no-whole-limit]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -60,6 +61,11 @@ the cliques, :func:`milp_anon.conflicts.violated_rank_rows`).
 (``reduction.PROOF_ROUND_SHARE = 1``), the package before 2026-11-29's second
 change (``after``: a later round that would hold more than half of ``S(UB)``'s
 pairs is the proving round at ``G = UB``).
+``--variants no-whole-limit`` gives the search its share after the
+reduction even when it runs beside the rounds
+(``reduction.SEARCH_BESIDE_KEEPS_LIMIT = False``), the package before
+2026-11-29's third change (``after``: the reduction keeps the whole limit
+then, :func:`milp_anon.reduction.keeps_whole_limit`).
 ``--variants feasibility-jump`` gives HiGHS back its feasibility-jump heuristic
 in the rounds (the package turns it off in every MIP given a start since
 2026-11-27: it ignores the time limit, 7-8 s on a 389 k-column model).
@@ -122,6 +128,8 @@ def run(job):
             _reduction.RANK_ROWS = False
         elif v == "no-proof-share":
             _reduction.PROOF_ROUND_SHARE = 1.0
+        elif v == "no-whole-limit":
+            _reduction.SEARCH_BESIDE_KEEPS_LIMIT = False
         elif v != "after":
             raise SystemExit(f"unknown variant {v!r}")
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])

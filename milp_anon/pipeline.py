@@ -104,14 +104,16 @@ def solve(table: Table, request, solver: SolverOptions | None = None, *, start: 
     why_not = _reduction.unavailable(request, solver, instance.candidates, table.n)
     if request.model.reduction == "lagrangian" and why_not:
         raise InputError(f"the Lagrangian reduction does not apply here: {why_not}")
+    reduced = request.model.reduction != "none" and why_not is None
+    searched = solver.time_limit is not None and solver.lns > 0 and _lns.unavailable(request) is None
     stage = solver
-    if solver.time_limit is not None and solver.lns > 0 and _lns.unavailable(request) is None:
+    if searched and not (reduced and _reduction.keeps_whole_limit(request, solver, instance.candidates.n_pairs)):
         stage = dataclasses.replace(solver, time_limit=(1.0 - solver.lns) * solver.time_limit)
-    if request.model.reduction != "none" and why_not is None:
+    if reduced:
         outcome = _reduction.LagrangianReduction(instance, request, stage, timings, size, start=start).run()
     else:
         outcome = _solve_whole(instance, request, stage, timings, size, start)
-    if stage is not solver:
+    if searched:  # in what is left (nothing, when the reduction kept the whole limit and used it)
         outcome = _improve(outcome, instance.table, request, solver, timings)
     return _finish(outcome, request, solver, timings, origin)
 

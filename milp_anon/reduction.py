@@ -46,8 +46,8 @@ from .starts import best_heuristic, release_pairs, whole_table_start
 from .status import Status
 from .subgradient import alternating_ascent
 
-__all__ = ["LagrangianReduction", "PairBounds", "block_bounds", "k_anonymity_bounds", "threshold_table",
-           "unavailable"]
+__all__ = ["LagrangianReduction", "PairBounds", "block_bounds", "keeps_whole_limit", "k_anonymity_bounds",
+           "threshold_table", "unavailable"]
 
 _log = logging.getLogger("milp_anon.reduction")
 
@@ -104,6 +104,11 @@ SEARCH_BESIDE = True
 #: ... when the round has at least this many seconds: a round that ends waits for the search's sub-problem
 #: (at most ``lns.SUB_LIMIT``), which short limits with several rounds (6 QIs, 60 s) cannot spare
 SEARCH_BESIDE_MIN_SECONDS = 100.0
+#: whether the reduction keeps the whole time limit when the search can run beside its rounds
+#: (:func:`keeps_whole_limit`): the search's share (``solver.lns``) is then spent beside the rounds, on the other
+#: core, instead of after them on one (5 QIs, ``lm``, k = 10, 600 s: the search after the rounds found nothing
+#: and ended 96 s early, while the last round had stopped at the stage's limit)
+SEARCH_BESIDE_KEEPS_LIMIT = True
 #: whether the column generation adds the conflict cliques its converged masters violate
 #: (:func:`milp_anon.lagrangian.column_generation`, ``cliques``): a bound above the LP's, and pair bounds with
 #: the cliques' multipliers (``formulations/reduction.md``, "Conflict cliques")
@@ -159,6 +164,15 @@ class PairBounds:
     #: the k-anonymity LP's bounds these were built on (:func:`block_bounds`), which bound k-anonymity over
     #: the same candidates too (the row generation's ``R(∅)`` reuses them), or ``None``
     k_anonymity: "PairBounds | None" = None
+
+
+def keeps_whole_limit(request, solver: SolverOptions, n_pairs: int) -> bool:
+    """Whether the reduction of a model of ``n_pairs`` pairs keeps ``solver``'s whole time limit although a
+    search is asked for (``SEARCH_BESIDE_KEEPS_LIMIT``): it runs beside the rounds (two cores, a model solved in
+    its own process, a limit of ``SEARCH_BESIDE_MIN_SECONDS`` or more), so it needs no time of its own."""
+    return SEARCH_BESIDE_KEEPS_LIMIT and SEARCH_BESIDE and solver.lns > 0 and solver.time_limit is not None \
+        and solver.time_limit >= SEARCH_BESIDE_MIN_SECONDS and lns.unavailable(request) is None \
+        and lns.beside_possible(solver, n_pairs)
 
 
 def k_anonymity_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: SolverOptions,

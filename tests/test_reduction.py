@@ -650,6 +650,47 @@ def test_no_search_beside_a_round_where_it_must_not_run(monkeypatch):
     assert not beside()
 
 
+def test_the_reduction_keeps_the_whole_limit_where_the_search_runs_beside_its_rounds(monkeypatch):
+    """With a search asked for (``lns``), the reduction's stage gets the whole limit exactly when the search can run
+    beside its rounds (two cores, rounds in their own process, a limit of ``SEARCH_BESIDE_MIN_SECONDS`` or more),
+    else ``(1 − lns)`` of it; the search after the stage still runs (in what is left) and the table is optimal."""
+    from milp_anon import lns
+
+    frame = frame_from_array([[0, 1, 2], [0, 1, 2], [1, 1, 0], [1, 0, 0], [0, 0, 1], [1, 1, 1], [0, 1, 1]])
+    table = ma.Table.from_frame(frame, list(frame.columns))
+    stages, improved = [], []
+    real_init, real_improve = reduction.LagrangianReduction.__init__, pipeline._improve
+
+    def recording_init(self, instance, request, solver, *args, **kwargs):
+        stages.append(solver.time_limit)
+        real_init(self, instance, request, solver, *args, **kwargs)
+
+    def recording_improve(*args, **kwargs):
+        improved.append(True)
+        return real_improve(*args, **kwargs)
+
+    monkeypatch.setattr(reduction.LagrangianReduction, "__init__", recording_init)
+    monkeypatch.setattr(pipeline, "_improve", recording_improve)
+
+    def stage(cores=2, limit=600.0, share=0.25, isolate="always", keeps=True, beside=True):
+        monkeypatch.setattr(lns, "_cores", lambda: cores)
+        monkeypatch.setattr(reduction, "SEARCH_BESIDE_KEEPS_LIMIT", keeps)
+        monkeypatch.setattr(reduction, "SEARCH_BESIDE", beside)
+        stages.clear(), improved.clear()
+        r = ma.anonymize(table, ma.KAnonymity(2), reduction="lagrangian", time_limit=limit, lns=share,
+                         isolate=isolate)
+        assert r.status == "optimal" and r.objective == ma.anonymize(table, ma.KAnonymity(2)).objective
+        assert improved == ([True] if share else [])
+        return stages[0]
+
+    assert stage() == 600.0
+    assert stage(cores=1) == stage(keeps=False) == stage(beside=False) == 450.0
+    assert stage(limit=reduction.SEARCH_BESIDE_MIN_SECONDS - 1) == pytest.approx(0.75 * 99)
+    assert stage(isolate="never") == 450.0
+    assert stage(isolate="auto") == 450.0  # seven rows: no round is solved in its own process
+    assert stage(share=0.0) == 600.0
+
+
 def _milp_value(lm):
     h = quiet_highs(lm)
     h.run()

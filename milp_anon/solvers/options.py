@@ -68,7 +68,9 @@ class SolverOptions:
         Under a time limit, the share of it kept for the large-neighbourhood
         search (:mod:`milp_anon.lns`), which improves the released table when
         the solve ends with a gap (default 0: off, so a proof keeps the
-        whole limit; requests it does not apply to keep it too).
+        whole limit; requests it does not apply to keep it too). Where the
+        search runs beside the reduction's rounds, the reduction keeps the
+        whole limit (:func:`milp_anon.reduction.keeps_whole_limit`).
     """
 
     solver: str = "HiGHS"
