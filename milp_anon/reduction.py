@@ -166,13 +166,19 @@ class PairBounds:
     k_anonymity: "PairBounds | None" = None
 
 
+def _search_fits_beside(request, options: SolverOptions, n_cols: int) -> bool:
+    """Whether the search may run beside a model of ``n_cols`` columns solved under ``options`` for ``request``
+    (``SEARCH_BESIDE``, ``lns > 0``, a limit of ``SEARCH_BESIDE_MIN_SECONDS`` or more, two cores, the model in its
+    own process), the incumbent and ``heuristics`` aside."""
+    return SEARCH_BESIDE and options.lns > 0 and options.time_limit is not None \
+        and options.time_limit >= SEARCH_BESIDE_MIN_SECONDS and lns.unavailable(request) is None \
+        and lns.beside_possible(options, n_cols)
+
+
 def keeps_whole_limit(request, solver: SolverOptions, n_pairs: int) -> bool:
     """Whether the reduction of a model of ``n_pairs`` pairs keeps ``solver``'s whole time limit although a
-    search is asked for (``SEARCH_BESIDE_KEEPS_LIMIT``): it runs beside the rounds (two cores, a model solved in
-    its own process, a limit of ``SEARCH_BESIDE_MIN_SECONDS`` or more), so it needs no time of its own."""
-    return SEARCH_BESIDE_KEEPS_LIMIT and SEARCH_BESIDE and solver.lns > 0 and solver.time_limit is not None \
-        and solver.time_limit >= SEARCH_BESIDE_MIN_SECONDS and lns.unavailable(request) is None \
-        and lns.beside_possible(solver, n_pairs)
+    search is asked for (``SEARCH_BESIDE_KEEPS_LIMIT``): it runs beside the rounds, so it needs no time of its own."""
+    return SEARCH_BESIDE_KEEPS_LIMIT and _search_fits_beside(request, solver, n_pairs)
 
 
 def k_anonymity_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: SolverOptions,
@@ -551,9 +557,7 @@ class LagrangianReduction:
 
     def search_beside(self, options: SolverOptions, n_cols: int) -> bool:
         """Whether a round of ``n_cols`` columns under ``options`` has the search beside it (``SEARCH_BESIDE``)."""
-        return SEARCH_BESIDE and self.heuristics and self.best is not None and self.solver.lns > 0 \
-            and options.time_limit is not None and options.time_limit >= SEARCH_BESIDE_MIN_SECONDS \
-            and lns.unavailable(self.request) is None and lns.beside_possible(options, n_cols)
+        return self.heuristics and self.best is not None and _search_fits_beside(self.request, options, n_cols)
 
     def _round_and_search(self, am, options: SolverOptions, hint, stop, method=None):
         """The round in its own process, the large-neighbourhood search from the incumbent in this one until it
