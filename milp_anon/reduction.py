@@ -422,8 +422,10 @@ class LagrangianReduction:
 
     def nearly_proving(self, G: float) -> bool:
         """Whether ``S(G)`` holds more than ``PROOF_ROUND_SHARE`` of the pairs of ``S(UB)``."""
-        below = np.count_nonzero(self.thresholds < G)
-        return below > PROOF_ROUND_SHARE * np.count_nonzero(self.thresholds < self.ub)
+        def count_below(v):  # the pair bounds are sorted once (``by_threshold``): a lookup, not a pass
+            return int(np.searchsorted(self.by_threshold, v, side="left"))
+
+        return count_below(G) > PROOF_ROUND_SHARE * count_below(self.ub)
 
     def run_round(self, G: float, remaining: float | None) -> bool:
         """Build and solve the model restricted to ``S(G)``; update ``LB``/``UB``. False ends the rounds."""
