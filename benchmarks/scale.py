@@ -5,7 +5,7 @@
                                         [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit,parallel,
                                                     cutoff,no-search-beside,no-root-cuts,no-cliques,
                                                     no-round-cliques,no-rank-rows,no-proof-share,
-                                                    no-whole-limit]
+                                                    no-whole-limit,no-hard-end]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -66,6 +66,10 @@ reduction even when it runs beside the rounds
 (``reduction.SEARCH_BESIDE_KEEPS_LIMIT = False``), the package before
 2026-11-29's third change (``after``: the reduction keeps the whole limit
 then, :func:`milp_anon.reduction.keeps_whole_limit`).
+``--variants no-hard-end`` lets a round in its own process run to its own
+limit's kill margins (``reduction.HARD_END_GRACE = inf``), the package before
+2026-11-29's (stop 62) change (``after``: killed at the end of the reduction's
+limit, ``HARD_END_GRACE`` later; the limit counted from the solve's call in both).
 ``--variants feasibility-jump`` gives HiGHS back its feasibility-jump heuristic
 in the rounds (the package turns it off in every MIP given a start since
 2026-11-27: it ignores the time limit, 7-8 s on a 389 k-column model).
@@ -76,6 +80,7 @@ every QI (that cost), instead of suppression.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 
 from .common import ADULT_QI, fmt, run_serial, write_csv, write_md_table
@@ -130,6 +135,8 @@ def run(job):
             _reduction.PROOF_ROUND_SHARE = 1.0
         elif v == "no-whole-limit":
             _reduction.SEARCH_BESIDE_KEEPS_LIMIT = False
+        elif v == "no-hard-end":
+            _reduction.HARD_END_GRACE = math.inf
         elif v != "after":
             raise SystemExit(f"unknown variant {v!r}")
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])

@@ -110,7 +110,8 @@ def solve(table: Table, request, solver: SolverOptions | None = None, *, start: 
     if searched and not (reduced and _reduction.keeps_whole_limit(request, solver, instance.candidates.n_pairs)):
         stage = dataclasses.replace(solver, time_limit=(1.0 - solver.lns) * solver.time_limit)
     if reduced:
-        outcome = _reduction.LagrangianReduction(instance, request, stage, timings, size, start=start).run()
+        outcome = _reduction.LagrangianReduction(instance, request, stage, timings, size, start=start,
+                                                 since=time.perf_counter() - timings.elapsed()).run()
     else:
         outcome = _solve_whole(instance, request, stage, timings, size, start)
     if searched:  # in what is left (nothing, when the reduction kept the whole limit and used it)

@@ -109,6 +109,12 @@ SEARCH_BESIDE_MIN_SECONDS = 100.0
 #: core, instead of after them on one (5 QIs, ``lm``, k = 10, 600 s: the search after the rounds found nothing
 #: and ended 96 s early, while the last round had stopped at the stage's limit)
 SEARCH_BESIDE_KEEPS_LIMIT = True
+
+#: seconds past the end of the time limit at which a round in its own process is killed
+#: (:meth:`LagrangianReduction.hard_end`): HiGHS on a 1.04 M-pair round (7 QIs, k = 5, the whole limit kept)
+#: ran 56 s past its 350-s limit, to the kill's margins (:func:`~milp_anon.solvers.isolated.hard_limit_margin`),
+#: and the run took 654 s of its 600
+HARD_END_GRACE = 3.0
 #: whether the column generation adds the conflict cliques its converged masters violate
 #: (:func:`milp_anon.lagrangian.column_generation`, ``cliques``): a bound above the LP's, and pair bounds with
 #: the cliques' multipliers (``formulations/reduction.md``, "Conflict cliques")
@@ -240,7 +246,8 @@ class LagrangianReduction:
     """
 
     def __init__(self, instance: Instance, request, solver: SolverOptions, timings: Timings, size: ModelSize,
-                 bounds: Callable = k_anonymity_bounds, start: Release | None = None, heuristics: bool = True):
+                 bounds: Callable = k_anonymity_bounds, start: Release | None = None, heuristics: bool = True,
+                 since: float | None = None):
         self.instance, self.request, self.solver, self.timings = instance, request, solver, timings
         #: whether heuristic tables may be incumbents (and the fallback); off: every table the reduction
         #: returns is a solution of the model over ``instance``'s candidates (the heuristics' may use others)
@@ -248,7 +255,9 @@ class LagrangianReduction:
         self.size = size
         self.bounds_fn = bounds
         self.grid = ObjectiveGrid.of_costs(instance.candidates.cost)
-        self.t0 = time.perf_counter()
+        #: the ``time.perf_counter()`` instant the time limit counts from (``since``: the solve's call, so the
+        #: candidates' generation before the reduction is inside it; default: now)
+        self.t0 = time.perf_counter() if since is None else float(since)
         self.best: Release | None = start  # a given verified release is the first incumbent
         #: the incumbent's rows per (type, candidate) pair of the whole instance, once known (``False``:
         #: some row's released vector is not a candidate)
@@ -271,6 +280,13 @@ class LagrangianReduction:
         """Seconds left of the time limit (``None``: no limit)."""
         limit = self.solver.time_limit
         return None if limit is None else limit - (time.perf_counter() - self.t0)
+
+    def hard_end(self) -> float | None:
+        """The instant a round solved in its own process is killed at the latest: the end of the time limit
+        (``HARD_END_GRACE`` later, for a round that stops at its limit to hand back its table); ``None``: no
+        limit. HiGHS overruns its limit on the largest rounds, by up to the kill's margins (15 %)."""
+        limit = self.solver.time_limit
+        return None if limit is None else self.t0 + limit + HARD_END_GRACE
 
     def done(self) -> bool:
         """Optimal (``UB`` reaches ``LB``) or within the requested gap."""
@@ -552,7 +568,8 @@ class LagrangianReduction:
                 out, search = self._round_and_search(am, dataclasses.replace(options, isolate="always"), start,
                                                      stop, method)
             else:
-                out = solve_model(am.lm, options, self.grid, hint=start, stop_bound=stop, method=method)
+                out = solve_model(am.lm, options, self.grid, hint=start, stop_bound=stop, method=method,
+                                  hard_end=self.hard_end())
         self.polish_left = max(0.0, self.polish_left - min(out.seconds, polish))
         self.solver_status = out.solver_status
         return out, cutoff, search
@@ -571,7 +588,7 @@ class LagrangianReduction:
         known = [self.ub]  # the cost of the best verified table, as the search finds it (read by the round's child)
         out, (found, log) = lns.beside(
             lambda cancel: solve_model(am.lm, options, self.grid, hint=hint, stop_bound=stop, cancel=cancel,
-                                       method=method, ceiling=lambda: known[0]),
+                                       method=method, ceiling=lambda: known[0], hard_end=self.hard_end()),
             lambda done: lns.improve(self.instance.table, self.request, self.best, options.time_limit, self.solver,
                                      stop=done, on_better=lambda rel: known.__setitem__(0, min(known[0],
                                                                                                rel.objective))))

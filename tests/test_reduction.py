@@ -691,6 +691,47 @@ def test_the_reduction_keeps_the_whole_limit_where_the_search_runs_beside_its_ro
     assert stage(share=0.0) == 600.0
 
 
+def test_the_reduction_s_clock_starts_at_the_solve_and_its_rounds_end_with_it(monkeypatch):
+    """The reduction's limit counts from the solve's call (the candidates' generation inside it, as for the
+    search after it), and every round is given that limit's end (``HARD_END_GRACE`` later) as the instant its
+    own process is killed at the latest: a round given the rest of the limit never overruns the run."""
+    import time
+
+    from milp_anon import solvers
+
+    frame = frame_from_array([[0, 1, 2], [0, 1, 2], [1, 1, 0], [1, 0, 0], [0, 0, 1], [1, 1, 1], [0, 1, 1]])
+    table = ma.Table.from_frame(frame, list(frame.columns))
+    optimum = ma.anonymize(table, ma.KAnonymity(2), reduction="none").objective
+    starts, ends = [], []
+    real_init, real_solve = reduction.LagrangianReduction.__init__, solvers.solve_model
+
+    def recording_init(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        starts.append(self.t0)
+
+    def recording_solve(*args, hard_end=None, **kwargs):
+        ends.append(hard_end)
+        return real_solve(*args, hard_end=hard_end, **kwargs)
+
+    monkeypatch.setattr(reduction.LagrangianReduction, "__init__", recording_init)
+    monkeypatch.setattr(reduction, "solve_model", recording_solve)
+    before = time.perf_counter()
+    real_prepare = pipeline._prepare
+
+    def slow_prepare(*args, **kwargs):
+        time.sleep(0.5)  # the candidates' generation: inside the limit
+        return real_prepare(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "_prepare", slow_prepare)
+    r = ma.anonymize(table, ma.KAnonymity(2), reduction="lagrangian", time_limit=60)
+    assert r.status == "optimal" and r.objective == optimum
+    assert len(starts) == 1 and before <= starts[0] <= before + 0.4
+    assert ends and all(e == pytest.approx(starts[0] + 60 + reduction.HARD_END_GRACE) for e in ends)
+    starts.clear(), ends.clear()
+    ma.anonymize(table, ma.KAnonymity(2), reduction="lagrangian")  # no limit: no end
+    assert ends and all(e is None for e in ends)
+
+
 def _milp_value(lm):
     h = quiet_highs(lm)
     h.run()

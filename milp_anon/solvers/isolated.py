@@ -89,14 +89,18 @@ def _stop(proc: subprocess.Popen) -> None:
 
 def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *, solve_fn=None,
                    stop_bound: StopAtBound | None = None, cancel: threading.Event | None = None,
-                   ceiling=None) -> SolveOutcome:
+                   ceiling=None, hard_end: float | None = None) -> SolveOutcome:
     """HiGHS in a child process with a hard deadline (``solve_fn``, importable by name, replaces HiGHS in tests).
 
     ``cancel``: when set (by another thread of this process), the child is stopped as at the deadline.
     ``ceiling``: a function of no arguments giving the cost of the best verified table known to this process
     (found beside the solve, by another thread); each value lower than the last reaches the child, whose
     ``solve_fn`` reads it if it takes a ``ceiling`` (:func:`~.root_cuts.solve_by_root_cuts`: only solutions
-    cheaper than it matter)."""
+    cheaper than it matter).
+    ``hard_end``: a ``time.perf_counter()`` instant at which the child is killed even when the margins past its
+    own limit (:func:`hard_limit_margin`) have not run out: the end of the caller's whole time limit, which a
+    solve given the rest of it must not overrun (a 1.04 M-pair round on Adult, 7 QIs, was killed 56 s after its
+    350-s limit, so the run took 654 s of its 600)."""
     # the wall-clock start goes with the job: the child's own start-up (an interpreter, imports, the
     # model read back: 2-3 s for a 350 k-column round) comes out of its solver's limit (worker.time_left)
     proc = _start_child((lm, options, grid, hint, solve_fn, stop_bound, time.time()))
@@ -127,6 +131,8 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     deadline = None
     if options.time_limit is not None:
         deadline = options.time_limit + watchdog_margin(options.time_limit) + hard_limit_margin(options.time_limit)
+    if hard_end is not None:
+        deadline = min(math.inf if deadline is None else deadline, hard_end - t0)
     latest = None
     # the best dual bound the child reported (``solver_bound``), and the last log of its steps through the
     # root's cuts: a kill keeps both, so what the child proved before overrunning its limit is not lost
@@ -136,6 +142,8 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
         while True:
             if ceiling is not None:
                 send_ceiling()
+            if hard_end is not None and time.perf_counter() > hard_end:  # messages may stream without a pause
+                break
             try:
                 msg = messages.get(timeout=0.2)
             except queue.Empty:
@@ -169,7 +177,9 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
         _stop(proc)
         untrack_process(proc)
     secs = time.perf_counter() - t0
+    at_end = hard_end is not None and time.perf_counter() > hard_end
     raw = "interrupted by the user" if stopped_by_user else "cancelled" if cancelled else \
+        f"killed at the caller's end after {secs:.0f} s" if at_end else \
         f"killed {secs - options.time_limit:.0f} s after the time limit"
     x, obj, dual = latest if latest is not None else (None, None, -math.inf)
     dual = max(dual, proven)
