@@ -103,7 +103,6 @@ def run(job):
         if v == "cumulative-limit":
             _cumulative_master_limit()
         elif v == "unsmoothed":
-
             from milp_anon import lagrangian
             lagrangian.SMOOTHING, lagrangian.MAX_ADD, lagrangian.MASTER_SECONDS = 0.0, 2000, math.inf
         elif v == "no-rounding":
