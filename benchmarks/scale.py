@@ -67,7 +67,7 @@ reduction even when it runs beside the rounds
 2026-11-29's third change (``after``: the reduction keeps the whole limit
 then, :func:`milp_anon.reduction.keeps_whole_limit`).
 ``--variants no-hard-end`` lets a round in its own process run to its own
-limit's kill margins (``reduction.HARD_END_GRACE = inf``), the package before
+limit's kill margins (``solvers.isolated.HARD_END_GRACE = inf``), the package before
 2026-11-29's (stop 62) change (``after``: killed at the end of the reduction's
 limit, ``HARD_END_GRACE`` later; the limit counted from the solve's call in both).
 ``--variants feasibility-jump`` gives HiGHS back its feasibility-jump heuristic
@@ -134,7 +134,9 @@ def run(job):
         elif v == "no-whole-limit":
             _reduction.SEARCH_BESIDE_KEEPS_LIMIT = False
         elif v == "no-hard-end":
-            _reduction.HARD_END_GRACE = math.inf
+            from milp_anon.solvers import isolated
+
+            isolated.HARD_END_GRACE = math.inf
         elif v != "after":
             raise SystemExit(f"unknown variant {v!r}")
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])

@@ -41,6 +41,7 @@ from .result import ModelSize, ReductionLog, Round, Timings
 from .rounding import round_lp
 from .sizing import check_memory
 from .solvers import SolverOptions, StopAtBound, highs_option_values, solve_model
+from .solvers import isolated
 from .solvers.root_cuts import solve_by_root_cuts
 from .starts import best_heuristic, release_pairs, whole_table_start
 from .status import Status
@@ -110,11 +111,6 @@ SEARCH_BESIDE_MIN_SECONDS = 100.0
 #: and ended 96 s early, while the last round had stopped at the stage's limit)
 SEARCH_BESIDE_KEEPS_LIMIT = True
 
-#: seconds past the end of the time limit at which a round in its own process is killed
-#: (:meth:`LagrangianReduction.hard_end`): HiGHS on a 1.04 M-pair round (7 QIs, k = 5, the whole limit kept)
-#: ran 56 s past its 350-s limit, to the kill's margins (:func:`~milp_anon.solvers.isolated.hard_limit_margin`),
-#: and the run took 654 s of its 600
-HARD_END_GRACE = 3.0
 #: whether the column generation adds the conflict cliques its converged masters violate
 #: (:func:`milp_anon.lagrangian.column_generation`, ``cliques``): a bound above the LP's, and pair bounds with
 #: the cliques' multipliers (``formulations/reduction.md``, "Conflict cliques")
@@ -283,10 +279,10 @@ class LagrangianReduction:
 
     def hard_end(self) -> float | None:
         """The instant a round solved in its own process is killed at the latest: the end of the time limit
-        (``HARD_END_GRACE`` later, for a round that stops at its limit to hand back its table); ``None``: no
-        limit. HiGHS overruns its limit on the largest rounds, by up to the kill's margins (15 %)."""
+        (:data:`~milp_anon.solvers.isolated.HARD_END_GRACE` later); ``None``: no limit. HiGHS overruns its limit
+        on the largest rounds, by up to the kill's margins (15 %)."""
         limit = self.solver.time_limit
-        return None if limit is None else self.t0 + limit + HARD_END_GRACE
+        return None if limit is None else self.t0 + limit + isolated.HARD_END_GRACE
 
     def done(self) -> bool:
         """Optimal (``UB`` reaches ``LB``) or within the requested gap."""

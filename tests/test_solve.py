@@ -244,6 +244,33 @@ def test_the_caller_s_end_kills_a_solver_before_its_own_margins_run_out():
     assert time.perf_counter() - t0 >= 12.0 and "killed at the caller's end" not in out.solver_status
 
 
+def test_the_whole_model_is_given_its_stage_s_end_as_its_hard_end(monkeypatch):
+    """The whole model's solve gets the end of the time left to it (``HARD_END_GRACE`` later) as the instant its
+    process is killed at the latest; with no limit, none."""
+    import time
+
+    from milp_anon.solvers.isolated import HARD_END_GRACE
+
+    frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
+    table = ma.Table.from_frame(frame, ["a", "b"])
+    ends, real = [], pipeline.solve_model
+
+    def recording(*args, hard_end=None, **kwargs):
+        ends.append((hard_end, time.perf_counter(), args[1].time_limit))
+        return real(*args, hard_end=hard_end, **kwargs)
+
+    monkeypatch.setattr(pipeline, "solve_model", recording)
+    t0 = time.perf_counter()
+    r = ma.anonymize(table, ma.KAnonymity(3), reduction="none", time_limit=60)
+    assert r.status == "optimal" and len(ends) == 1
+    end, called, limit = ends[0]
+    assert 0 < limit <= 60 and end == pytest.approx(called + limit + HARD_END_GRACE, abs=0.5)
+    assert end <= t0 + 60 + HARD_END_GRACE + 0.5
+    ends.clear()
+    ma.anonymize(table, ma.KAnonymity(3), reduction="none")
+    assert ends[0][0] is None
+
+
 def test_a_killed_solver_keeps_the_best_bound_it_told():
     """A child that overruns its limit after proving a bound (through its root's cuts, say) and before any
     solution: the kill keeps the best bound it told, on the grid, and the log of its steps."""
@@ -337,7 +364,7 @@ def test_time_limit_releases_the_better_heuristic(monkeypatch):
     request = ma.Request(ma.KAnonymity(2), reduction="none")  # its whole-table start
     real = pipeline.solve_model
 
-    def whole_table_only(lm, options, grid=INTEGERS, hint=None):
+    def whole_table_only(lm, options, grid=INTEGERS, hint=None, **_):
         h = real(lm, ma.SolverOptions(), grid, hint=hint)
         x = np.zeros(lm.n_cols)
         idx, val = hint
