@@ -223,7 +223,7 @@ def test_hard_time_limit_kills_a_hung_solver_and_keeps_the_incumbent():
 def test_the_caller_s_end_kills_a_solver_before_its_own_margins_run_out():
     """A child given the rest of its caller's limit (the reduction's last round) and overrunning it: killed at the
     caller's end (``hard_end``), not only after its own limit's margins (15 % of a long limit), keeping the
-    incumbent and its bound; without ``hard_end`` the same solve is still running at that instant."""
+    incumbent and its bound (without it, the kill after the margins: the test above)."""
     import time
 
     from helpers import hanging_solve
@@ -238,10 +238,6 @@ def test_the_caller_s_end_kills_a_solver_before_its_own_margins_run_out():
     assert 4.0 <= wall < 4.0 + 10  # a 300-s limit's own margins would end it after 345 s
     assert out.status == "time_limit" and out.x is not None and out.bound == out.objective - 1
     assert "killed at the caller's end" in out.solver_status
-    # a limit with no hard end: killed after its own margins (1 + 2 + 10 s), never at the earlier instant above
-    t0 = time.perf_counter()
-    out = solve_isolated(am.lm, ma.SolverOptions(time_limit=1), INTEGERS, None, solve_fn=hanging_solve)
-    assert time.perf_counter() - t0 >= 12.0 and "killed at the caller's end" not in out.solver_status
 
 
 def test_the_whole_model_is_given_its_stage_s_end_as_its_hard_end(monkeypatch):
