@@ -133,11 +133,11 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
             except (OSError, ValueError):  # the child is gone: its end is read below
                 pass
 
-    deadline = None
+    end = math.inf  # the instant of the kill: the limit's own margins, or the caller's end when sooner
     if options.time_limit is not None:
-        deadline = options.time_limit + watchdog_margin(options.time_limit) + hard_limit_margin(options.time_limit)
+        end = t0 + options.time_limit + watchdog_margin(options.time_limit) + hard_limit_margin(options.time_limit)
     if hard_end is not None:
-        deadline = min(math.inf if deadline is None else deadline, hard_end - t0)
+        end = min(end, hard_end)
     latest = None
     # the best dual bound the child reported (``solver_bound``), and the last log of its steps through the
     # root's cuts: a kill keeps both, so what the child proved before overrunning its limit is not lost
@@ -147,13 +147,11 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
         while True:
             if ceiling is not None:
                 send_ceiling()
-            if hard_end is not None and time.perf_counter() > hard_end:  # messages may stream without a pause
+            if time.perf_counter() > end:  # before every message: they may stream without a pause
                 break
             try:
                 msg = messages.get(timeout=0.2)
             except queue.Empty:
-                if deadline is not None and time.perf_counter() - t0 > deadline:
-                    break
                 if interrupt.stop_requested():
                     stopped_by_user = True
                     break
