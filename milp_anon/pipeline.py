@@ -38,7 +38,6 @@ from .release import Outcome, Release
 from .result import ModelSize, Result, Timings
 from .sizing import check_memory, estimate
 from .solvers import SolverOptions, solve_model
-from .solvers import isolated as _isolated
 from .starts import best_heuristic, release_start, warm_start, whole_table_start
 from .status import Status
 from .table import Table
@@ -217,7 +216,7 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
     progress.report(solver_bound_is_global=True)  # the whole model: HiGHS's bound is the problem's
     with timings.phase("solve"):
         # a model in its own process is killed at the stage's end at the latest, not after its own margins
-        end = None if hs.time_limit is None else time.perf_counter() + hs.time_limit + _isolated.HARD_END_GRACE
+        end = None if hs.time_limit is None else time.perf_counter() + hs.time_limit
         out = solve_model(am.lm, hs, grid, hint=hint, hard_end=end)
     # HiGHS's dual bound (its branch-and-bound's, rounded up to the grid) holds at a limit as at Optimal: when
     # a table found elsewhere (the search) reaches it, that is the same proof as its own Optimal (stricter:

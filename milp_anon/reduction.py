@@ -41,7 +41,6 @@ from .result import ModelSize, ReductionLog, Round, Timings
 from .rounding import round_lp
 from .sizing import check_memory
 from .solvers import SolverOptions, StopAtBound, highs_option_values, solve_model
-from .solvers import isolated
 from .solvers.root_cuts import solve_by_root_cuts
 from .starts import best_heuristic, release_pairs, whole_table_start
 from .status import Status
@@ -278,11 +277,11 @@ class LagrangianReduction:
         return None if limit is None else limit - (time.perf_counter() - self.t0)
 
     def hard_end(self) -> float | None:
-        """The instant a round solved in its own process is killed at the latest: the end of the time limit
-        (:data:`~milp_anon.solvers.isolated.HARD_END_GRACE` later); ``None``: no limit. HiGHS overruns its limit
-        on the largest rounds, by up to the kill's margins (15 %)."""
+        """The end of the time limit, which a round solved in its own process must not overrun (it is killed just
+        after, :func:`~milp_anon.solvers.isolated.solve_isolated`); ``None``: no limit. HiGHS overruns its limit on
+        the largest rounds, by up to the kill's own margins (15 %)."""
         limit = self.solver.time_limit
-        return None if limit is None else self.t0 + limit + isolated.HARD_END_GRACE
+        return None if limit is None else self.t0 + limit
 
     def done(self) -> bool:
         """Optimal (``UB`` reaches ``LB``) or within the requested gap."""

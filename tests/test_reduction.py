@@ -693,12 +693,11 @@ def test_the_reduction_keeps_the_whole_limit_where_the_search_runs_beside_its_ro
 
 def test_the_reduction_s_clock_starts_at_the_solve_and_its_rounds_end_with_it(monkeypatch):
     """The reduction's limit counts from the solve's call (the candidates' generation inside it, as for the
-    search after it), and every round is given that limit's end (``HARD_END_GRACE`` later) as the instant its
-    own process is killed at the latest: a round given the rest of the limit never overruns the run."""
+    search after it), and every round is given that limit's end, just after which its own process is killed at
+    the latest: a round given the rest of the limit never overruns the run."""
     import time
 
     from milp_anon import solvers
-    from milp_anon.solvers.isolated import HARD_END_GRACE
 
     frame = frame_from_array([[0, 1, 2], [0, 1, 2], [1, 1, 0], [1, 0, 0], [0, 0, 1], [1, 1, 1], [0, 1, 1]])
     table = ma.Table.from_frame(frame, list(frame.columns))
@@ -727,7 +726,7 @@ def test_the_reduction_s_clock_starts_at_the_solve_and_its_rounds_end_with_it(mo
     r = ma.anonymize(table, ma.KAnonymity(2), reduction="lagrangian", time_limit=60)
     assert r.status == "optimal" and r.objective == optimum
     assert len(starts) == 1 and before <= starts[0] <= before + 0.4
-    assert ends and all(e == pytest.approx(starts[0] + 60 + HARD_END_GRACE) for e in ends)
+    assert ends and all(e == pytest.approx(starts[0] + 60) for e in ends)
     starts.clear(), ends.clear()
     ma.anonymize(table, ma.KAnonymity(2), reduction="lagrangian")  # no limit: no end
     assert ends and all(e is None for e in ends)

@@ -42,9 +42,10 @@ def solve_model(lm, options: SolverOptions, grid: ObjectiveGrid = ObjectiveGrid(
     ``ceiling`` (with ``method``): a function giving the cost of the best
     verified table known, which may fall while the solve runs (a search
     beside it); ``method`` receives it as its ``ceiling`` keyword.
-    ``hard_end`` (a ``time.perf_counter()`` instant): a solve in a child
-    process is killed then at the latest (:func:`~.isolated.solve_isolated`);
-    a solve in this process does not read it.
+    ``hard_end`` (a ``time.perf_counter()`` instant): the caller's end; a
+    solve in a child process is killed just after it at the latest
+    (:func:`~.isolated.solve_isolated`); a solve in this process does not
+    read it.
     """
     if stop_bound is not None and not isinstance(stop_bound, StopAtBound):
         stop_bound = StopAtBound(float(stop_bound))

@@ -44,8 +44,8 @@ __all__ = ["HARD_END_GRACE", "ISOLATE_MIN_COLUMNS", "hard_limit_margin", "should
 #: models at least this large are solved in a child process under a time limit (``isolate="auto"``)
 ISOLATE_MIN_COLUMNS = 100_000
 
-#: seconds past a caller's end (``hard_end``) at which a child given the rest of the caller's limit is killed, for
-#: a solver that stops at its limit to hand back its table: HiGHS on a 1.04 M-pair reduction round (Adult, 7 QIs,
+#: seconds past the caller's end (``hard_end``) at which a child given the rest of the caller's limit is killed,
+#: for a solver that stops at its limit to hand back its table: HiGHS on a 1.04 M-pair reduction round (Adult, 7 QIs,
 #: k = 5) ran 56 s past its 350-s limit, to the kill's own margins, and the run took 654 s of its 600
 HARD_END_GRACE = 3.0
 
@@ -102,9 +102,9 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     (found beside the solve, by another thread); each value lower than the last reaches the child, whose
     ``solve_fn`` reads it if it takes a ``ceiling`` (:func:`~.root_cuts.solve_by_root_cuts`: only solutions
     cheaper than it matter).
-    ``hard_end``: a ``time.perf_counter()`` instant at which the child is killed even when the margins past its
-    own limit (:func:`hard_limit_margin`) have not run out: the end of the caller's whole time limit, which a
-    solve given the rest of it must not overrun (a 1.04 M-pair round on Adult, 7 QIs, was killed 56 s after its
+    ``hard_end``: the end of the caller's whole time limit (a ``time.perf_counter()`` instant), which a solve given
+    the rest of it must not overrun: the child is killed ``HARD_END_GRACE`` later even when the margins past its
+    own limit (:func:`hard_limit_margin`) have not run out (a 1.04 M-pair round on Adult, 7 QIs, was killed 56 s after its
     350-s limit, so the run took 654 s of its 600)."""
     # the wall-clock start goes with the job: the child's own start-up (an interpreter, imports, the
     # model read back: 2-3 s for a 350 k-column round) comes out of its solver's limit (worker.time_left)
@@ -137,7 +137,7 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     if options.time_limit is not None:
         end = t0 + options.time_limit + watchdog_margin(options.time_limit) + hard_limit_margin(options.time_limit)
     if hard_end is not None:
-        end = min(end, hard_end)
+        end = min(end, hard_end + HARD_END_GRACE)
     latest = None
     # the best dual bound the child reported (``solver_bound``), and the last log of its steps through the
     # root's cuts: a kill keeps both, so what the child proved before overrunning its limit is not lost
@@ -180,7 +180,7 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
         _stop(proc)
         untrack_process(proc)
     secs = time.perf_counter() - t0
-    at_end = hard_end is not None and time.perf_counter() > hard_end
+    at_end = hard_end is not None and time.perf_counter() > hard_end + HARD_END_GRACE
     raw = "interrupted by the user" if stopped_by_user else "cancelled" if cancelled else \
         f"killed at the caller's end after {secs:.0f} s" if at_end else \
         f"killed {secs - options.time_limit:.0f} s after the time limit"
