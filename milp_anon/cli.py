@@ -634,10 +634,10 @@ def cmd_certify(args) -> int:
     cert = certify(table, request, report)
     _say(*cert.lines())
     if cert.ok:
-        if cert.solver_side:
+        if not cert.solver_free:
             _say(f"certified: L(π) and the fixing of every round recomputed from the table; with the HiGHS bounds "
                  f"above, the optimum is at least {cert.lower_bound:,.6g}")
-        else:  # no round ran: the Lagrangian bound alone reached the verified table (no solver involved)
+        else:  # the Lagrangian bound alone reached the verified table (rounds, if any, only found it)
             _say(f"certified without any solver: L(π) and the type bound, recomputed from the table, show the "
                  f"optimum is at least {cert.lower_bound:,.6g}")
         return EXIT_OK

@@ -1,6 +1,7 @@
 """`milp-anon certify`: the reduction's Lagrangian bound and fixing recomputed from the table alone."""
 
 import json
+import math
 
 import pytest
 from hypothesis import given, settings
@@ -15,22 +16,22 @@ from helpers import small_tables
 QI = "sex,age,race,marital-status"
 
 
-def _solve(tmp, rounding):
+def _solve(tmp, rounding, k=5):
     orig = tmp / "adult.csv"
     ma.datasets.load_adult().iloc[:5000].to_csv(orig, sep=";", index=False)
     report = tmp / "r.json"
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(reduction, "LP_ROUNDING", rounding)
-        assert main(["solve", str(orig), "--sep", ";", "--qi", QI, "--k", "5", "--reduce", "lagrangian",
+        assert main(["solve", str(orig), "--sep", ";", "--qi", QI, "--k", str(k), "--reduce", "lagrangian",
                      "--out", str(tmp / "o.csv"), "--report", str(report), "--quiet"]) == 0
     return tmp, orig, report
 
 
 @pytest.fixture(scope="module")
 def solved(tmp_path_factory):
-    """A proof with a HiGHS round: the LP rounding is off, so the rounds find the optimal table (with it on,
-    its table meets the bound and no round runs: :func:`test_a_proof_without_rounds_needs_no_solver`)."""
-    return _solve(tmp_path_factory.mktemp("certify"), rounding=False)
+    """A proof resting on a HiGHS round: k = 10, where ``L(π)`` is 1,813.8 and the type bound 1,814 below the
+    optimum 1,815 (the LP rounding is off, so the rounds find the optimal table)."""
+    return _solve(tmp_path_factory.mktemp("certify"), rounding=False, k=10)
 
 
 def test_a_proof_without_rounds_needs_no_solver(tmp_path, capsys):
@@ -40,14 +41,14 @@ def test_a_proof_without_rounds_needs_no_solver(tmp_path, capsys):
     rep = json.loads(report.read_text())
     assert rep["status"] == "optimal" and rep["reduction"]["rounds"] == []
     assert rep["reduction"]["rounding_objective"] == rep["objective"]
-    code, out = _certify(orig, report, capsys)
+    code, out = _certify(orig, report, capsys, k=5)
     assert code == 0, out.out
     assert "HiGHS" not in out.out and "certified without any solver" in out.out
     assert f"optimum is at least {rep['objective']:,.6g}" in out.out
 
 
-def _certify(orig, report, capsys, *extra):
-    code = main(["certify", str(orig), str(report), "--sep", ";", "--qi", QI, "--k", "5", *extra])
+def _certify(orig, report, capsys, *extra, k=10):  # the ``solved`` proof's k
+    code = main(["certify", str(orig), str(report), "--sep", ";", "--qi", QI, "--k", str(k), *extra])
     return code, capsys.readouterr()
 
 
@@ -55,10 +56,26 @@ def test_a_reduction_proof_certifies(solved, capsys):
     tmp, orig, report = solved
     rep = json.loads(report.read_text())
     assert rep["status"] == "optimal" and len(rep["reduction"]["multipliers"]) == rep["t_in"]
+    assert math.ceil(rep["reduction"]["lp_bound"]) < rep["objective"]  # the round's bound is needed
     code, out = _certify(orig, report, capsys)
     assert code == 0, out.out
     assert "FAIL" not in out.out and f"optimum is at least {rep['objective']:,.6g}" in out.out
     assert "HiGHS round 1" in out.out  # what the proof still rests on is said
+    assert "with the HiGHS bounds above" in out.out and "without any solver" not in out.out
+
+
+def test_a_proof_whose_rounds_only_found_the_table_needs_no_solver(tmp_path, capsys):
+    """k = 5 with the LP rounding off: a round runs and finds the optimal table 1,072, but ``L(π)`` is 1,072
+    already, so the round's HiGHS bound is not part of the proof."""
+    tmp, orig, report = _solve(tmp_path, rounding=False)
+    rep = json.loads(report.read_text())
+    assert rep["status"] == "optimal" and rep["reduction"]["rounds"]
+    assert math.ceil(rep["reduction"]["lp_bound"] - 1e-9) >= rep["objective"]
+    code, out = _certify(orig, report, capsys, k=5)
+    assert code == 0, out.out
+    assert "certified without any solver" in out.out
+    solver = [line for line in out.out.splitlines() if line.startswith("HiGHS")]
+    assert solver and all("not needed" in line for line in solver)
 
 
 @pytest.mark.parametrize("tamper, what", [
@@ -106,6 +123,11 @@ def test_every_reduction_proof_certifies(case):
     cert = certify(table, ma.Request(ma.KAnonymity(k)), json.loads(r.to_json()))
     assert cert.ok, cert.lines()
     assert cert.lower_bound == pytest.approx(r.objective)
+    # solver-free exactly when L(π), the type bound or an empty round (a row type without a pair below G)
+    # reaches the objective (suppression: whole costs)
+    empty = [rnd.G for rnd in r.reduction.rounds if rnd.status == "empty"]
+    from_table = max([math.ceil(cert.lagrangian_bound - 1e-9), cert.type_bound, *empty])
+    assert cert.solver_free == (from_table >= r.objective - 1e-9 or not cert.solver_side)
 
 
 def test_a_round_through_the_root_cuts_says_what_it_rests_on(monkeypatch):
