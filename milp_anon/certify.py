@@ -54,13 +54,14 @@ class Certificate:
     lower_bound: float | None
     checks: list = field(default_factory=list)
     solver_side: list = field(default_factory=list)
-    #: the bounds recomputed from the table alone (``L(π)``, the type bound, empty rounds) reach the verified
-    #: objective: the rounds only found the table, and the proof rests on no solver
+    #: the bounds recomputed from the table alone (``L(π)``, the type bound, empty rounds) reach the lower bound
+    #: (in an optimal report, the verified objective): the rounds only found the table, and the bound rests on no
+    #: solver
     solver_free: bool = False
 
     def lines(self) -> list[str]:
         out = [f"{'ok  ' if ok else 'FAIL'}  {text}" for ok, text in self.checks]
-        said = "HiGHS (not needed: the bounds above reach the objective)" if self.solver_free else "HiGHS"
+        said = "HiGHS (not needed: the bounds recomputed above are as high)" if self.solver_free else "HiGHS"
         out += [f"{said} {text}" for text in self.solver_side]
         return out
 
