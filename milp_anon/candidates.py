@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, ModelTooLargeError
 from .recoding import _suppression_lattice
 from .rowtypes import RowTypes
 
@@ -129,6 +129,14 @@ class Candidates:
                            minlength=self.n_candidates).astype(np.int64)
 
 
+class TooManyPairs(ModelTooLargeError):
+    """The enumeration stopped once it held ``n_pairs`` pairs, more than the ``max_pairs`` allowed."""
+
+    def __init__(self, n_pairs: int, max_pairs: int):
+        super().__init__(f"{n_pairs:,} (row type, candidate) pairs, {max_pairs:,} allowed")
+        self.n_pairs, self.max_pairs = n_pairs, max_pairs
+
+
 def estimate_enumeration(m: int, t_in: int, lattice_sizes=None) -> int:
     """Number of (type, level vector) projections the enumeration touches."""
     if lattice_sizes is None:
@@ -165,6 +173,7 @@ def lattice_candidates(
     support: bool = True,
     closure: bool = True,
     level_vectors=None,
+    max_pairs: int | None = None,
 ) -> Candidates:
     """Generate the candidates of ``types`` under per-column generalization lattices.
 
@@ -188,6 +197,10 @@ def lattice_candidates(
         in every generalized column the compatible types' ancestors one level
         lower differ, i.e. ``j`` is the column-wise LCA of its compatible
         types (exact for the cost objective with monotone costs).
+    max_pairs
+        Raise :class:`~milp_anon.errors.ModelTooLargeError` as soon as the
+        kept (type, candidate) pairs exceed this many (the memory allowed,
+        :func:`milp_anon.sizing.pair_limit`), before they are all held.
 
     Returns
     -------
@@ -203,13 +216,16 @@ def lattice_candidates(
         if not (support and closure):
             raise InputError("interval and value-set cells are enumerated as hulls of their rows: they need the "
                              "cost objective without a lower bound on the number of groups (closure)")
-        return _cell_candidates(types, lattices, min_size)
+        cands = _cell_candidates(types, lattices, min_size)
+        if max_pairs is not None and cands.n_pairs > max_pairs:
+            raise TooManyPairs(cands.n_pairs, max_pairs)
+        return cands
     return _lattice_candidates(types, lattices, min_size, support=support, closure=closure,
-                               level_vectors=level_vectors)
+                               level_vectors=level_vectors, max_pairs=max_pairs)
 
 
 def _lattice_candidates(types: RowTypes, lattices, min_size: int, *, support: bool = True, closure: bool = True,
-                        level_vectors=None) -> Candidates:
+                        level_vectors=None, max_pairs: int | None = None) -> Candidates:
     m, t_in = types.m, types.t_in
     sizes = [lat.height + 1 for lat in lattices]
     work = estimate_enumeration(m, t_in, sizes) if level_vectors is None else t_in * len(list(level_vectors))
@@ -223,7 +239,7 @@ def _lattice_candidates(types: RowTypes, lattices, min_size: int, *, support: bo
     # ancestors of every type at every level: anc_t[c][:, l]
     anc_t = [lat.anc[codes[:, c]] for c, lat in enumerate(lattices)]
     radices = [lat.n_nodes for lat in lattices]
-    generated = closure_only = supported = 0
+    generated = closure_only = supported = n_pairs = 0
     out_nodes, out_levels, out_cap, out_ptype, out_pcand, out_codes = [], [], [], [], [], []
     next_id = 0
     if level_vectors is None:
@@ -270,6 +286,9 @@ def _lattice_candidates(types: RowTypes, lattices, min_size: int, *, support: bo
         out_codes.append(c_codes)
         out_cap.append(cap[keep_grp])
         t_sel = np.flatnonzero(keep_grp[inv])
+        n_pairs += t_sel.size
+        if max_pairs is not None and n_pairs > max_pairs:  # stop before holding them all
+            raise TooManyPairs(n_pairs, max_pairs)
         out_ptype.append(t_sel)
         out_pcand.append(new_id[inv[t_sel]])
         next_id += n_keep
@@ -301,7 +320,7 @@ def _lattice_candidates(types: RowTypes, lattices, min_size: int, *, support: bo
 
 
 def pattern_candidates(types: RowTypes, masks: np.ndarray, min_size: int, *, support: bool = True,
-                       reduce: bool = True) -> Candidates:
+                       reduce: bool = True, max_pairs: int | None = None) -> Candidates:
     """Candidates of pattern-guided suppression (``formulations/patterns.md``).
 
     Only star sets that are masks of ``P``; closure is replaced by: drop
@@ -311,7 +330,8 @@ def pattern_candidates(types: RowTypes, masks: np.ndarray, min_size: int, *, sup
     """
     lattices = [_suppression_lattice(range(int(v))) for v in types.cardinalities]
     levels = [tuple(int(not k) for k in mask) for mask in masks]
-    cands = lattice_candidates(types, lattices, min_size, support=support, closure=False, level_vectors=levels)
+    cands = lattice_candidates(types, lattices, min_size, support=support, closure=False, level_vectors=levels,
+                               max_pairs=max_pairs)
     if not reduce or cands.n_candidates == 0:
         return cands
     # signature of each candidate's compatible set: its sorted type list

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .candidates import Candidates, lattice_candidates, pattern_candidates
+from .candidates import Candidates, TooManyPairs, lattice_candidates, pattern_candidates
 from .recoding import ColumnLattice, Patterns, record_cost
 from .rowtypes import RowTypes, Units
 from .table import Table
@@ -75,10 +75,17 @@ def generate_candidates(table: Table, request, types: RowTypes, units: Units, la
     """The candidates of the request's recoding, pruned by every criterion (all rules exact)."""
     L = request.min_group_size()
     closure = request.model.closure_applies
-    if isinstance(request.recoding, Patterns):
-        cands = pattern_candidates(types, request.recoding.masks(table), L, reduce=closure)
-    else:
-        cands = lattice_candidates(types, lattices, L, closure=closure)
+    from .sizing import layer_too_large, pair_limit  # sizing reads Instance
+
+    gb = request.model.max_memory_gb
+    limit = pair_limit(gb)  # the layer's own memory: refused before it is all held
+    try:
+        if isinstance(request.recoding, Patterns):
+            cands = pattern_candidates(types, request.recoding.masks(table), L, reduce=closure, max_pairs=limit)
+        else:
+            cands = lattice_candidates(types, lattices, L, closure=closure, max_pairs=limit)
+    except TooManyPairs as exc:
+        raise layer_too_large(exc.n_pairs, gb, partial=True) from None
     for c in request.criteria:
         cands = c.prune(table, units, cands, min_size=L)
     return cands

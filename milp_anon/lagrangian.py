@@ -84,6 +84,12 @@ class BlockPrices:
         return self.bound - np.minimum(self.rc, 0.0)[pair_cand] + self.forced
 
 
+#: pairs whose blocks :func:`block_prices` solves at once (whole candidates; a candidate with more pairs is one
+#: chunk): its working arrays are about 100 bytes per pair, 5.9 GiB at once for the 63.9 M pairs of Adult's 8
+#: QIs with hierarchies against 0.4 GiB a chunk (the outcome is the same, candidate by candidate)
+PRICE_CHUNK = 1 << 22
+
+
 def block_prices(pi, n, w, pair_type, pair_cand, k, shift=None) -> BlockPrices:
     """Solve every candidate's block for multipliers ``pi`` (vectorized over all pairs).
 
@@ -96,7 +102,7 @@ def block_prices(pi, n, w, pair_type, pair_cand, k, shift=None) -> BlockPrices:
     w
         ``(C,)`` cost per row of each candidate.
     pair_type, pair_cand
-        ``(P,)`` compatible pairs, sorted by candidate.
+        ``(P,)`` compatible pairs, sorted by candidate (unsorted pairs are solved in one piece).
     k
         Smallest group size.
     shift
@@ -104,11 +110,31 @@ def block_prices(pi, n, w, pair_type, pair_cand, k, shift=None) -> BlockPrices:
 
     Notes
     -----
-    One ``lexsort`` of the pairs by (candidate, ``w_j − π_i``): ``O(P log P)``.
+    One ``lexsort`` of the pairs by (candidate, ``w_j − π_i``): ``O(P log P)``, in chunks of
+    ``PRICE_CHUNK`` pairs holding whole candidates (the blocks are independent), so the working
+    memory beyond the outcome's ``(P,)`` arrays is that of one chunk.
     """
     pi = np.asarray(pi, dtype=float)
     n = np.asarray(n, dtype=float)
     w = np.asarray(w, dtype=float)
+    C, P = w.shape[0], pair_type.shape[0]
+    bound0 = float(pi @ n)
+    if P <= PRICE_CHUNK or np.any(pair_cand[1:] < pair_cand[:-1]):
+        rc, take, forced = _blocks(pi, n, w, pair_type, pair_cand, k, shift)
+        return BlockPrices(rc=rc, take=take, forced=forced, bound=bound0 + float(np.minimum(rc, 0.0).sum()))
+    rc, take, forced = np.zeros(C), np.empty(P), np.empty(P)
+    first = np.searchsorted(pair_cand, np.arange(C))  # each candidate's first pair
+    cuts = first[np.searchsorted(first, np.arange(PRICE_CHUNK, P, PRICE_CHUNK), side="right") - 1]
+    cuts = np.unique(np.concatenate([[0], cuts, [P]]))
+    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+        lo, hi = int(pair_cand[a]), int(pair_cand[b - 1]) + 1
+        rc[lo:hi], take[a:b], forced[a:b] = _blocks(pi, n, w[lo:hi], pair_type[a:b], pair_cand[a:b] - lo, k,
+                                                    None if shift is None else shift[a:b])
+    return BlockPrices(rc=rc, take=take, forced=forced, bound=bound0 + float(np.minimum(rc, 0.0).sum()))
+
+
+def _blocks(pi, n, w, pair_type, pair_cand, k, shift):
+    """``(rc, take, forced)`` of :func:`block_prices` for the candidates ``0 .. len(w) − 1``."""
     C, P = w.shape[0], pair_type.shape[0]
     v = w[pair_cand] - pi[pair_type]
     if shift is not None:
@@ -131,8 +157,7 @@ def block_prices(pi, n, w, pair_type, pair_cand, k, shift=None) -> BlockPrices:
     filled = neg_units < k
     extra = np.where(filled[pair_cand], v - dearest[pair_cand], np.maximum(v, 0.0))
     forced = rc[pair_cand] + np.where(taken, 0.0, extra)
-    bound = float(pi @ n + np.minimum(rc, 0.0).sum())
-    return BlockPrices(rc=rc, take=take, forced=forced, bound=bound)
+    return rc, take, forced
 
 
 @dataclass
@@ -206,6 +231,8 @@ class RestrictedMaster:
         self.pair_col = np.full(P, -1, dtype=np.int64)
         self.link_in = np.zeros(P, dtype=bool)
         self.clique_rows: list[int] = []
+        #: each candidate's first pair (``C + 1``), when the pairs are sorted by candidate; else ``None``
+        self.first = None if np.any(pair_cand[1:] < pair_cand[:-1]) else np.searchsorted(pair_cand, np.arange(C + 1))
         if separate_links:
             self.start_separating()
 
@@ -356,8 +383,20 @@ class RestrictedMaster:
         ``duals`` is negative (``π`` of the type rows, ``σ`` of the candidates' size rows)."""
         sigma = np.zeros(self.w.shape[0])
         sigma[self.in_master] = duals[self.k_row[self.in_master]]
-        v = self.w[self.pair_cand] - duals[: self.n.shape[0]][self.pair_type] - sigma[self.pair_cand]
-        return np.flatnonzero((v < -1e-9) & ~self.pair_in & self.in_master[self.pair_cand])
+        ps = self._master_pairs()
+        pc = self.pair_cand[ps]
+        v = self.w[pc] - duals[: self.n.shape[0]][self.pair_type[ps]] - sigma[pc]
+        return ps[(v < -1e-9) & ~self.pair_in[ps] & self.in_master[pc]]
+
+    def _master_pairs(self) -> np.ndarray:
+        """Every pair of the master's candidates (a range each when the pairs are sorted by candidate: the
+        master holds a few thousand of up to a million candidates, so its pairs are a sliver of all)."""
+        if self.first is None:
+            return np.arange(self.pair_cand.shape[0])
+        js = np.flatnonzero(self.in_master)
+        lo, hi = self.first[js], self.first[js + 1]
+        size = hi - lo
+        return np.repeat(lo - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
 
     def _violated_links(self) -> np.ndarray:
         """The master pairs without a link whose current point violates it."""

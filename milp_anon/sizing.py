@@ -20,7 +20,8 @@ from .errors import ModelTooLargeError
 from .formulations.rows import rows_of
 from .instance import Instance
 
-__all__ = ["ModelEstimate", "available_memory_bytes", "check_memory", "estimate", "resident_memory_bytes"]
+__all__ = ["BYTES_PER_PAIR", "ModelEstimate", "available_memory_bytes", "check_memory", "estimate", "layer_too_large",
+           "pair_limit", "resident_memory_bytes"]
 
 #: bytes per nonzero / per column or row, measured on HiGHS MIP solves of this model: the peak of the
 #: HiGHS process through root LP and separation at 8 QIs, k = 2 (1.4 M / 2.5 M / 3.4 M columns: 4.7 / 8.7 /
@@ -29,6 +30,13 @@ _BYTES_PER_NZ_HIGHS = 720
 _BYTES_PER_VECTOR_HIGHS = 400
 _BYTES_PER_COL_PULP = 1500
 _BYTES_PER_NZ_PULP = 250
+#: bytes this process holds per (type, candidate) pair of the candidate layer, models aside, at its peak: the
+#: pairs (16), the Lagrangian reduction's block prices at the best and the current multipliers (2 × 16; priced
+#: in chunks, :data:`milp_anon.lagrangian.PRICE_CHUNK`), its master's column per pair (9), the LP point (8),
+#: the pair bounds and their sorted copy (16), the incumbent's rows per pair (8), masks and the copies the
+#: enumeration concatenates; measured: Adult, 8 QIs with hierarchies, k = 2, 63.9 M pairs
+#: (``benchmarks/results/scale_reduction_layer_8qi_lm.md``)
+BYTES_PER_PAIR = 120
 
 
 @dataclass(frozen=True)
@@ -94,6 +102,34 @@ def resident_memory_bytes() -> int:
         return 0
 
 
+def _allowance(max_memory_gb: float | None) -> tuple[float, int]:
+    """``(limit, held)`` in bytes: the memory allowed and what this process holds against it (see
+    :func:`check_memory`)."""
+    held = resident_memory_bytes() if max_memory_gb else 0
+    limit = max_memory_gb * 2**30 if max_memory_gb else 0.8 * available_memory_bytes()
+    return limit, held
+
+
+def pair_limit(max_memory_gb: float | None) -> int:
+    """The most (type, candidate) pairs the candidate layer may hold in the memory allowed (at
+    :data:`BYTES_PER_PAIR` each, beside what this process holds now)."""
+    limit, held = _allowance(max_memory_gb)
+    return max(0, int((limit - held) // BYTES_PER_PAIR))
+
+
+def layer_too_large(n_pairs: int, max_memory_gb: float | None, *, partial: bool = False) -> ModelTooLargeError:
+    """The refusal of a candidate layer of ``n_pairs`` pairs (``partial``: at least that many, where the
+    enumeration stopped)."""
+    limit, held = _allowance(max_memory_gb)
+    beside = f" beside the {held / 2**30:.1f} GiB this process holds" if held else ""
+    more = "at least " if partial else ""
+    return ModelTooLargeError(
+        f"the candidate layer would hold {more}{n_pairs:,} (row type, candidate) pairs, {more}"
+        f"{n_pairs * BYTES_PER_PAIR / 2**30:.2f} GiB{beside}, but {limit / 2**30:.2f} GiB is allowed; use fewer QI "
+        "columns, shallower hierarchies or a larger k"
+    )
+
+
 def check_memory(instance: Instance, criteria, max_memory_gb: float | None, *, pulp_model: bool) -> None:
     """Refuse, before building, a model estimated above ``max_memory_gb`` together with what this process
     holds now (default: the model alone above 80 % of the memory available now, which already leaves
@@ -101,8 +137,7 @@ def check_memory(instance: Instance, criteria, max_memory_gb: float | None, *, p
     solvers)."""
     est = estimate(instance, criteria)
     need = est.bytes_pulp if pulp_model else est.bytes_highs
-    held = resident_memory_bytes() if max_memory_gb else 0
-    limit = max_memory_gb * 2**30 if max_memory_gb else 0.8 * available_memory_bytes()
+    limit, held = _allowance(max_memory_gb)
     if need + held > limit:
         beside = f" beside the {held / 2**30:.1f} GiB this process holds" if held else ""
         raise ModelTooLargeError(

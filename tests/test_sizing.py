@@ -46,3 +46,33 @@ def test_an_explicit_limit_counts_what_the_process_holds(monkeypatch):
 
 def test_resident_memory_is_read():
     assert sizing.resident_memory_bytes() > 0
+
+
+@pytest.mark.parametrize("recoding", [None, "patterns", "hierarchies"])
+def test_the_candidate_layer_is_refused_while_it_is_enumerated(monkeypatch, recoding):
+    """The pairs themselves count against the memory allowed (BYTES_PER_PAIR each, beside what the process
+    holds): an allowance one pair short of the layer stops the enumeration with the error, before any model
+    or bound; an allowance for exactly the layer passes. Suppression, patterns and hierarchies alike."""
+    from milp_anon.datasets import adult_hierarchy_path
+
+    qi = ("sex", "age", "race")
+    rec = None
+    if recoding == "patterns":
+        rec = ma.Patterns(["111", "101", "001", "000"])
+    elif recoding == "hierarchies":
+        rec = ma.Generalization({c: adult_hierarchy_path(c) for c in qi}, cost="lm")
+    request = ma.Request(ma.KAnonymity(3), recoding=rec)
+    pairs = _instance(request, n=600, qi=qi).candidates.n_pairs
+    held = 10 * 2**20
+    monkeypatch.setattr(sizing, "resident_memory_bytes", lambda: held)
+    table = ma.Table.from_frame(load_adult().iloc[:600], list(qi))
+    for fit, short in ((pairs, False), (pairs - 1, True)):
+        gb = (held + fit * sizing.BYTES_PER_PAIR) / 2**30
+        assert sizing.pair_limit(gb) == fit
+        req = ma.Request(ma.KAnonymity(3), recoding=rec, max_memory_gb=gb)
+        if short:
+            with pytest.raises(ma.ModelTooLargeError, match=r"candidate layer would hold at least [\d,]+ \(row type"):
+                _prepare(table, req, Timings())
+        else:
+            instance, _, _ = _prepare(table, req, Timings())
+            assert instance.candidates.n_pairs == pairs
