@@ -5,7 +5,7 @@
                                         [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit,parallel,
                                                     cutoff,no-search-beside,no-root-cuts,no-cliques,
                                                     no-round-cliques,no-rank-rows,no-proof-share,
-                                                    no-whole-limit,no-hard-end]
+                                                    no-whole-limit,no-hard-end,unchunked]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -40,6 +40,9 @@ added, no polish time handed on). Variants combine with ``+``
 ``--variants no-fit`` puts back what a round too large for ``--max-memory-gb``
 did before 2026-11-25's fourth change: it ends the rounds (``after``: the
 largest round that fits runs instead).
+``--variants unchunked`` prices every candidate's block in one piece, as before
+2026-11-29 (:data:`milp_anon.lagrangian.PRICE_CHUNK`; ``after``: chunks of
+4 M pairs).
 ``--variants parallel`` gives HiGHS both cores (``threads=2``, ``parallel="on"``:
 the parallel tree search of HiGHS 1.15 in the rounds, the parallel dual simplex
 in the LPs; ``after``: one thread).
@@ -142,6 +145,10 @@ def run(job):
             _reduction.PROOF_ROUND_SHARE = 1.0
         elif v == "no-whole-limit":
             _reduction.SEARCH_BESIDE_KEEPS_LIMIT = False
+        elif v == "unchunked":
+            from milp_anon import lagrangian
+
+            lagrangian.PRICE_CHUNK = 2**62
         elif v == "no-hard-end":
             from milp_anon.solvers import isolated
 
