@@ -262,6 +262,8 @@ class LagrangianReduction:
         self.last_G = -math.inf  # the threshold of the last round built
         self.polish_left = 0.0  # seconds of incumbent search left to the rounds (set by the first)
         self.stopped_by_limit = False
+        #: the most pairs a round may hold: below those of a round whose process was killed at the memory allowed
+        self.max_round_pairs = math.inf
         self.solver_status = ""
         self.counts = dict(instance.candidates.counts)
         self.warm_start_cost = None if start is None else start.cost  # reported like a heuristic start
@@ -282,6 +284,11 @@ class LagrangianReduction:
         the largest rounds, by up to the kill's own margins (15 %)."""
         limit = self.solver.time_limit
         return None if limit is None else self.t0 + limit
+
+    def max_memory_bytes(self) -> float | None:
+        """What this process and a round's child process may hold together (``max_memory_gb``), or ``None``."""
+        gb = self.request.model.max_memory_gb
+        return gb * 2**30 if gb else None
 
     def done(self) -> bool:
         """Optimal (``UB`` reaches ``LB``) or within the requested gap."""
@@ -380,6 +387,9 @@ class LagrangianReduction:
 
     def too_large(self, sub) -> ModelTooLargeError | None:
         """Why the model over the candidates ``sub`` does not fit the memory allowed, or ``None``."""
+        if sub.n_pairs > self.max_round_pairs:
+            return ModelTooLargeError(f"a round of {self.max_round_pairs + 1:,} pairs or more was killed at the memory "
+                                      f"allowed, and this one holds {sub.n_pairs:,}")
         try:
             check_memory(self.instance.with_candidates(sub), self.request.criteria,
                          self.request.model.max_memory_gb, pulp_model=False)
@@ -497,6 +507,8 @@ class LagrangianReduction:
                 return False
         out, cutoff, rnd.search = self._solve_round(am, G, remaining, first, hint)
         rnd.status, rnd.seconds, rnd.root_cuts = out.status, round(out.seconds, 3), out.root_cuts
+        if out.memory_killed:  # HiGHS's search outgrew the estimate: no round this large again (too_large)
+            self.max_round_pairs = min(self.max_round_pairs, sub.n_pairs - 1)
         if out.x is not None:
             with self.timings.phase("verify"):
                 g, _ = read_assignment(am, out.x, self.request.criteria, self.solver)
@@ -564,7 +576,7 @@ class LagrangianReduction:
                                                      stop, method)
             else:
                 out = solve_model(am.lm, options, self.grid, hint=start, stop_bound=stop, method=method,
-                                  hard_end=self.hard_end())
+                                  hard_end=self.hard_end(), max_memory_bytes=self.max_memory_bytes())
         self.polish_left = max(0.0, self.polish_left - min(out.seconds, polish))
         self.solver_status = out.solver_status
         return out, cutoff, search
@@ -583,7 +595,8 @@ class LagrangianReduction:
         known = [self.ub]  # the cost of the best verified table, as the search finds it (read by the round's child)
         out, (found, log) = lns.beside(
             lambda cancel: solve_model(am.lm, options, self.grid, hint=hint, stop_bound=stop, cancel=cancel,
-                                       method=method, ceiling=lambda: known[0], hard_end=self.hard_end()),
+                                       method=method, ceiling=lambda: known[0], hard_end=self.hard_end(),
+                                       max_memory_bytes=self.max_memory_bytes()),
             lambda done: lns.improve(self.instance.table, self.request, self.best, options.time_limit, self.solver,
                                      stop=done, on_better=lambda rel: known.__setitem__(0, min(known[0],
                                                                                                rel.objective))))

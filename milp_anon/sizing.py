@@ -34,9 +34,10 @@ _BYTES_PER_NZ_PULP = 250
 #: pairs (16), the Lagrangian reduction's block prices at the best and the current multipliers (2 × 16; priced
 #: in chunks, :data:`milp_anon.lagrangian.PRICE_CHUNK`), its master's column per pair (9), the LP point (8),
 #: the pair bounds and their sorted copy (16), the incumbent's rows per pair (8), masks and the copies the
-#: enumeration concatenates; measured: Adult, 8 QIs with hierarchies, k = 2, 63.9 M pairs
-#: (``benchmarks/results/scale_reduction_layer_8qi_lm.md``)
-BYTES_PER_PAIR = 120
+#: enumeration concatenates. Measured: Adult, 8 QIs with hierarchies (``lm``), k = 2, 63.9 M pairs, a 600-s
+#: run's own peak 7,263 MiB, 119 bytes per pair with the interpreter and the table
+#: (``benchmarks/results/scale_reduction_layer_8qi_lm.md``); 128 leaves a margin
+BYTES_PER_PAIR = 128
 
 
 @dataclass(frozen=True)

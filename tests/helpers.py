@@ -241,3 +241,23 @@ def quiet_highs(lm):
     for name, value in (("output_flag", False), ("presolve", "off"), ("threads", 1)):
         h.setOptionValue(name, value)
     return h
+
+
+def memory_hungry_solve(lm, options, grid, hint, on_improving=None, stop_bound=None):
+    """A stand-in that reports the optimum as an incumbent, then holds 200 MB more every 0.2 s up to 1.2 GB and
+    never returns (tests the kill at the memory allowed)."""
+    import time
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from milp_anon.solvers.highs import solve_highs
+
+    out = solve_highs(lm, options, grid, hint)
+    on_improving(SimpleNamespace(data_out=SimpleNamespace(mip_solution=out.x, objective_function_value=out.objective,
+                                                          mip_dual_bound=out.objective - 1)))
+    held = []
+    for _ in range(6):
+        held.append(np.ones(25_000_000))  # 200 MB, touched
+        time.sleep(0.2)
+    time.sleep(3600)

@@ -450,6 +450,39 @@ def test_a_round_too_large_gives_way_to_the_largest_that_fits(monkeypatch):
     assert r.verified and r.bound <= exact.objective <= r.objective
 
 
+def test_a_round_killed_at_the_memory_allowed_caps_the_rounds_after_it(monkeypatch):
+    """A round whose process outgrew the memory allowed (``memory_killed``): no later round holds as many pairs
+    (a larger one is ``too large``, and gives way to a smaller one or ends the rounds), the bound it proved still
+    counts, and the table is verified with a bound below the optimum."""
+    from milp_anon.datasets import load_adult
+    from milp_anon.solvers import SolveOutcome
+
+    monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
+    monkeypatch.setattr(reduction, "LP_ROUNDING", False)
+    monkeypatch.setattr(reduction, "CLIQUES", False)
+    table = ma.Table.from_frame(load_adult().iloc[:3000], ["sex", "age", "race", "marital-status", "education"])
+    exact = ma.anonymize(table, ma.KAnonymity(5), reduction="none")
+    real, calls = reduction.solve_model, []
+
+    def killed_first(lm, *args, **kwargs):
+        out = real(lm, *args, **kwargs)
+        calls.append(lm.n_cols)
+        if len(calls) == 1:  # as if its process had been killed at the memory allowed, with what it told
+            out = dataclasses.replace(out, status=ma.Status.TIME_LIMIT if out.x is not None else
+                                      ma.Status.NO_SOLUTION, memory_killed=True)
+        assert isinstance(out, SolveOutcome)
+        return out
+
+    monkeypatch.setattr(reduction, "solve_model", killed_first)
+    r = ma.anonymize(table, ma.KAnonymity(5))
+    rounds = [rnd for rnd in r.reduction.rounds if rnd.status != "empty"]
+    killed = rounds[0]
+    assert killed.status in ("time_limit", "no_solution", "stopped at G")
+    later = rounds[1:]
+    assert all(rnd.pairs < killed.pairs or rnd.status == "too large" for rnd in later)
+    assert all(rnd.pairs < killed.pairs for rnd in later if rnd.status not in ("too large", "empty"))
+    assert r.verified and r.bound <= exact.objective <= r.objective
+
 def test_a_round_whose_model_outlasts_the_limit_is_not_solved(monkeypatch):
     """The time a round's restriction and model take comes out of its solve: a round whose build uses up the
     limit is not started (and reports so), and the run still releases a verified table with a valid bound."""

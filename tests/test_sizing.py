@@ -48,11 +48,11 @@ def test_resident_memory_is_read():
     assert sizing.resident_memory_bytes() > 0
 
 
-@pytest.mark.parametrize("recoding", [None, "patterns", "hierarchies"])
+@pytest.mark.parametrize("recoding", [None, "patterns", "hierarchies", "intervals"])
 def test_the_candidate_layer_is_refused_while_it_is_enumerated(monkeypatch, recoding):
     """The pairs themselves count against the memory allowed (BYTES_PER_PAIR each, beside what the process
     holds): an allowance one pair short of the layer stops the enumeration with the error, before any model
-    or bound; an allowance for exactly the layer passes. Suppression, patterns and hierarchies alike."""
+    or bound; an allowance for exactly the layer passes. Suppression, patterns, hierarchies and cells alike."""
     from milp_anon.datasets import adult_hierarchy_path
 
     qi = ("sex", "age", "race")
@@ -61,6 +61,8 @@ def test_the_candidate_layer_is_refused_while_it_is_enumerated(monkeypatch, reco
         rec = ma.Patterns(["111", "101", "001", "000"])
     elif recoding == "hierarchies":
         rec = ma.Generalization({c: adult_hierarchy_path(c) for c in qi}, cost="lm")
+    elif recoding == "intervals":  # the cells' hulls: counted once they are all enumerated
+        rec = ma.Generalization({"sex": adult_hierarchy_path("sex")}, intervals=("age",), value_sets=("race",))
     request = ma.Request(ma.KAnonymity(3), recoding=rec)
     pairs = _instance(request, n=600, qi=qi).candidates.n_pairs
     held = 10 * 2**20

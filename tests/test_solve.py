@@ -240,6 +240,29 @@ def test_the_caller_s_end_kills_a_solver_before_its_own_margins_run_out():
     assert "killed at the caller's end" in out.solver_status
 
 
+def test_a_solver_outgrowing_the_memory_allowed_is_killed_and_keeps_its_incumbent():
+    """``max_memory_bytes``: the child is killed as soon as it and this process hold more than allowed, long before
+    its time limit, keeping the incumbent and bound it told; the outcome says why (``memory_killed``)."""
+    import time
+
+    from helpers import memory_hungry_solve
+    from milp_anon.sizing import resident_memory_bytes
+    from milp_anon.solvers.isolated import solve_isolated
+
+    frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
+    am = pipeline.build_model(ma.Table.from_frame(frame, ["a", "b"]), ma.Request(ma.KAnonymity(3)))
+    cap = resident_memory_bytes() + 0.7 * 2**30  # the child's interpreter and two or three of its 200-MB steps
+    t0 = time.perf_counter()
+    out = solve_isolated(am.lm, ma.SolverOptions(time_limit=300), INTEGERS, None, solve_fn=memory_hungry_solve,
+                         max_memory_bytes=cap, hard_end=t0 + 30.0)
+    assert time.perf_counter() - t0 < 30
+    assert out.memory_killed and "killed at the memory allowed" in out.solver_status
+    assert out.status == "time_limit" and out.x is not None and out.bound == out.objective - 1
+    # without a cap the same child is killed at its time limit only (here: by its caller's end)
+    out = solve_isolated(am.lm, ma.SolverOptions(time_limit=300), INTEGERS, None, solve_fn=memory_hungry_solve,
+                         hard_end=time.perf_counter() + 2.0)
+    assert not out.memory_killed and "killed at the caller's end" in out.solver_status
+
 def test_the_whole_model_is_given_its_stage_s_end_as_its_hard_end(monkeypatch):
     """The whole model's solve gets the end of the time left to it as its hard end (its process is killed just
     after it at the latest); with no limit, none."""

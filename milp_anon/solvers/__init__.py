@@ -22,7 +22,7 @@ __all__ = ["Basis", "SolveOutcome", "SolverOptions", "StopAtBound", "highs_optio
 
 def solve_model(lm, options: SolverOptions, grid: ObjectiveGrid = ObjectiveGrid(1), *, hint=None,
                 stop_bound: "float | StopAtBound | None" = None, cancel=None, method=None,
-                ceiling=None, hard_end: float | None = None) -> SolveOutcome:
+                ceiling=None, hard_end: float | None = None, max_memory_bytes: float | None = None) -> SolveOutcome:
     """Solve ``lm`` under ``options``; bounds are rounded up to ``grid``.
 
     ``hint`` is an optional start handed to HiGHS: a full column vector, or
@@ -46,13 +46,17 @@ def solve_model(lm, options: SolverOptions, grid: ObjectiveGrid = ObjectiveGrid(
     solve in a child process is killed just after it at the latest
     (:func:`~.isolated.solve_isolated`); a solve in this process does not
     read it.
+    ``max_memory_bytes``: what this process and a solve in a child process
+    may hold together; the child is killed beyond it (its outcome's
+    ``memory_killed``); a solve in this process does not read it.
     """
     if stop_bound is not None and not isinstance(stop_bound, StopAtBound):
         stop_bound = StopAtBound(float(stop_bound))
     if options.in_bulk:
         if should_isolate(options, lm.n_cols):
             return solve_isolated(lm, options, grid, hint, stop_bound=stop_bound, cancel=cancel, solve_fn=method,
-                                  ceiling=ceiling if method is not None else None, hard_end=hard_end)
+                                  ceiling=ceiling if method is not None else None, hard_end=hard_end,
+                                  max_memory_bytes=max_memory_bytes)
         if method is not None and ceiling is not None and accepts(method, "ceiling"):
             return method(lm, options, grid, hint, stop_bound=stop_bound, ceiling=ceiling)
         return (method or solve_highs)(lm, options, grid, hint, stop_bound=stop_bound)

@@ -39,7 +39,7 @@ from .options import SolverOptions, StopAtBound
 from .outcome import SolveOutcome
 from .frames import read_frames, write_frame
 
-__all__ = ["HARD_END_GRACE", "ISOLATE_MIN_COLUMNS", "hard_limit_margin", "should_isolate", "solve_isolated"]
+__all__ = ["HARD_END_GRACE", "ISOLATE_MIN_COLUMNS", "MEMORY_POLL", "hard_limit_margin", "should_isolate", "solve_isolated"]
 
 #: models at least this large are solved in a child process under a time limit (``isolate="auto"``)
 ISOLATE_MIN_COLUMNS = 100_000
@@ -48,6 +48,8 @@ ISOLATE_MIN_COLUMNS = 100_000
 #: for a solver that stops at its limit to hand back its table: HiGHS on a 1.04 M-pair reduction round (Adult, 7 QIs,
 #: k = 5) ran 56 s past its 350-s limit, to the kill's own margins, and the run took 654 s of its 600
 HARD_END_GRACE = 3.0
+#: seconds between two reads of the resident memory of this process and the child under ``max_memory_bytes``
+MEMORY_POLL = 0.1
 
 #: the directory that holds the ``milp_anon`` package (the child imports the same copy)
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -94,7 +96,8 @@ def _stop(proc: subprocess.Popen) -> None:
 
 def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *, solve_fn=None,
                    stop_bound: StopAtBound | None = None, cancel: threading.Event | None = None,
-                   ceiling=None, hard_end: float | None = None) -> SolveOutcome:
+                   ceiling=None, hard_end: float | None = None,
+                   max_memory_bytes: float | None = None) -> SolveOutcome:
     """HiGHS in a child process with a hard deadline (``solve_fn``, importable by name, replaces HiGHS in tests).
 
     ``cancel``: when set (by another thread of this process), the child is stopped as at the deadline.
@@ -105,7 +108,12 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     ``hard_end``: the end of the caller's whole time limit (a ``time.perf_counter()`` instant), which a solve given
     the rest of it must not overrun: the child is killed ``HARD_END_GRACE`` later even when the margins past its
     own limit (:func:`hard_limit_margin`) have not run out (a 1.04 M-pair round on Adult, 7 QIs, was killed 56 s after its
-    350-s limit, so the run took 654 s of its 600)."""
+    350-s limit, so the run took 654 s of its 600).
+    ``max_memory_bytes``: the memory this process and the child may hold together; the child is killed as soon as
+    their resident memory (read every ``MEMORY_POLL`` seconds) exceeds it, keeping its incumbent and bound as at
+    the deadline, and the outcome's ``memory_killed`` says so. The model's estimate before it was built
+    (:mod:`milp_anon.sizing`) cannot bound what HiGHS's search allocates later (Adult, 7 QIs with hierarchies: a
+    1.8 M-pair round's process reached 6.8 GB beside a parent of 2.3 GB under an 8-GB cap)."""
     # the wall-clock start goes with the job: the child's own start-up (an interpreter, imports, the
     # model read back: 2-3 s for a 350 k-column round) comes out of its solver's limit (worker.time_left)
     proc = _start_child((lm, options, grid, hint, solve_fn, stop_bound, time.time()))
@@ -142,13 +150,19 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     # the best dual bound the child reported (``solver_bound``), and the last log of its steps through the
     # root's cuts: a kill keeps both, so what the child proved before overrunning its limit is not lost
     proven, steps = -math.inf, None
-    stopped_by_user = cancelled = False
+    stopped_by_user = cancelled = over_memory = False
+    polled = -math.inf
     try:
         while True:
             if ceiling is not None:
                 send_ceiling()
             if time.perf_counter() > end:  # before every message: they may stream without a pause
                 break
+            if max_memory_bytes is not None and time.perf_counter() - polled >= MEMORY_POLL:
+                polled = time.perf_counter()
+                if _resident_bytes("self") + _resident_bytes(proc.pid) > max_memory_bytes:
+                    over_memory = True
+                    break
             try:
                 msg = messages.get(timeout=0.2)
             except queue.Empty:
@@ -182,6 +196,8 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     secs = time.perf_counter() - t0
     at_end = hard_end is not None and time.perf_counter() > hard_end + HARD_END_GRACE
     raw = "interrupted by the user" if stopped_by_user else "cancelled" if cancelled else \
+        f"killed at the memory allowed ({max_memory_bytes / 2**30:.1f} GiB with this process) after {secs:.0f} s" \
+        if over_memory else \
         f"killed at the caller's end after {secs:.0f} s" if at_end else \
         f"killed {secs - options.time_limit:.0f} s after the time limit"
     x, obj, dual = latest if latest is not None else (None, None, -math.inf)
@@ -190,4 +206,14 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     if latest is not None and bound is not None:
         bound = min(bound, grid.ceil(obj))  # never above the incumbent it comes with
     return SolveOutcome(Status.TIME_LIMIT if latest is not None else Status.NO_SOLUTION, x, obj, bound, raw, secs,
-                        root_cuts=steps)
+                        root_cuts=steps, memory_killed=over_memory)
+
+
+def _resident_bytes(pid) -> int:
+    """Resident memory of process ``pid`` (``"self"``: this one) from ``/proc``, or 0 where it cannot be read
+    (the process is gone, or no ``/proc``)."""
+    try:
+        with open(f"/proc/{pid}/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0

@@ -47,3 +47,5 @@ class SolveOutcome:
     basis: Basis | None = None
     #: what a solve through the root's cuts did (:mod:`milp_anon.solvers.root_cuts`), or None
     root_cuts: dict | None = None
+    #: the solve's process was killed at the memory allowed (:func:`~.isolated.solve_isolated`)
+    memory_killed: bool = False
