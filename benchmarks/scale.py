@@ -188,6 +188,7 @@ def run(job):
                                  for x in rounds),
         "round_root_cuts": "/".join(_root_cuts_cell(x.get("root_cuts")) for x in rounds),
         "round_cliques": "/".join(str(x.get("cliques") or 0) for x in rounds),
+        "memory_kills": sum(1 for x in rounds if x.get("memory_killed")), "solver_status": r.solver_status,
         "source": r.source or "solver",
         "fallback": r.fallback, "own_peak_mb": round(own_peak), "measured_until": measured_until,
         "certified": certified, "certify_seconds": certify_s,
@@ -266,7 +267,7 @@ COLUMNS = [("qis", "QIs"), ("k", "k"), ("recoding", "recoding"), ("reduction", "
             "root cuts per round (cuts; cuts' LP bound; columns fixed / kept against the target τ; s root + LP + compact)"),
            ("round_cliques", "clique rows per round"),
            ("source", "released by"), ("search", "search"),
-           ("tree_peak_mb", "peak MB"), ("own_peak_mb", "own peak MB"), ("certified", "certify"), ("certify_seconds", "certify s")]
+           ("memory_kills", "rounds killed at the memory allowed"), ("tree_peak_mb", "peak MB"), ("own_peak_mb", "own peak MB"), ("certified", "certify"), ("certify_seconds", "certify s")]
 
 
 def write_md(path, title, rows, columns=COLUMNS, intro=None):

@@ -154,8 +154,9 @@ def _add_solver_args(p):
     p.add_argument("--presolve", default="off", choices=["off", "on"],
                    help="HiGHS presolve (default off: HiGHS 1.15.1 presolve returned wrong optima on our models)")
     p.add_argument("--max-memory-gb", type=_number(float, 0, low_open=True, what="a positive number of GB"), default=None, metavar="GB",
-                   help="refuse models whose estimate, with what the process holds, is above this many GiB "
-                        "(default: a model estimated above 80%% of available memory)")
+                   help="refuse candidate layers and models whose estimate, with what the process holds, is above "
+                        "this many GiB, and stop a solver process once both hold more (default: a layer or model "
+                        "estimated above 80%% of available memory)")
     p.add_argument("--isolate", default="auto", choices=["auto", "always", "never"],
                    help="run HiGHS in a child process killed 10 s / 10%% past the time limit "
                         "(default auto: models with >= 100,000 columns under a time limit)")

@@ -508,6 +508,7 @@ class LagrangianReduction:
         out, cutoff, rnd.search = self._solve_round(am, G, remaining, first, hint)
         rnd.status, rnd.seconds, rnd.root_cuts = out.status, round(out.seconds, 3), out.root_cuts
         if out.memory_killed:  # HiGHS's search outgrew the estimate: no round this large again (too_large)
+            rnd.memory_killed = True
             self.max_round_pairs = min(self.max_round_pairs, sub.n_pairs - 1)
         if out.x is not None:
             with self.timings.phase("verify"):

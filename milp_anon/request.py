@@ -88,7 +88,10 @@ class ModelOptions:
         Refuse to build a model whose estimate, with what the process already
         holds, is above this many GiB (``None``: a model estimated above 80 %
         of the memory available now); the reduction runs the largest round
-        that fits instead, and ends its rounds where none does.
+        that fits instead, and ends its rounds where none does. The candidate
+        layer counts too (refused while enumerated, ``ModelTooLargeError``),
+        and a solve in its own process is stopped once it and this process
+        hold more (as at a time limit; only with an explicit value).
     max_suppressed_records
         Record suppression (``None``: off): at most this many records may be
         withheld. A withheld record is left out of the release and exempt

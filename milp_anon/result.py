@@ -149,6 +149,9 @@ class Round:
     #: row of the reduction's bound with more than ``r_Q`` members in the round
     #: (:func:`milp_anon.reduction.add_clique_rows`); None or 0: none
     cliques: int | None = None
+    #: the round's solver process was killed at the memory allowed (its bound and incumbent as told, like a kill at
+    #: the time limit; :func:`milp_anon.solvers.isolated.solve_isolated`)
+    memory_killed: bool = False
 
 
 @dataclass
@@ -446,6 +449,8 @@ class Result:
             for i, rnd in enumerate(red.rounds, 1):
                 below = "the whole model" if rnd.G is None else f"below G = {rnd.G:g}"
                 status = "stopped once its bound reached G" if rnd.status == "stopped at G" else (rnd.status or "-")
+                if rnd.memory_killed:
+                    status += " (its process killed at the memory allowed)"
                 held = f" (with {fmt(rnd.incumbent_pairs)} of the incumbent)" if rnd.incumbent_pairs else ""
                 cl = f", {fmt(rnd.cliques)} clique rows" if rnd.cliques else ""
                 lines.append(f"fixing {i:<6} {below}: {fmt(rnd.pairs)} pairs{held}, {fmt(rnd.candidates)} "
