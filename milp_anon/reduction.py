@@ -448,8 +448,13 @@ class LagrangianReduction:
 
         return count_below(G) > PROOF_ROUND_SHARE * count_below(self.ub)
 
-    def run_round(self, G: float, remaining: float | None) -> bool:
-        """Build and solve the model restricted to ``S(G)``; update ``LB``/``UB``. False ends the rounds."""
+    def run_round(self, G: float, remaining: float | None, fitted: bool = False) -> bool:
+        """Build and solve the model restricted to ``S(G)``; update ``LB``/``UB``. False ends the rounds.
+        ``fitted``: ``G`` comes from :meth:`fitting_threshold`, whose check of this very restriction is not
+        repeated (the process's resident memory creeps up between two checks, by what the bisection itself
+        allocated and glibc keeps, so a round found to fit at the 1 % edge was refused again, one edge lower each
+        time: 27 times at Adult, 7 QIs, ``lm``, k = 2, 8 GB; a round that then outgrows the memory allowed is
+        killed, :func:`~milp_anon.solvers.isolated.solve_isolated`)."""
         inst = self.instance
         k, counts = self.request.min_group_size(), inst.types.counts
         below, inc, keep = self.restriction(G)
@@ -470,14 +475,14 @@ class LagrangianReduction:
         sub = inst.candidates.restrict_pairs(keep, counts, k, "lagrangian")
         full = np.flatnonzero(kept)  # the restricted model's pairs among the whole instance's
         rnd.candidates, rnd.pairs = sub.n_candidates, sub.n_pairs
-        exc = self.too_large(sub)
+        exc = None if fitted else self.too_large(sub)
         if exc is not None:
             rnd.status = "too large"
             smaller = self.fitting_threshold(G)
             if smaller is not None:
                 # the largest restriction that fits, instead of none: it still lifts LB and searches
                 _log.info("reduction round %d too large (%s): G = %g instead", len(self.log.rounds), exc, smaller)
-                return self.run_round(smaller, remaining)
+                return self.run_round(smaller, remaining, fitted=True)
             # a memory limit ends the rounds like a time limit: the incumbent (or the best
             # verified heuristic table) is released with the lower bound proven so far
             self.solver_status = f"stopped before round {len(self.log.rounds)}: {exc}"
