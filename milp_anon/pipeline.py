@@ -36,7 +36,7 @@ from .instance import Instance, collapse, generate_candidates
 from .provenance import provenance
 from .release import Outcome, Release
 from .result import ModelSize, Result, Timings
-from .sizing import check_memory, estimate
+from .sizing import cap_bytes, check_memory, estimate
 from .solvers import SolverOptions, solve_model
 from .starts import best_heuristic, release_start, warm_start, whole_table_start
 from .status import Status
@@ -217,8 +217,8 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
     with timings.phase("solve"):
         # a model in its own process is killed at the stage's end at the latest, not after its own margins
         end = None if hs.time_limit is None else time.perf_counter() + hs.time_limit
-        gb = request.model.max_memory_gb
-        out = solve_model(am.lm, hs, grid, hint=hint, hard_end=end, max_memory_bytes=gb * 2**30 if gb else None)
+        out = solve_model(am.lm, hs, grid, hint=hint, hard_end=end,
+                          max_memory_bytes=cap_bytes(request.model.max_memory_gb))
     # HiGHS's dual bound (its branch-and-bound's, rounded up to the grid) holds at a limit as at Optimal: when
     # a table found elsewhere (the search) reaches it, that is the same proof as its own Optimal (stricter:
     # no mip_rel_gap); a PuLP solver's report is trusted at Optimal only

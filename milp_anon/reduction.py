@@ -39,7 +39,7 @@ from .lagrangian import column_generation
 from .release import Outcome, Release
 from .result import ModelSize, ReductionLog, Round, Timings
 from .rounding import round_lp
-from .sizing import check_memory
+from .sizing import cap_bytes, check_memory
 from .solvers import SolverOptions, StopAtBound, highs_option_values, solve_model
 from .solvers.root_cuts import solve_by_root_cuts
 from .starts import best_heuristic, release_pairs, whole_table_start
@@ -287,8 +287,7 @@ class LagrangianReduction:
 
     def max_memory_bytes(self) -> float | None:
         """What this process and a round's child process may hold together (``max_memory_gb``), or ``None``."""
-        gb = self.request.model.max_memory_gb
-        return gb * 2**30 if gb else None
+        return cap_bytes(self.request.model.max_memory_gb)
 
     def done(self) -> bool:
         """Optimal (``UB`` reaches ``LB``) or within the requested gap."""

@@ -20,8 +20,8 @@ from .errors import ModelTooLargeError
 from .formulations.rows import rows_of
 from .instance import Instance
 
-__all__ = ["BYTES_PER_PAIR", "ModelEstimate", "available_memory_bytes", "check_memory", "estimate", "layer_too_large",
-           "pair_limit", "resident_memory_bytes"]
+__all__ = ["BYTES_PER_PAIR", "ModelEstimate", "available_memory_bytes", "cap_bytes", "check_memory", "estimate",
+           "layer_too_large", "pair_limit", "resident_memory_bytes"]
 
 #: bytes per nonzero / per column or row, measured on HiGHS MIP solves of this model: the peak of the
 #: HiGHS process through root LP and separation at 8 QIs, k = 2 (1.4 M / 2.5 M / 3.4 M columns: 4.7 / 8.7 /
@@ -94,13 +94,19 @@ def available_memory_bytes() -> int:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
-def resident_memory_bytes() -> int:
-    """This process's resident memory now (``/proc/self/statm``), or 0 where it cannot be read."""
+def resident_memory_bytes(pid="self") -> int:
+    """The resident memory now of this process (or of process ``pid``) from ``/proc/<pid>/statm``, or 0 where it
+    cannot be read (the process is gone, or no ``/proc``)."""
     try:
-        with open("/proc/self/statm") as fh:
+        with open(f"/proc/{pid}/statm") as fh:
             return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):
         return 0
+
+
+def cap_bytes(max_memory_gb: float | None) -> float | None:
+    """An explicit ``max_memory_gb`` in bytes (what a solver's process and this one may hold together), or ``None``."""
+    return max_memory_gb * 2**30 if max_memory_gb else None
 
 
 def _allowance(max_memory_gb: float | None) -> tuple[float, int]:

@@ -152,6 +152,7 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     proven, steps = -math.inf, None
     stopped_by_user = cancelled = over_memory = False
     polled = -math.inf
+    from ..sizing import resident_memory_bytes  # sizing imports the formulations, which import the solvers
     try:
         while True:
             if ceiling is not None:
@@ -160,7 +161,7 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
                 break
             if max_memory_bytes is not None and time.perf_counter() - polled >= MEMORY_POLL:
                 polled = time.perf_counter()
-                if _resident_bytes("self") + _resident_bytes(proc.pid) > max_memory_bytes:
+                if resident_memory_bytes() + resident_memory_bytes(proc.pid) > max_memory_bytes:
                     over_memory = True
                     break
             try:
@@ -208,12 +209,3 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     return SolveOutcome(Status.TIME_LIMIT if latest is not None else Status.NO_SOLUTION, x, obj, bound, raw, secs,
                         root_cuts=steps, memory_killed=over_memory)
 
-
-def _resident_bytes(pid) -> int:
-    """Resident memory of process ``pid`` (``"self"``: this one) from ``/proc``, or 0 where it cannot be read
-    (the process is gone, or no ``/proc``)."""
-    try:
-        with open(f"/proc/{pid}/statm") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
