@@ -113,7 +113,7 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     their resident memory (read every ``MEMORY_POLL`` seconds) exceeds it, keeping its incumbent and bound as at
     the deadline, and the outcome's ``memory_killed`` says so. The model's estimate before it was built
     (:mod:`milp_anon.sizing`) cannot bound what HiGHS's search allocates later (Adult, 7 QIs with hierarchies: a
-    1.8 M-pair round's process reached 6.8 GB beside a parent of 2.3 GB under an 8-GB cap)."""
+    1.8 M-pair round's process reached 6.7 GiB beside a parent of 2.3 GiB under an 8-GiB cap)."""
     # the wall-clock start goes with the job: the child's own start-up (an interpreter, imports, the
     # model read back: 2-3 s for a 350 k-column round) comes out of its solver's limit (worker.time_left)
     proc = _start_child((lm, options, grid, hint, solve_fn, stop_bound, time.time()))
