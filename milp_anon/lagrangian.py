@@ -119,11 +119,11 @@ def block_prices(pi, n, w, pair_type, pair_cand, k, shift=None) -> BlockPrices:
     w = np.asarray(w, dtype=float)
     C, P = w.shape[0], pair_type.shape[0]
     bound0 = float(pi @ n)
-    if P <= PRICE_CHUNK or np.any(pair_cand[1:] < pair_cand[:-1]):
+    first = None if P <= PRICE_CHUNK else candidate_starts(pair_cand, C)
+    if first is None:
         rc, take, forced = _blocks(pi, n, w, pair_type, pair_cand, k, shift)
         return BlockPrices(rc=rc, take=take, forced=forced, bound=bound0 + float(np.minimum(rc, 0.0).sum()))
     rc, take, forced = np.zeros(C), np.empty(P), np.empty(P)
-    first = np.searchsorted(pair_cand, np.arange(C))  # each candidate's first pair
     cuts = first[np.searchsorted(first, np.arange(PRICE_CHUNK, P, PRICE_CHUNK), side="right") - 1]
     cuts = np.unique(np.concatenate([[0], cuts, [P]]))
     for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
@@ -131,6 +131,14 @@ def block_prices(pi, n, w, pair_type, pair_cand, k, shift=None) -> BlockPrices:
         rc[lo:hi], take[a:b], forced[a:b] = _blocks(pi, n, w[lo:hi], pair_type[a:b], pair_cand[a:b] - lo, k,
                                                     None if shift is None else shift[a:b])
     return BlockPrices(rc=rc, take=take, forced=forced, bound=bound0 + float(np.minimum(rc, 0.0).sum()))
+
+
+def candidate_starts(pair_cand: np.ndarray, C: int) -> np.ndarray | None:
+    """``(C + 1,)`` each candidate's first pair (and the pair count last) when the pairs are sorted by candidate,
+    else ``None``."""
+    if np.any(pair_cand[1:] < pair_cand[:-1]):
+        return None
+    return np.searchsorted(pair_cand, np.arange(C + 1))
 
 
 def _blocks(pi, n, w, pair_type, pair_cand, k, shift):
@@ -232,7 +240,7 @@ class RestrictedMaster:
         self.link_in = np.zeros(P, dtype=bool)
         self.clique_rows: list[int] = []
         #: each candidate's first pair (``C + 1``), when the pairs are sorted by candidate; else ``None``
-        self.first = None if np.any(pair_cand[1:] < pair_cand[:-1]) else np.searchsorted(pair_cand, np.arange(C + 1))
+        self.first = candidate_starts(pair_cand, C)
         if separate_links:
             self.start_separating()
 

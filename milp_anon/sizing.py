@@ -113,8 +113,13 @@ def _allowance(max_memory_gb: float | None) -> tuple[float, int]:
     """``(limit, held)`` in bytes: the memory allowed and what this process holds against it (see
     :func:`check_memory`)."""
     held = resident_memory_bytes() if max_memory_gb else 0
-    limit = max_memory_gb * 2**30 if max_memory_gb else 0.8 * available_memory_bytes()
+    limit = cap_bytes(max_memory_gb) or 0.8 * available_memory_bytes()
     return limit, held
+
+
+def _beside(held: int) -> str:
+    """What this process holds, in a refusal's words (nothing when it does not count: no explicit limit)."""
+    return f" beside the {held / 2**30:.1f} GiB this process holds" if held else ""
 
 
 def pair_limit(max_memory_gb: float | None) -> int:
@@ -128,11 +133,10 @@ def layer_too_large(n_pairs: int, max_memory_gb: float | None, *, partial: bool 
     """The refusal of a candidate layer of ``n_pairs`` pairs (``partial``: at least that many, where the
     enumeration stopped)."""
     limit, held = _allowance(max_memory_gb)
-    beside = f" beside the {held / 2**30:.1f} GiB this process holds" if held else ""
     more = "at least " if partial else ""
     return ModelTooLargeError(
         f"the candidate layer would hold {more}{n_pairs:,} (row type, candidate) pairs, {more}"
-        f"{n_pairs * BYTES_PER_PAIR / 2**30:.2f} GiB{beside}, but {limit / 2**30:.2f} GiB is allowed; use fewer QI "
+        f"{n_pairs * BYTES_PER_PAIR / 2**30:.2f} GiB{_beside(held)}, but {limit / 2**30:.2f} GiB is allowed; use fewer QI "
         "columns, shallower hierarchies or a larger k"
     )
 
@@ -146,9 +150,8 @@ def check_memory(instance: Instance, criteria, max_memory_gb: float | None, *, p
     need = est.bytes_pulp if pulp_model else est.bytes_highs
     limit, held = _allowance(max_memory_gb)
     if need + held > limit:
-        beside = f" beside the {held / 2**30:.1f} GiB this process holds" if held else ""
         raise ModelTooLargeError(
             f"the model would need about {need / 2**30:.1f} GiB ({est.n_variables:,} variables, "
-            f"{est.n_nonzeros:,} nonzeros){beside} but {limit / 2**30:.1f} GiB is allowed; "
+            f"{est.n_nonzeros:,} nonzeros){_beside(held)} but {limit / 2**30:.1f} GiB is allowed; "
             "use fewer QI columns or a smaller table"
         )
