@@ -7,8 +7,9 @@ import multiprocessing as mp
 import os
 import platform
 import subprocess
-import threading
 import time
+
+from milp_anon.sizing import TreePeak
 
 
 #: the Adult QIs in the order of issues 13 and 14; every Adult benchmark takes its first ``q`` from here
@@ -33,7 +34,7 @@ def run_serial(fn, jobs):
     inside ``fn`` is that run's own peak memory. Not a Pool worker (those are
     daemonic and could not start the solver's own child process). Prints each
     result as a JSON line; a dict result gains ``tree_peak_mb``, the run's
-    largest memory at one time (:class:`TreePeak`), up to its
+    largest memory at one time (:class:`milp_anon.sizing.TreePeak`), up to its
     ``measured_until`` (``time.time()``; what ``fn`` does after it, e.g. a
     certification, is left out) when it gives one.
     """
@@ -54,54 +55,6 @@ def run_serial(fn, jobs):
         rows.append(row)
         print(json.dumps(row), flush=True)
     return rows
-
-
-class TreePeak:
-    """The largest resident memory of a process and its descendants together, sampled every ``interval``
-    seconds from outside them (a thread of this process, which only waits meanwhile).
-
-    Why not ``ru_maxrss`` of the run and of its children added: a child started by ``subprocess`` (vfork,
-    then exec) inherits its parent's high-water mark as its own ``ru_maxrss`` (Linux keeps ``maxrss``
-    across exec), so that sum counts the parent's peak twice once any child ran, and it adds peaks that
-    never coincide. Sampling misses only what lives less than ``interval``.
-    """
-
-    def __init__(self, pid: int, interval: float = 0.05):
-        import psutil
-
-        self.proc, self.interval = psutil.Process(pid), interval
-        self.samples: list[tuple[float, int]] = []  # (time.time(), bytes)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-
-    def _sample(self):
-        import psutil
-
-        while not self._stop.is_set():
-            try:
-                procs = [self.proc] + self.proc.children(recursive=True)
-            except psutil.Error:
-                return
-            total = 0
-            for q in procs:
-                try:
-                    total += q.memory_info().rss
-                except psutil.Error:
-                    pass
-            self.samples.append((time.time(), total))
-            self._stop.wait(self.interval)
-
-    def until(self, end: float | None = None) -> int:
-        """The largest sample (bytes), of those taken up to ``end`` (``None``: all)."""
-        return max((b for t, b in self.samples if end is None or t <= end), default=0)
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
 
 
 def _call(conn, fn, job):

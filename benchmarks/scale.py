@@ -12,7 +12,7 @@ QIs in the order sex, age, race, marital-status, education, native-country,
 workclass, occupation (the first ``q``). Each run in its own spawned process,
 one at a time (runs never share the cores); ``peak MB`` is the largest memory
 the run and its solver children held at one time (sampled every 50 ms from
-outside, :class:`benchmarks.common.TreePeak`), ``own peak MB`` the run
+outside, :class:`milp_anon.sizing.TreePeak`), ``own peak MB`` the run
 process's own ``ru_maxrss``. Before 2026-11-29 ``peak MB`` was the run's
 ``ru_maxrss`` plus its children's, which counts the run's peak twice once a
 child ran (a child started by ``subprocess`` inherits its parent's
@@ -167,7 +167,7 @@ def run(job):
     red = r.reduction.as_dict() if r.reduction else {}
     rounds = red.get("rounds", [])
     own_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    measured_until = time.time()  # the run's memory with its children: common.TreePeak, up to here
+    measured_until = time.time()  # the run's memory with its children: sizing.TreePeak, up to here
     certified, certify_s = _certified(table, k, rec, r)  # after the peak: not part of the run
     return {
         "qis": q, "k": k, "recoding": recoding, "reduction": reduction, "variant": variant, "limit": limit, "lns": share,

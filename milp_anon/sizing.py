@@ -14,14 +14,16 @@ process or in a child) counts against it too.
 from __future__ import annotations
 
 import os
+import threading
+import time
 from dataclasses import asdict, dataclass
 
 from .errors import ModelTooLargeError
 from .formulations.rows import rows_of
 from .instance import Instance
 
-__all__ = ["BYTES_PER_PAIR", "ModelEstimate", "available_memory_bytes", "cap_bytes", "check_memory", "estimate",
-           "layer_too_large", "pair_limit", "resident_memory_bytes"]
+__all__ = ["BYTES_PER_PAIR", "ModelEstimate", "TreePeak", "available_memory_bytes", "cap_bytes", "check_memory",
+           "estimate", "layer_too_large", "pair_limit", "resident_memory_bytes", "tree_resident_bytes"]
 
 #: bytes per nonzero / per column or row, measured on HiGHS MIP solves of this model: the peak of the
 #: HiGHS process through root LP and separation at 8 QIs, k = 2 (1.4 M / 2.5 M / 3.4 M columns: 4.7 / 8.7 /
@@ -102,6 +104,74 @@ def resident_memory_bytes(pid="self") -> int:
             return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):
         return 0
+
+
+def _children(pid) -> list[int]:
+    """The child processes of ``pid`` (any of its threads may have started one), from ``/proc``; none where it
+    cannot be read."""
+    kids = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                    kids.extend(int(c) for c in fh.read().split())
+            except (OSError, ValueError):
+                pass
+    except OSError:
+        pass
+    return kids
+
+
+def tree_resident_bytes(pid="self") -> int:
+    """The resident memory now of process ``pid`` and all its descendants together (a run with its solver's
+    process), from ``/proc``; 0 where nothing can be read."""
+    pid = os.getpid() if pid == "self" else pid
+    total, todo, seen = 0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        total += resident_memory_bytes(p)
+        todo.extend(_children(p))
+    return total
+
+
+class TreePeak:
+    """The largest resident memory a process and its descendants held at one time, sampled every ``interval``
+    seconds (:func:`tree_resident_bytes`) by a thread of a process that only waits on them meanwhile.
+
+    Why not ``ru_maxrss`` of the run and of its children: a child started by ``subprocess`` (vfork, then exec)
+    inherits its parent's high-water mark as its own ``ru_maxrss`` (Linux keeps ``maxrss`` across exec), so
+    the children's figure is at least the parent's peak once any child ran, their sum counts the parent
+    twice, and their maximum leaves out what the parent held while its solver's child ran. Sampling misses
+    only what lives less than ``interval``.
+    """
+
+    def __init__(self, pid: int, interval: float = 0.05):
+        self.pid, self.interval = pid, interval
+        self.samples: list[tuple[float, int]] = []  # (time.time(), bytes)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self):
+        while not self._stop.is_set():
+            held = tree_resident_bytes(self.pid)
+            if held:
+                self.samples.append((time.time(), held))
+            self._stop.wait(self.interval)
+
+    def until(self, end: float | None = None) -> int:
+        """The largest sample (bytes) of those taken up to ``end`` (``time.time()``; ``None``: all)."""
+        return max((b for t, b in self.samples if end is None or t <= end), default=0)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
 
 
 def cap_bytes(max_memory_gb: float | None) -> float | None:

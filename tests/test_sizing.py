@@ -48,6 +48,27 @@ def test_resident_memory_is_read():
     assert sizing.resident_memory_bytes() > 0
 
 
+def test_the_tree_peak_counts_a_grandchild_beside_its_parents():
+    """A run's peak is what its process and every descendant held at one time: a grandchild holding 300 MiB
+    under a waiting parent counts (read from ``/proc``, not from the parent's ``ru_maxrss``)."""
+    import subprocess
+    import sys
+
+    hold = 300 << 20
+    grandchild = f"b = bytearray({hold}); import time; print('held', flush=True); time.sleep(1.5)"
+    child = ("import subprocess, sys; "
+             f"subprocess.run([sys.executable, '-c', {grandchild!r}], check=True)")
+    proc = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True)
+    with sizing.TreePeak(proc.pid, interval=0.02) as peak:
+        assert proc.stdout.readline().strip() == "held"
+        now = sizing.tree_resident_bytes(proc.pid)
+        proc.communicate()
+    assert proc.returncode == 0
+    assert now >= hold and sizing.resident_memory_bytes(proc.pid) == 0  # gone: nothing read
+    assert peak.until() >= hold
+    assert peak.until(end=peak.samples[0][0]) < hold  # the first sample: the grandchild not yet holding it
+
+
 @pytest.mark.parametrize("recoding", [None, "patterns", "hierarchies", "intervals"])
 def test_the_candidate_layer_is_refused_while_it_is_enumerated(monkeypatch, recoding):
     """The pairs themselves count against the memory allowed (BYTES_PER_PAIR each, beside what the process

@@ -2,7 +2,9 @@
 
 Each run builds its instance in a fresh process (:func:`execute`; on a Dask
 worker or a thread of the local pool, :mod:`.executor`), runs the method, and sends
-back the result with its wall time and the process's peak memory. The MILP
+back the result with its wall time and peak memory: the most the run's process and its solver's processes
+held at one time, sampled from outside every 50 ms (:class:`~milp_anon.sizing.TreePeak`), and at least
+the run process's own peak (``ru_maxrss``, which a sample may miss). The MILP
 gets the suite's time limit as its solver limit (and returns its verified
 incumbent, bound and gap at the limit); any run still alive at the limit plus
 a margin (``max(10 s, 25 %)``, to allow for model building) is killed and
@@ -25,6 +27,7 @@ import traceback
 
 from ..cleanup import track_process, untrack_process
 from ..errors import InputError
+from ..sizing import TreePeak
 from .executor import executor
 from .methods import run_method, skip_reason
 from .report import render_markdown, render_plots
@@ -40,7 +43,8 @@ def kill_margin(time_limit: float) -> float:
 
 
 def run_in_this_process(spec, method, time_limit) -> dict:
-    """One run, here: build the instance, run the method, time it; the result with this process's peak memory."""
+    """One run, here: build the instance, run the method, time it; the result with this process's own peak memory
+    (``own_peak_mb``; :func:`execute` adds what its solver's processes held beside it)."""
     # everything the methods use is imported with this module, before the run is timed
     try:
         problem = build_problem(spec)
@@ -52,8 +56,8 @@ def run_in_this_process(spec, method, time_limit) -> dict:
     except Exception as exc:  # reported as a row, never lost
         out = {"status": "error", "note": f"{type(exc).__name__}: {exc}",
                "trace": traceback.format_exc(limit=3)}
-    out["peak_mb"] = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                         resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024.0  # the solver's child too
+    # not RUSAGE_CHILDREN: a child started by subprocess inherits this process's high-water mark (TreePeak)
+    out["own_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     return out
 
 
@@ -69,19 +73,22 @@ def execute(spec, method, time_limit) -> dict:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_child_env())
     track_process(proc)  # a SIGTERM to the harness ends its runs too
     try:
-        stdout, stderr = proc.communicate(job, timeout=time_limit + kill_margin(time_limit))
+        with TreePeak(proc.pid) as peak:
+            stdout, stderr = proc.communicate(job, timeout=time_limit + kill_margin(time_limit))
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
-        return {"status": "killed", "seconds": time.perf_counter() - t0,
+        return {"status": "killed", "seconds": time.perf_counter() - t0, "peak_mb": peak.until() / 2**20,
                 "note": f"still running {kill_margin(time_limit):g} s after the {time_limit:g} s limit"}
     finally:
         untrack_process(proc)
     try:
-        return json.loads(stdout.strip().splitlines()[-1])
+        out = json.loads(stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         tail = (stderr.strip().splitlines() or [""])[-1][:200]
         return {"status": "error", "note": f"the run died (exit code {proc.returncode}) {tail}".strip()}
+    out["peak_mb"] = max(peak.until() / 2**20, out.pop("own_peak_mb", 0.0))
+    return out
 
 
 def _child_env() -> dict:
