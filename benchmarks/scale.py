@@ -5,7 +5,7 @@
                                         [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit,parallel,
                                                     cutoff,no-search-beside,no-root-cuts,no-cliques,
                                                     no-round-cliques,no-rank-rows,no-proof-share,
-                                                    no-whole-limit,no-hard-end,unchunked]
+                                                    no-whole-limit,no-hard-end,unchunked,sorted-pricing]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -43,6 +43,9 @@ largest round that fits runs instead).
 ``--variants unchunked`` prices every candidate's block in one piece, as before
 2026-11-29 (:data:`milp_anon.lagrangian.PRICE_CHUNK`; ``after``: chunks of
 4 M pairs).
+``--variants sorted-pricing`` prices the blocks by sorting each chunk, as
+before its passes of 2026-11-29 (:data:`milp_anon.lagrangian.SORTED_PRICING`; ``after``: at
+most ``k`` segment-minimum passes over pairs sorted by candidate).
 ``--variants parallel`` gives HiGHS both cores (``threads=2``, ``parallel="on"``:
 the parallel tree search of HiGHS 1.15 in the rounds, the parallel dual simplex
 in the LPs; ``after``: one thread).
@@ -149,6 +152,10 @@ def run(job):
             from milp_anon import lagrangian
 
             lagrangian.PRICE_CHUNK = 2**62
+        elif v == "sorted-pricing":
+            from milp_anon import lagrangian
+
+            lagrangian.SORTED_PRICING = True
         elif v == "no-hard-end":
             from milp_anon.solvers import isolated
 

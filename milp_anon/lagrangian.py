@@ -88,6 +88,9 @@ class BlockPrices:
 #: chunk): its working arrays are about 100 bytes per pair, 5.9 GiB at once for the 63.9 M pairs of Adult's 8
 #: QIs with hierarchies against 0.4 GiB a chunk (the outcome is the same, candidate by candidate)
 PRICE_CHUNK = 1 << 22
+#: price the blocks by sorting each chunk (``O(P log P)``) even where the pairs are sorted by candidate, instead of
+#: at most ``k`` segment-minimum passes (:func:`block_prices`); for measurement (``benchmarks.scale``)
+SORTED_PRICING = False
 
 
 def block_prices(pi, n, w, pair_type, pair_cand, k, shift=None) -> BlockPrices:
@@ -110,19 +113,25 @@ def block_prices(pi, n, w, pair_type, pair_cand, k, shift=None) -> BlockPrices:
 
     Notes
     -----
-    One ``lexsort`` of the pairs by (candidate, ``w_j − π_i``): ``O(P log P)``, in chunks of
-    ``PRICE_CHUNK`` pairs holding whole candidates (the blocks are independent), so the working
-    memory beyond the outcome's ``(P,)`` arrays is that of one chunk.
+    Pairs sorted by candidate (as :class:`~milp_anon.candidates.Candidates` holds them): every unit with
+    ``w_j − π_i < 0`` is taken, then at most ``k`` passes each take, in every candidate still short of
+    ``k`` units, its cheapest pair left (a segment minimum): ``O(k P)`` without a sort, in chunks of
+    ``PRICE_CHUNK`` pairs holding whole candidates (the blocks are independent), so the working memory
+    beyond the outcome's ``(P,)`` arrays is that of one chunk. Unsorted pairs (or ``SORTED_PRICING``):
+    one ``lexsort`` by (candidate, ``w_j − π_i``), ``O(P log P)``. Both take tied pairs in their order
+    in the arrays, so they give the same blocks.
     """
     pi = np.asarray(pi, dtype=float)
     n = np.asarray(n, dtype=float)
     w = np.asarray(w, dtype=float)
     C, P = w.shape[0], pair_type.shape[0]
     bound0 = float(pi @ n)
-    first = None if P <= PRICE_CHUNK else candidate_starts(pair_cand, C)
-    if first is None:
-        rc, take, forced = _blocks(pi, n, w, pair_type, pair_cand, k, shift)
+    first = candidate_starts(pair_cand, C)
+    if first is None or P <= PRICE_CHUNK:
+        blocks = _blocks_by_sorting if first is None or SORTED_PRICING else _blocks_by_passes
+        rc, take, forced = blocks(pi, n, w, pair_type, pair_cand, k, shift)
         return BlockPrices(rc=rc, take=take, forced=forced, bound=bound0 + float(np.minimum(rc, 0.0).sum()))
+    _blocks = _blocks_by_sorting if SORTED_PRICING else _blocks_by_passes
     rc, take, forced = np.zeros(C), np.empty(P), np.empty(P)
     cuts = first[np.searchsorted(first, np.arange(PRICE_CHUNK, P, PRICE_CHUNK), side="right") - 1]
     cuts = np.unique(np.concatenate([[0], cuts, [P]]))
@@ -141,8 +150,9 @@ def candidate_starts(pair_cand: np.ndarray, C: int) -> np.ndarray | None:
     return np.searchsorted(pair_cand, np.arange(C + 1))
 
 
-def _blocks(pi, n, w, pair_type, pair_cand, k, shift):
-    """``(rc, take, forced)`` of :func:`block_prices` for the candidates ``0 .. len(w) − 1``."""
+def _blocks_by_sorting(pi, n, w, pair_type, pair_cand, k, shift):
+    """``(rc, take, forced)`` of :func:`block_prices` for the candidates ``0 .. len(w) − 1``, any pair order:
+    the pairs sorted by (candidate, ``w_j − π_i``), then each candidate's units taken in that order."""
     C, P = w.shape[0], pair_type.shape[0]
     v = w[pair_cand] - pi[pair_type]
     if shift is not None:
@@ -154,10 +164,46 @@ def _blocks(pi, n, w, pair_type, pair_cand, k, shift):
     before_group = np.concatenate([[0.0], cum])[start]
     cum_before = cum - ns - before_group[cs]
     take_s = np.where(vs < 0, ns, np.clip(k - cum_before, 0.0, ns))
-    rc = np.bincount(cs, weights=take_s * vs, minlength=C)
     take = np.empty(P)
     take[order] = take_s
-    # the dearest unit taken to reach k (only when the negative units alone are fewer than k)
+    return _forced(n, pair_type, pair_cand, k, v, take, C)
+
+
+def _blocks_by_passes(pi, n, w, pair_type, pair_cand, k, shift):
+    """``(rc, take, forced)`` of :func:`block_prices` for the candidates ``0 .. len(w) − 1``, pairs sorted by
+    candidate: the negative units, then per pass each short candidate's cheapest pair left (the first of
+    its ties), as much of it as the candidate still needs. Every type has at least one row, so a pass
+    takes at least one unit where one is needed: at most ``k`` passes, each over the pairs still open."""
+    C = w.shape[0]
+    v = w[pair_cand] - pi[pair_type]
+    if shift is not None:
+        v = v + shift
+    units = n[pair_type]
+    neg = v < 0
+    take = np.where(neg, units, 0.0)
+    need = k - np.bincount(pair_cand, weights=take, minlength=C)
+    open_ = np.flatnonzero(~neg & (need[pair_cand] > 0))  # sorted by candidate, like the pairs
+    while open_.size:
+        oc, ov = pair_cand[open_], v[open_]
+        head = np.ones(open_.size, dtype=bool)
+        np.not_equal(oc[1:], oc[:-1], out=head[1:])
+        seg = np.cumsum(head) - 1
+        at_min = np.flatnonzero(ov == np.minimum.reduceat(ov, np.flatnonzero(head))[seg])
+        firsts = at_min[np.concatenate([[True], seg[at_min[1:]] != seg[at_min[:-1]]])]
+        chosen, cc = open_[firsts], oc[firsts]
+        amount = np.minimum(units[chosen], need[cc])
+        take[chosen] = amount
+        need[cc] -= amount
+        still = need[oc] > 0
+        still[firsts] = False
+        open_ = open_[still]
+    return _forced(n, pair_type, pair_cand, k, v, take, C)
+
+
+def _forced(n, pair_type, pair_cand, k, v, take, C):
+    """``(rc, take, forced)`` from the blocks' solutions ``take``: ``rc_j``, and ``rc_ij`` with one unit of the
+    pair forced in (it replaces the dearest unit taken to reach ``k``, or is added)."""
+    rc = np.bincount(pair_cand, weights=take * v, minlength=C)
     neg_units = np.bincount(pair_cand, weights=np.where(v < 0, n[pair_type], 0.0), minlength=C)
     dearest = np.full(C, -np.inf)
     taken = take > 0

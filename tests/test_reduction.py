@@ -89,6 +89,31 @@ def test_block_prices_in_chunks_equal_one_piece(data):
     assert np.all(whole.rc[drop] == 0)
 
 
+@settings(max_examples=150)
+@example(counts=[1, 3, 1, 2], k=3, pairs=[(0, 0), (1, 0), (2, 0), (3, 0), (0, 1), (2, 1)],
+         values=[1.0, 1.0, 1.0, 0.0, -1.0, 2.0])
+@given(counts=st.lists(st.integers(1, 4), min_size=1, max_size=6), k=st.integers(1, 6),
+       pairs=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 4)), min_size=1, max_size=20, unique=True),
+       values=st.lists(st.sampled_from([-1.0, 0.0, 0.5, 1.0, 2.0]), min_size=20, max_size=20))
+def test_block_prices_by_passes_equal_by_sorting(counts, k, pairs, values):
+    """The segment-minimum passes (pairs sorted by candidate) solve every block as the sort does: the same units
+    taken, ties included (few distinct values, so many ties), the same ``rc`` and forced values."""
+    T = len(counts)
+    pairs = sorted({(t % T, j) for t, j in pairs}, key=lambda p: (p[1], p[0]))  # by candidate, types in order
+    pt = np.array([t for t, _ in pairs])
+    pc = np.array([j for _, j in pairs])
+    n = np.array(counts, dtype=float)
+    C = 5
+    w = np.zeros(C)
+    pi = -np.array(values[:T])  # v = w_j − π_i = values[i]: ties within a candidate
+    shift = np.resize(np.array(values[::-1]), pt.size)  # a per-pair term, also with ties
+    for s in (None, shift):
+        a = lagrangian._blocks_by_passes(pi, n, w, pt, pc, k, s)
+        b = lagrangian._blocks_by_sorting(pi, n, w, pt, pc, k, s)
+        assert np.array_equal(a[1], b[1])  # take
+        assert np.allclose(a[0], b[0]) and np.allclose(a[2], b[2])
+
+
 def _optimal_pairs(frame, k, cands, types):
     """Brute-force optimum and the (type, candidate) pairs of an optimal partition (LCA of each block)."""
     arr = frame.to_numpy()
