@@ -5,7 +5,8 @@
                                         [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit,parallel,
                                                     cutoff,no-search-beside,no-root-cuts,no-cliques,
                                                     no-round-cliques,no-rank-rows,no-proof-share,
-                                                    no-whole-limit,no-hard-end,unchunked,sorted-pricing]
+                                                    no-whole-limit,no-hard-end,unchunked,sorted-pricing,
+                                                    per-pair-prices]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -46,6 +47,10 @@ largest round that fits runs instead).
 ``--variants sorted-pricing`` prices the blocks by sorting each chunk, as
 before its passes of 2026-11-29 (:data:`milp_anon.lagrangian.SORTED_PRICING`; ``after``: at
 most ``k`` segment-minimum passes over pairs sorted by candidate).
+``--variants per-pair-prices`` has every round of the column generation compute
+and hold the blocks' per-pair values (``take`` and ``forced``, 16 bytes a pair),
+as before 2026-11-29's :func:`milp_anon.lagrangian.block_values` (``after``:
+rc, a taken mask and ``L``, the per-pair values once, at the best multipliers).
 ``--variants parallel`` gives HiGHS both cores (``threads=2``, ``parallel="on"``:
 the parallel tree search of HiGHS 1.15 in the rounds, the parallel dual simplex
 in the LPs; ``after``: one thread).
@@ -104,6 +109,19 @@ QI = list(ADULT_QI)
 OUT = os.path.join(os.path.dirname(__file__), "results")
 
 
+class _HeldPrices:
+    """A column-generation round's blocks as before ``block_values``: the full :class:`BlockPrices` held."""
+
+    def __init__(self, prices):
+        self.rc, self.bound, self.taken, self.prices = prices.rc, prices.bound, prices.take > 0, prices
+
+
+def _per_pair_values(*args, **kwargs):
+    from milp_anon import lagrangian
+
+    return _HeldPrices(lagrangian.block_prices(*args, **kwargs))
+
+
 def run(job):
     import resource
     import time
@@ -156,6 +174,10 @@ def run(job):
             from milp_anon import lagrangian
 
             lagrangian.SORTED_PRICING = True
+        elif v == "per-pair-prices":
+            from milp_anon import lagrangian
+
+            lagrangian.block_values = _per_pair_values
         elif v == "no-hard-end":
             from milp_anon.solvers import isolated
 

@@ -121,25 +121,61 @@ def block_prices(pi, n, w, pair_type, pair_cand, k, shift=None) -> BlockPrices:
     one ``lexsort`` by (candidate, ``w_j − π_i``), ``O(P log P)``. Both take tied pairs in their order
     in the arrays, so they give the same blocks.
     """
+    rc, take, forced, bound = _price(pi, n, w, pair_type, pair_cand, k, shift, per_pair=True)
+    return BlockPrices(rc=rc, take=take, forced=forced, bound=bound)
+
+
+@dataclass(frozen=True)
+class BlockValues:
+    """The part of :class:`BlockPrices` a column generation's round needs (:func:`block_values`): ``rc`` (``(C,)``),
+    ``taken`` (``(P,)`` bool: the pair's units are in its candidate's best block solution) and ``bound``
+    ``= L(π)``, without the ``(P,)`` floats ``take`` and ``forced``."""
+
+    rc: np.ndarray
+    taken: np.ndarray
+    bound: float
+
+
+def block_values(pi, n, w, pair_type, pair_cand, k, shift=None) -> BlockValues:
+    """:func:`block_prices` without its per-pair values: the same ``rc`` and ``L(π)`` (bit for bit) and which
+    pairs the blocks take, in one byte a pair instead of sixteen, and without the forced values' pass. At
+    63 M pairs (8 QIs with hierarchies) the column generation held two outcomes' ``take`` and ``forced``
+    (the best multipliers' and the current ones'), 1.9 GiB; now the full prices are computed once, at the
+    best multipliers, at its end."""
+    rc, taken, _, bound = _price(pi, n, w, pair_type, pair_cand, k, shift, per_pair=False)
+    return BlockValues(rc=rc, taken=taken, bound=bound)
+
+
+def _price(pi, n, w, pair_type, pair_cand, k, shift, *, per_pair: bool):
+    """``(rc, take, forced, bound)`` (``per_pair``) or ``(rc, taken, None, bound)``, chunk by chunk."""
     pi = np.asarray(pi, dtype=float)
     n = np.asarray(n, dtype=float)
     w = np.asarray(w, dtype=float)
     C, P = w.shape[0], pair_type.shape[0]
-    bound0 = float(pi @ n)
     first = candidate_starts(pair_cand, C)
+    blocks = _blocks_by_sorting if first is None or SORTED_PRICING else _blocks_by_passes
     if first is None or P <= PRICE_CHUNK:
-        blocks = _blocks_by_sorting if first is None or SORTED_PRICING else _blocks_by_passes
-        rc, take, forced = blocks(pi, n, w, pair_type, pair_cand, k, shift)
-        return BlockPrices(rc=rc, take=take, forced=forced, bound=bound0 + float(np.minimum(rc, 0.0).sum()))
-    _blocks = _blocks_by_sorting if SORTED_PRICING else _blocks_by_passes
-    rc, take, forced = np.zeros(C), np.empty(P), np.empty(P)
-    cuts = first[np.searchsorted(first, np.arange(PRICE_CHUNK, P, PRICE_CHUNK), side="right") - 1]
-    cuts = np.unique(np.concatenate([[0], cuts, [P]]))
+        cuts = np.array([0, P])
+    else:
+        cuts = first[np.searchsorted(first, np.arange(PRICE_CHUNK, P, PRICE_CHUNK), side="right") - 1]
+        cuts = np.unique(np.concatenate([[0], cuts, [P]]))
+    rc = np.zeros(C)
+    take = np.empty(P) if per_pair else np.empty(P, dtype=bool)
+    forced = np.empty(P) if per_pair else None
     for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
-        lo, hi = int(pair_cand[a]), int(pair_cand[b - 1]) + 1
-        rc[lo:hi], take[a:b], forced[a:b] = _blocks(pi, n, w[lo:hi], pair_type[a:b], pair_cand[a:b] - lo, k,
-                                                    None if shift is None else shift[a:b])
-    return BlockPrices(rc=rc, take=take, forced=forced, bound=bound0 + float(np.minimum(rc, 0.0).sum()))
+        if b == a:
+            continue
+        whole = first is None or cuts.size == 2
+        lo, hi = (0, C) if whole else (int(pair_cand[a]), int(pair_cand[b - 1]) + 1)
+        pt, pc = pair_type[a:b], pair_cand[a:b] - lo if lo else pair_cand[a:b]
+        v, t = blocks(pi, n, w[lo:hi], pt, pc, k, None if shift is None else shift[a:b])
+        rc[lo:hi] = np.bincount(pc, weights=t * v, minlength=hi - lo)
+        if per_pair:
+            take[a:b] = t
+            forced[a:b] = _forced(n, pt, pc, k, v, t, rc[lo:hi])
+        else:
+            take[a:b] = t > 0
+    return rc, take, forced, float(pi @ n) + float(np.minimum(rc, 0.0).sum())
 
 
 def candidate_starts(pair_cand: np.ndarray, C: int) -> np.ndarray | None:
@@ -151,8 +187,9 @@ def candidate_starts(pair_cand: np.ndarray, C: int) -> np.ndarray | None:
 
 
 def _blocks_by_sorting(pi, n, w, pair_type, pair_cand, k, shift):
-    """``(rc, take, forced)`` of :func:`block_prices` for the candidates ``0 .. len(w) − 1``, any pair order:
-    the pairs sorted by (candidate, ``w_j − π_i``), then each candidate's units taken in that order."""
+    """``(v, take)`` (``v = w_j − π_i``, plus the shift) of :func:`block_prices` for the candidates
+    ``0 .. len(w) − 1``, any pair order: the pairs sorted by (candidate, ``v``), then each candidate's units
+    taken in that order."""
     C, P = w.shape[0], pair_type.shape[0]
     v = w[pair_cand] - pi[pair_type]
     if shift is not None:
@@ -166,11 +203,11 @@ def _blocks_by_sorting(pi, n, w, pair_type, pair_cand, k, shift):
     take_s = np.where(vs < 0, ns, np.clip(k - cum_before, 0.0, ns))
     take = np.empty(P)
     take[order] = take_s
-    return _forced(n, pair_type, pair_cand, k, v, take, C)
+    return v, take
 
 
 def _blocks_by_passes(pi, n, w, pair_type, pair_cand, k, shift):
-    """``(rc, take, forced)`` of :func:`block_prices` for the candidates ``0 .. len(w) − 1``, pairs sorted by
+    """``(v, take)`` of :func:`block_prices` for the candidates ``0 .. len(w) − 1``, pairs sorted by
     candidate: the negative units, then per pass each short candidate's cheapest pair left (the first of
     its ties), as much of it as the candidate still needs. Every type has at least one row, so a pass
     takes at least one unit where one is needed: at most ``k`` passes, each over the pairs still open."""
@@ -197,21 +234,20 @@ def _blocks_by_passes(pi, n, w, pair_type, pair_cand, k, shift):
         still = need[oc] > 0
         still[firsts] = False
         open_ = open_[still]
-    return _forced(n, pair_type, pair_cand, k, v, take, C)
+    return v, take
 
 
-def _forced(n, pair_type, pair_cand, k, v, take, C):
-    """``(rc, take, forced)`` from the blocks' solutions ``take``: ``rc_j``, and ``rc_ij`` with one unit of the
-    pair forced in (it replaces the dearest unit taken to reach ``k``, or is added)."""
-    rc = np.bincount(pair_cand, weights=take * v, minlength=C)
+def _forced(n, pair_type, pair_cand, k, v, take, rc):
+    """``(P,)`` ``rc_ij``: the block optimum with one unit of the pair forced in (it replaces the dearest unit
+    taken to reach ``k``, or is added), from the blocks' solutions ``take`` and values ``rc``."""
+    C = rc.shape[0]
     neg_units = np.bincount(pair_cand, weights=np.where(v < 0, n[pair_type], 0.0), minlength=C)
     dearest = np.full(C, -np.inf)
     taken = take > 0
     np.maximum.at(dearest, pair_cand[taken], v[taken])
     filled = neg_units < k
     extra = np.where(filled[pair_cand], v - dearest[pair_cand], np.maximum(v, 0.0))
-    forced = rc[pair_cand] + np.where(taken, 0.0, extra)
-    return rc, take, forced
+    return rc[pair_cand] + np.where(taken, 0.0, extra)
 
 
 @dataclass
@@ -559,8 +595,8 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     # when not even the first master LP finishes in time
     pi0 = np.full(T, np.inf)
     np.minimum.at(pi0, pair_type, w[pair_cand])
-    prices0 = block_prices(pi0, n, w, pair_type, pair_cand, k)
-    best = (pi0, np.zeros(0), prices0, prices0.bound)  # π, μ, the blocks at π, L(π, μ)
+    values0 = block_values(pi0, n, w, pair_type, pair_cand, k)
+    best = (pi0, np.zeros(0), values0, values0.bound)  # π, μ, the blocks at π, L(π, μ)
     lp_value, converged, it, finish = math.inf, False, 0, False
     primal = None
     graph, found, known, without = None, [], set(), None
@@ -623,7 +659,7 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
             pi = pi_master if alpha == 0 else alpha * best[0] + (1.0 - alpha) * pi_master
             mu_best = np.concatenate([best[1], np.zeros(len(found) - best[1].size)])
             mu = mu_master if alpha == 0 else alpha * mu_best + (1.0 - alpha) * mu_master
-            prices = block_prices(pi, n, w, pair_type, pair_cand, k)
+            prices = block_values(pi, n, w, pair_type, pair_cand, k)
             bound = clique_bound(prices, found, mu, found_rhs) if found else prices.bound
             if bound > best[3]:
                 best = (pi, mu, prices, bound)
@@ -654,10 +690,11 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
             enter = enter[np.argsort(prices.rc[enter], kind="stable")[:max_add]]
         master.add_pairs(pair_enter)
         if enter.size:
-            master.add_with_pairs(enter, prices.take > 0)
+            master.add_with_pairs(enter, prices.taken)
     used = found[: best[1].size]  # the cliques present when the best bound was found
+    prices = block_prices(best[0], n, w, pair_type, pair_cand, k)  # with the per-pair values, once
     return LagrangianLP(pi=best[0], bound=best[3], lp_value=lp_value, converged=converged, iterations=it,
                         seconds=time.perf_counter() - t0, master_candidates=int(master.in_master.sum()),
-                        master_pairs=int(master.pair_in.sum()), prices=best[2], primal=primal, cliques=used,
+                        master_pairs=int(master.pair_in.sum()), prices=prices, primal=primal, cliques=used,
                         mu=best[1] if used else None, bound_without_cliques=without if cliques else None,
                         rhs=np.asarray(found_rhs[: len(used)], dtype=np.int64) if used else None)

@@ -38,7 +38,7 @@ only their own pairs):
    group's surplus over ``k``; *close* — a group whose rows all have a
    cheaper used home elsewhere; *open* — an unused candidate that gathers
    at least ``k`` rows from dearer groups' surpluses (tried in the order of
-   its block value :func:`~milp_anon.lagrangian.block_prices` at the rows'
+   its block value :func:`~milp_anon.lagrangian.block_values` at the rows'
    current costs).
 
 Every step keeps the assignment feasible; each improvement step only
@@ -56,7 +56,7 @@ import numpy as np
 
 from .errors import VerificationError
 from .highs_banner import new_highs
-from .lagrangian import block_prices
+from .lagrangian import block_values
 
 __all__ = ["round_lp"]
 
@@ -294,7 +294,7 @@ class _Assignment:
         hstart = np.searchsorted(pt[held], np.arange(self.T + 1))
         dearest = np.zeros(self.T)
         np.maximum.at(dearest, pt[held], w[pc[held]])
-        rc = block_prices(dearest, self.n, w, pt, pc, k).rc
+        rc = block_values(dearest, self.n, w, pt, pc, k).rc
         tries = np.flatnonzero((rc < -_EPS) & (size < 0.5))
         tries = tries[np.argsort(rc[tries], kind="stable")][:max_tries]
         gained = 0.0

@@ -19,7 +19,7 @@ from milp_anon.conflicts import conflicting_pairs, violated_cliques
 from milp_anon.exact import brute_force, brute_force_k_anonymity
 from milp_anon.formulations import build
 from milp_anon.grid import ObjectiveGrid
-from milp_anon.lagrangian import block_prices, column_generation
+from milp_anon.lagrangian import block_prices, block_values, column_generation
 from milp_anon.rowtypes import RowTypes
 
 from helpers import frame_from_array, generalization_cases, quiet_highs, small_tables
@@ -64,7 +64,8 @@ def test_block_prices_equal_enumeration(data):
 @given(data=st.data())
 def test_block_prices_in_chunks_equal_one_piece(data):
     """The chunks hold whole candidates, so every block is solved as in one piece: the same numbers exactly,
-    with a per-pair shift, with candidates that have no pair (rc 0) between chunks, and unsorted pairs."""
+    with a per-pair shift, with candidates that have no pair (rc 0) between chunks, and unsorted pairs; and
+    :func:`block_values` gives the same ``rc`` and ``L`` as :func:`block_prices`."""
     frame, qi, k = data.draw(small_tables(n=(4, 10), m=(1, 3)))
     types = RowTypes.from_table(ma.Table.from_frame(frame, qi))
     cands = suppression_candidates(types, k)
@@ -82,9 +83,13 @@ def test_block_prices_in_chunks_equal_one_piece(data):
         perm = np.random.default_rng(0).permutation(P)
         shuffled = block_prices(pi, types.counts, w, pt[perm], pc[perm], k,
                                 shift=None if shift is None else shift[perm])
+        values = block_values(pi, types.counts, w, pt, pc, k, shift=shift)  # chunked too
     for name in ("rc", "take", "forced"):
         assert np.array_equal(getattr(whole, name), getattr(chunked, name))
     assert whole.bound == chunked.bound
+    # without the per-pair values: the same rc and L bit for bit, and the pairs the blocks take
+    assert np.array_equal(values.rc, whole.rc) and values.bound == whole.bound
+    assert np.array_equal(values.taken, whole.take > 0)
     assert np.allclose(shuffled.rc, whole.rc) and np.allclose(shuffled.forced, whole.forced[perm])
     assert np.all(whole.rc[drop] == 0)
 
@@ -108,10 +113,11 @@ def test_block_prices_by_passes_equal_by_sorting(counts, k, pairs, values):
     pi = -np.array(values[:T])  # v = w_j − π_i = values[i]: ties within a candidate
     shift = np.resize(np.array(values[::-1]), pt.size)  # a per-pair term, also with ties
     for s in (None, shift):
-        a = lagrangian._blocks_by_passes(pi, n, w, pt, pc, k, s)
-        b = lagrangian._blocks_by_sorting(pi, n, w, pt, pc, k, s)
-        assert np.array_equal(a[1], b[1])  # take
-        assert np.allclose(a[0], b[0]) and np.allclose(a[2], b[2])
+        a = block_prices(pi, n, w, pt, pc, k, shift=s)
+        with mock.patch.object(lagrangian, "SORTED_PRICING", True):
+            b = block_prices(pi, n, w, pt, pc, k, shift=s)
+        assert np.array_equal(a.take, b.take)
+        assert np.array_equal(a.rc, b.rc) and np.array_equal(a.forced, b.forced) and a.bound == b.bound
 
 
 def _optimal_pairs(frame, k, cands, types):
