@@ -162,12 +162,12 @@ def _price(pi, n, w, pair_type, pair_cand, k, shift, *, per_pair: bool):
     rc = np.zeros(C)
     take = np.empty(P) if per_pair else np.empty(P, dtype=bool)
     forced = np.empty(P) if per_pair else None
+    whole = cuts.size == 2  # one piece: every candidate, also those without pairs
     for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
         if b == a:
             continue
-        whole = first is None or cuts.size == 2
         lo, hi = (0, C) if whole else (int(pair_cand[a]), int(pair_cand[b - 1]) + 1)
-        pt, pc = pair_type[a:b], pair_cand[a:b] - lo if lo else pair_cand[a:b]
+        pt, pc = pair_type[a:b], (pair_cand[a:b] - lo if lo else pair_cand[a:b])
         v, t = blocks(pi, n, w[lo:hi], pt, pc, k, None if shift is None else shift[a:b])
         rc[lo:hi] = np.bincount(pc, weights=t * v, minlength=hi - lo)
         if per_pair:
