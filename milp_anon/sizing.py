@@ -33,12 +33,15 @@ _BYTES_PER_VECTOR_HIGHS = 400
 _BYTES_PER_COL_PULP = 1500
 _BYTES_PER_NZ_PULP = 250
 #: bytes this process holds per (type, candidate) pair of the candidate layer, models aside, at its peak: the
-#: pairs (16), the Lagrangian reduction's block prices at the best and the current multipliers (2 × 16; priced
-#: in chunks, :data:`milp_anon.lagrangian.PRICE_CHUNK`), its master's column per pair (9), the LP point (8),
+#: pairs (16), the Lagrangian reduction's block prices at the best multipliers (16; during the column
+#: generation a one-byte mask per outcome, :func:`milp_anon.lagrangian.block_values`; priced in chunks,
+#: :data:`milp_anon.lagrangian.PRICE_CHUNK`), its master's column per pair (9), the LP point (8),
 #: the pair bounds and their sorted copy (16), the incumbent's rows per pair (8), masks and the copies the
 #: enumeration concatenates. Measured: Adult, 8 QIs with hierarchies (``lm``), k = 2, 63.9 M pairs, a 600-s
 #: run's own peak 7,263 MiB, 119 bytes per pair with the interpreter and the table
-#: (``benchmarks/results/scale_reduction_layer_8qi_lm.md``); 128 leaves a margin
+#: (``benchmarks/results/scale_reduction_layer_8qi_lm.md``); 128 leaves a margin. At k = 5 (63.4 M pairs) the
+#: run's tree peaked at 121 bytes a pair once the column generation's rounds held no per-pair prices, 140 before,
+#: above the cap (``benchmarks/results/scale_reduction_pricing_8qi_lm_k5.md``)
 BYTES_PER_PAIR = 128
 
 
