@@ -51,6 +51,9 @@ process while that ``R(A)`` runs in its child, the package before it.
 ``--variants milp-first`` solves ``R(∅)`` as one MILP like every ``R(A)``
 (``row_generation.FIRST_BY_REDUCTION = False``), not by the k-anonymity
 reduction over the same candidates, the package before it.
+``--variants guessed-target`` runs the group blocks' subgradient ascent without
+the heuristic table's objective as its target (``upper=None``: the target
+guessed above the best bound), the package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -189,6 +192,15 @@ def run_one(job):
         from milp_anon import row_generation
 
         row_generation.REPAIR_BESIDE = False
+    if variant == "guessed-target":  # the ascent's target guessed, not the heuristic table's cost (the package before)
+        from milp_anon import reduction
+
+        real_block_bounds = reduction.block_bounds
+
+        def guessed(*args, upper=None, **kwargs):
+            return real_block_bounds(*args, **kwargs)
+
+        reduction.block_bounds = guessed
     if variant == "milp-first":  # R(∅) as one MILP, not by the k-anonymity reduction (the package before)
         from milp_anon import row_generation
 

@@ -164,13 +164,15 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
                 hint, ws_cost = ws
     grid = ObjectiveGrid.for_objective(request.model.objective, instance.candidates.cost if not request.model.withholds
                                        else np.append(instance.candidates.cost, instance.record_cost))
-    relaxed, relaxed_source, hs, pair_bounds, k_bounds = _relaxation_bound(instance, request, solver, grid, timings)
+    relaxed, relaxed_source, hs, pair_bounds, k_bounds, heuristic = _relaxation_bound(instance, request, solver, grid,
+                                                                                      timings, start)
     rows_log = None
     if request.model.criteria_rows != "all" and _rows.unavailable(request, solver) is None:
         auto = request.model.criteria_rows == "auto"
         t0 = time.perf_counter()
         rg = _generate_rows(am, request, hs, timings, size, grid, hint, ws_cost, start, relaxed, relaxed_source,
-                            max_failing=ROW_GENERATION_MAX_FAILING if auto else None, k_bounds=k_bounds)
+                            max_failing=ROW_GENERATION_MAX_FAILING if auto else None, k_bounds=k_bounds,
+                            heuristic=heuristic)
         left = None if hs.time_limit is None else hs.time_limit - (time.perf_counter() - t0)
         if not rg.row_generation.handed_over or (left is not None and left < 1.0) or interrupt.stop_requested():
             return rg
@@ -188,7 +190,7 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
         t0 = time.perf_counter()
         with timings.phase("lp_rounding"):
             if start is None:
-                start = best_heuristic(instance.table, request)
+                start = heuristic if heuristic is not None else best_heuristic(instance.table, request)
             search = None
             if hs.lns > 0 and _lns.unavailable(request) is None:  # the search beside the LP, on another core
                 def search(rel, seconds, stop):
@@ -260,17 +262,20 @@ ROW_GENERATION_SOURCE = ("HiGHS's bound of the model with the criteria's rows on
 
 def _generate_rows(am: AssignmentModel, request, solver: SolverOptions, timings: Timings, size: ModelSize,
                    grid: ObjectiveGrid, hint, ws_cost, start: Release | None, relaxed, relaxed_source,
-                   max_failing: float | None = None, k_bounds=None) -> Outcome:
+                   max_failing: float | None = None, k_bounds=None, heuristic: Release | None = None) -> Outcome:
     """The whole model's criteria by row generation (:mod:`.row_generation`); the fallback table as for
     the whole model when it ends without a verified release or with a poorer one. ``k_bounds``: the bound
-    stage's k-anonymity LP bounds over ``am``'s candidates (``R(∅)`` by the reduction reuses them)."""
+    stage's k-anonymity LP bounds over ``am``'s candidates (``R(∅)`` by the reduction reuses them);
+    ``heuristic``: the best heuristic table when already computed (:func:`_relaxation_bound`)."""
     deadline = None if solver.time_limit is None else time.perf_counter() + solver.time_limit
     if start is None and not request.model.withholds:
         # the heuristic table first (seconds; it is the fallback anyway): the repairs start from it, every
         # R(A) gets it as its start, and a relaxation's bound that reaches it proves it optimal (withholding
         # skips the whole-table pre-check, so the heuristics may have no table to give there)
-        with timings.phase("warm_start"):
-            start = best_heuristic(am.table, request)
+        if heuristic is None:
+            with timings.phase("warm_start"):
+                heuristic = best_heuristic(am.table, request)
+        start = heuristic
         if start is not None:
             # a full start only: every R(A) split only in A (PartialSplit.hint) needs every row placed
             full = release_start(am, start, partial=False)
@@ -321,25 +326,36 @@ BLOCK_BOUND_SOURCE = ("the Lagrangian bound of the groups under the criteria (ev
 K_BOUND_SHARE = 0.2
 
 
-def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: ObjectiveGrid, timings: Timings):
+def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: ObjectiveGrid, timings: Timings,
+                      start: Release | None = None):
     """``(bound or None, its source, solver options for the model, its pair bounds or None, the k-anonymity LP's
-    :class:`~milp_anon.reduction.PairBounds` it started from or None)``: under a time
+    :class:`~milp_anon.reduction.PairBounds` it started from or None, the heuristic table or None)``: under a time
     limit, sensitive criteria get a Lagrangian bound over the same candidates first (``K_BOUND_SHARE`` of
     the limit), so a model whose root LP does not finish still ends with a bound above 0 (issue 13, item
     3): the exact group blocks' where the criteria have them (:func:`~milp_anon.reduction.block_bounds`),
     else the k-anonymity LP bound; the pair bounds choose the restricted LP's pairs
-    (:func:`~milp_anon.relaxation.restricted_pairs`)."""
+    (:func:`~milp_anon.relaxation.restricted_pairs`).
+
+    Without a ``start`` the best heuristic table is computed first (the later stages start from it, so it is
+    computed once): its objective is the group blocks' ascent's target, Polyak's step towards a known upper
+    bound (``formulations/reduction.md``, "Multipliers")."""
     limit = solver.time_limit
     if limit is None or request.k_alone or _reduction.k_relaxation_unavailable(
             request, solver, instance.candidates, instance.table.n):
-        return None, None, solver, None, None
+        return None, None, solver, None, None, None
     t0 = time.perf_counter()
+    heuristic = None
+    if start is None and not request.model.withholds:
+        with timings.phase("warm_start"):
+            heuristic = best_heuristic(instance.table, request)
+    known = start if start is not None else heuristic
+    upper = known.objective if known is not None and _sense(request) > 0 else None
     with timings.phase("lp"):
-        pb = _reduction.block_bounds(instance, request, grid, solver, K_BOUND_SHARE * limit)
+        pb = _reduction.block_bounds(instance, request, grid, solver, K_BOUND_SHARE * limit, upper=upper)
     left = max(limit - (time.perf_counter() - t0), 0.05 * limit)
     block = pb.log.block_bound is not None and pb.log.block_bound > pb.k_anonymity.bound
     return grid.ceil(pb.bound), BLOCK_BOUND_SOURCE if block else K_BOUND_SOURCE, \
-        dataclasses.replace(solver, time_limit=left), pb.thresholds, pb.k_anonymity
+        dataclasses.replace(solver, time_limit=left), pb.thresholds, pb.k_anonymity, heuristic
 
 
 def _sense(request) -> float:

@@ -207,14 +207,15 @@ BLOCK_CG_SHARE = 0.5
 
 
 def block_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: SolverOptions,
-                 time_limit: float | None) -> PairBounds:
+                 time_limit: float | None, upper: float | None = None) -> PairBounds:
     """The Lagrangian bound of the request's exact group blocks (:mod:`milp_anon.blocks`), and its pair
     bounds; the k-anonymity LP bound (:func:`k_anonymity_bounds`) where no criterion adds a block.
 
     The multipliers start at the k-anonymity LP's (each unit takes its row type's), where the bound is at
     least the LP bound, and rise by subgradient ascent (:mod:`milp_anon.subgradient`) in the time left.
     Both relaxations bound every solution, so the larger bound and, per pair, the larger pair bound hold
-    (``formulations/reduction.md``, "Sensitive criteria")."""
+    (``formulations/reduction.md``, "Sensitive criteria"). ``upper``, a verified table's objective, is the
+    ascent's target (Polyak's step towards a known upper bound); without it the target is guessed."""
     t0 = time.perf_counter()
     kb = k_anonymity_bounds(instance, request, grid, solver,
                             None if time_limit is None else BLOCK_CG_SHARE * time_limit)
@@ -223,7 +224,7 @@ def block_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: Solve
         return dataclasses.replace(kb, k_anonymity=kb)
     pi0 = np.asarray(kb.log.multipliers, dtype=float)[instance.units.unit_type]
     left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
-    asc = alternating_ascent(blocks, pi0, time_limit=left)
+    asc = alternating_ascent(blocks, pi0, upper=upper, time_limit=left)
     log = dataclasses.replace(kb.log, block_bound=asc.bound, block_start=asc.start_bound,
                               ascent_steps=asc.iterations, ascent_seconds=round(asc.seconds, 3),
                               multipliers=None)  # per unit, not the row types' (certify reads k alone)

@@ -261,3 +261,17 @@ def memory_hungry_solve(lm, options, grid, hint, on_improving=None, stop_bound=N
         held.append(np.ones(25_000_000))  # 200 MB, touched
         time.sleep(0.2)
     time.sleep(3600)
+
+
+def idle_solve(lm, options, grid, hint, on_improving=None, stop_bound=None):
+    """A stand-in that reports the optimum as an incumbent, then waits without growing (tests that memory held
+    by another of the caller's processes counts against the cap)."""
+    import time
+    from types import SimpleNamespace
+
+    from milp_anon.solvers.highs import solve_highs
+
+    out = solve_highs(lm, options, grid, hint)
+    on_improving(SimpleNamespace(data_out=SimpleNamespace(mip_solution=out.x, objective_function_value=out.objective,
+                                                          mip_dual_bound=out.objective - 1)))
+    time.sleep(3600)

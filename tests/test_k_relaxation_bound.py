@@ -34,8 +34,8 @@ def _k_bound(table, request, time_limit=5.0):
 
 def _relaxation_bound(table, request, time_limit=5.0):
     instance, grid = _instance_and_grid(table, request)
-    bound, source, _, _, _ = pipeline._relaxation_bound(instance, request, SolverOptions(time_limit=time_limit),
-                                                        grid, Timings())
+    bound, source, *_ = pipeline._relaxation_bound(instance, request, SolverOptions(time_limit=time_limit),
+                                                   grid, Timings())
     return bound, source
 
 
@@ -82,7 +82,9 @@ def test_block_pair_bounds_keep_an_optimal_solution(data):
         return
     table = ma.Table.from_frame(frame, qi, "s")
     instance, grid = _instance_and_grid(table, request)
-    pb = reduction.block_bounds(instance, request, grid, SolverOptions(), 5.0)
+    # the ascent's target: guessed, or a known upper bound at or above the optimum (a table's cost)
+    upper = data.draw(st.one_of(st.none(), st.integers(0, 6).map(lambda d: expected + d)))
+    pb = reduction.block_bounds(instance, request, grid, SolverOptions(), 5.0, upper=upper)
     if pb.log.block_bound is not None:  # None: ℓ or p of 1, no block beyond k-anonymity's
         assert pb.log.block_bound >= pb.log.block_start - 1e-9
     assert pb.log.lp_bound - 1e-9 <= pb.bound <= expected + 1e-9
@@ -112,6 +114,34 @@ def test_the_block_bound_lies_above_the_k_bound_where_the_criteria_bind():
         assert k_lp + margin <= relaxed <= opt and source == pipeline.BLOCK_BOUND_SOURCE
 
 
+def test_the_heuristic_table_is_computed_once_and_is_the_ascents_target(monkeypatch):
+    """A timed solve with frequency 2-diversity computes the best heuristic table once, before the bound
+    stage, and the ascent steps towards its objective (a verified table's: at or above the optimum)."""
+    frame, qi = _adult_like()
+    table = ma.Table.from_frame(frame, qi, "s")
+    request = ma.Request(ma.KAnonymity(3), ma.LDiversity(2))
+    tables, targets = [], []
+    real_heuristic, real_ascent = pipeline.best_heuristic, reduction.alternating_ascent
+
+    def heuristic(t, *a, **kw):
+        if t.n == table.n:  # the solve's own table, not a sub-table of a repair's sub-solve
+            tables.append(real_heuristic(t, *a, **kw))
+            return tables[-1]
+        return real_heuristic(t, *a, **kw)
+
+    def ascent(blocks, *a, upper=None, **kw):
+        if blocks.n.sum() == table.n:
+            targets.append(upper)
+        return real_ascent(blocks, *a, upper=upper, **kw)
+
+    monkeypatch.setattr(pipeline, "best_heuristic", heuristic)
+    monkeypatch.setattr(reduction, "alternating_ascent", ascent)
+    result = request.solve(table, time_limit=30)
+    assert len(tables) == 1 and tables[0] is not None
+    assert targets == [tables[0].objective]
+    assert targets[0] >= result.objective and result.status == Status.OPTIMAL
+
+
 def test_ball_multipliers_lift_the_t_closeness_block_bound(monkeypatch):
     """0.15-closeness (equal) with k = 2 on the 60-row table: the blocks of what every close group holds
     give 39.08 (ceil 40), with the ball multipliers the ascent reaches 40.08 (ceil 41); the optimum is 70
@@ -135,10 +165,10 @@ def test_no_k_bound_without_a_time_limit_or_for_k_alone():
     instance, grid = _instance_and_grid(table, ma.Request(ma.KAnonymity(2), ma.LDiversity(2)))
     untimed = SolverOptions()
     assert pipeline._relaxation_bound(instance, ma.Request(ma.KAnonymity(2), ma.LDiversity(2)), untimed, grid,
-                                      Timings()) == (None, None, untimed, None, None)
+                                      Timings()) == (None, None, untimed, None, None, None)
     timed = SolverOptions(time_limit=5)
     assert pipeline._relaxation_bound(instance, ma.Request(ma.KAnonymity(2)), timed, grid, Timings()) == \
-        (None, None, timed, None, None)
+        (None, None, timed, None, None, None)
     budget = ma.Request(ma.KAnonymity(2), ma.LDiversity(2), budget=100)
     assert pipeline._relaxation_bound(instance, budget, timed, grid, Timings())[0] is None
 

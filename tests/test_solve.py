@@ -263,6 +263,37 @@ def test_a_solver_outgrowing_the_memory_allowed_is_killed_and_keeps_its_incumben
                          hard_end=time.perf_counter() + 2.0)
     assert not out.memory_killed and "killed at the caller's end" in out.solver_status
 
+def test_memory_held_by_another_process_of_the_run_counts_against_the_cap():
+    """The cap is the run's, not the child's alone: a sibling process of this one (as a large-neighbourhood
+    sub-model's beside a round) holding 1 GiB gets a small child killed under a cap of this process plus
+    0.6 GiB; counting this process and the child alone (as before) it ran to its caller's end."""
+    import subprocess
+    import sys
+    import time
+
+    from helpers import idle_solve
+    from milp_anon.sizing import resident_memory_bytes
+    from milp_anon.solvers.isolated import solve_isolated
+
+    frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
+    am = pipeline.build_model(ma.Table.from_frame(frame, ["a", "b"]), ma.Request(ma.KAnonymity(3)))
+    cap = resident_memory_bytes() + 0.6 * 2**30
+    sibling = subprocess.Popen([sys.executable, "-c", "import time; b = b'x' * (1 << 30); time.sleep(120)"])
+    try:
+        t0 = time.perf_counter()
+        while resident_memory_bytes(sibling.pid) < 0.9 * 2**30 and time.perf_counter() - t0 < 30:
+            time.sleep(0.05)
+        t0 = time.perf_counter()
+        out = solve_isolated(am.lm, ma.SolverOptions(time_limit=300), INTEGERS, None, solve_fn=idle_solve,
+                             max_memory_bytes=cap, hard_end=t0 + 20.0)
+        assert time.perf_counter() - t0 < 20
+        # (killed at its first read, before it told an incumbent: the sibling alone is past the cap)
+        assert out.memory_killed and "killed at the memory allowed" in out.solver_status
+    finally:
+        sibling.kill()
+        sibling.wait()
+
+
 def test_the_whole_model_is_given_its_stage_s_end_as_its_hard_end(monkeypatch):
     """The whole model's solve gets the end of the time left to it as its hard end (its process is killed just
     after it at the latest); with no limit, none."""

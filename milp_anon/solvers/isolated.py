@@ -48,7 +48,7 @@ ISOLATE_MIN_COLUMNS = 100_000
 #: for a solver that stops at its limit to hand back its table: HiGHS on a 1.04 M-pair reduction round (Adult, 7 QIs,
 #: k = 5) ran 56 s past its 350-s limit, to the kill's own margins, and the run took 654 s of its 600
 HARD_END_GRACE = 3.0
-#: seconds between two reads of the resident memory of this process and the child under ``max_memory_bytes``
+#: seconds between two reads of the resident memory of this process and its descendants under ``max_memory_bytes``
 MEMORY_POLL = 0.1
 
 #: the directory that holds the ``milp_anon`` package (the child imports the same copy)
@@ -109,7 +109,8 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     the rest of it must not overrun: the child is killed ``HARD_END_GRACE`` later even when the margins past its
     own limit (:func:`hard_limit_margin`) have not run out (a 1.04 M-pair round on Adult, 7 QIs, was killed 56 s after its
     350-s limit, so the run took 654 s of its 600).
-    ``max_memory_bytes``: the memory this process and the child may hold together; the child is killed as soon as
+    ``max_memory_bytes``: the memory this process and all its descendants may hold together (the child, and any
+    other solve's process beside it, such as a large-neighbourhood sub-model's); the child is killed as soon as
     their resident memory (read every ``MEMORY_POLL`` seconds) exceeds it, keeping its incumbent and bound as at
     the deadline, and the outcome's ``memory_killed`` says so. The model's estimate before it was built
     (:mod:`milp_anon.sizing`) cannot bound what HiGHS's search allocates later (Adult, 7 QIs with hierarchies: a
@@ -152,7 +153,7 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     proven, steps = -math.inf, None
     stopped_by_user = cancelled = over_memory = False
     polled = -math.inf
-    from ..sizing import resident_memory_bytes  # sizing imports the formulations, which import the solvers
+    from ..sizing import tree_resident_bytes  # sizing imports the formulations, which import the solvers
     try:
         while True:
             if ceiling is not None:
@@ -161,7 +162,7 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
                 break
             if max_memory_bytes is not None and time.perf_counter() - polled >= MEMORY_POLL:
                 polled = time.perf_counter()
-                if resident_memory_bytes() + resident_memory_bytes(proc.pid) > max_memory_bytes:
+                if tree_resident_bytes() > max_memory_bytes:  # the cap is the run's: all its processes
                     over_memory = True
                     break
             try:
@@ -197,8 +198,8 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     secs = time.perf_counter() - t0
     at_end = hard_end is not None and time.perf_counter() > hard_end + HARD_END_GRACE
     raw = "interrupted by the user" if stopped_by_user else "cancelled" if cancelled else \
-        f"killed at the memory allowed ({max_memory_bytes / 2**30:.1f} GiB with this process) after {secs:.0f} s" \
-        if over_memory else \
+        f"killed at the memory allowed ({max_memory_bytes / 2**30:.1f} GiB, this process and all it started) " \
+        f"after {secs:.0f} s" if over_memory else \
         f"killed at the caller's end after {secs:.0f} s" if at_end else \
         f"killed {secs - options.time_limit:.0f} s after the time limit"
     x, obj, dual = latest if latest is not None else (None, None, -math.inf)
