@@ -345,11 +345,11 @@ def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: 
         return None, None, solver, None, None, None
     t0 = time.perf_counter()
     heuristic = None
-    if start is None and not request.model.withholds:
+    if start is None:  # (the stage runs for the cost objective without withheld records alone)
         with timings.phase("warm_start"):
             heuristic = best_heuristic(instance.table, request)
     known = start if start is not None else heuristic
-    upper = known.objective if known is not None and _sense(request) > 0 else None
+    upper = None if known is None else known.objective
     with timings.phase("lp"):
         pb = _reduction.block_bounds(instance, request, grid, solver, K_BOUND_SHARE * limit, upper=upper)
     left = max(limit - (time.perf_counter() - t0), 0.05 * limit)

@@ -247,15 +247,10 @@ def memory_hungry_solve(lm, options, grid, hint, on_improving=None, stop_bound=N
     """A stand-in that reports the optimum as an incumbent, then holds 200 MB more every 0.2 s up to 1.2 GB and
     never returns (tests the kill at the memory allowed)."""
     import time
-    from types import SimpleNamespace
 
     import numpy as np
 
-    from milp_anon.solvers.highs import solve_highs
-
-    out = solve_highs(lm, options, grid, hint)
-    on_improving(SimpleNamespace(data_out=SimpleNamespace(mip_solution=out.x, objective_function_value=out.objective,
-                                                          mip_dual_bound=out.objective - 1)))
+    _tell_optimum(lm, options, grid, hint, on_improving)
     held = []
     for _ in range(6):
         held.append(np.ones(25_000_000))  # 200 MB, touched
@@ -267,6 +262,13 @@ def idle_solve(lm, options, grid, hint, on_improving=None, stop_bound=None):
     """A stand-in that reports the optimum as an incumbent, then waits without growing (tests that memory held
     by another of the caller's processes counts against the cap)."""
     import time
+
+    _tell_optimum(lm, options, grid, hint, on_improving)
+    time.sleep(3600)
+
+
+def _tell_optimum(lm, options, grid, hint, on_improving):
+    """Solve ``lm`` and tell the optimum to ``on_improving`` as an incumbent with the bound one below it."""
     from types import SimpleNamespace
 
     from milp_anon.solvers.highs import solve_highs
@@ -274,4 +276,3 @@ def idle_solve(lm, options, grid, hint, on_improving=None, stop_bound=None):
     out = solve_highs(lm, options, grid, hint)
     on_improving(SimpleNamespace(data_out=SimpleNamespace(mip_solution=out.x, objective_function_value=out.objective,
                                                           mip_dual_bound=out.objective - 1)))
-    time.sleep(3600)

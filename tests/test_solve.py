@@ -263,6 +263,7 @@ def test_a_solver_outgrowing_the_memory_allowed_is_killed_and_keeps_its_incumben
                          hard_end=time.perf_counter() + 2.0)
     assert not out.memory_killed and "killed at the caller's end" in out.solver_status
 
+
 def test_memory_held_by_another_process_of_the_run_counts_against_the_cap():
     """The cap is the run's, not the child's alone: a sibling process of this one (as a large-neighbourhood
     sub-model's beside a round) holding 1 GiB gets a small child killed under a cap of this process plus
