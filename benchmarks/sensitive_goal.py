@@ -201,6 +201,16 @@ def run_one(job):
             return real_block_bounds(*args, **kwargs)
 
         reduction.block_bounds = guessed
+    if variant == "no-floors":  # every candidate's size floor k, not its least legal group's (the package before)
+        import numpy as np
+
+        from milp_anon import blocks
+        from milp_anon.formulations import assignment
+
+        def k_floors(instance, request):
+            return np.full(instance.candidates.n_candidates, request.min_group_size(), dtype=np.int64)
+
+        assignment.group_floors = blocks.group_floors = k_floors
     if variant == "milp-first":  # R(∅) as one MILP, not by the k-anonymity reduction (the package before)
         from milp_anon import row_generation
 
@@ -273,6 +283,7 @@ def main(argv=None):
     known = ("before", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding", "lp-alone", "no-refine",
              "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "no-ball-prune",
              "no-frequency-prune", "no-resolve", "no-known-bound", "repair-first", "milp-first", "guessed-target",
+             "no-floors",
              "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")

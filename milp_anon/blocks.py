@@ -6,7 +6,11 @@ split model (``formulations/p-sensitivity.md``; a unit is a row type with
 one sensitive value vector) the model falls apart into one problem per
 candidate ``j``, over its compatible units ``u`` with ``v_u = w_j − π_u``::
 
-    rc_j(π) = min { Σ_u v_u x_u : x_u ∈ {0, …, n_u}, Σ_u x_u >= k, the group x meets the criterion }
+    rc_j(π) = min { Σ_u v_u x_u : x_u ∈ {0, …, n_u}, Σ_u x_u >= f_j, the group x meets the criterion }
+
+with ``f_j >= k`` the fewest rows of a legal group released as ``j``
+(:func:`~milp_anon.instance.group_floors`; the size test every block below
+applies with ``f_j`` for ``k``).
 
 and ``L(π) = Σ_u π_u n_u + Σ_j min(0, rc_j(π))`` is a lower bound on the
 optimum for **any** ``π``; ``forced`` (the block optimum with ``x_u >= 1``)
@@ -57,6 +61,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .criteria import LDiversity, PSensitivity, TCloseness, exact
+from .instance import group_floors
 from .lagrangian import BlockPrices, block_prices
 
 #: steps of :meth:`RequestBlocks.ascend_balls` per call, and steps without a better bound before its θ halves
@@ -122,7 +127,7 @@ class RequestBlocks:
     pair_unit: np.ndarray
     pair_cand: np.ndarray
     type_pair_start: np.ndarray  # first unit pair of every type pair
-    k: int
+    k: np.ndarray  # (C,) each candidate's floor (:func:`~milp_anon.instance.group_floors`)
     specs: tuple
     balls: tuple = ()
 
@@ -259,7 +264,7 @@ def request_blocks(instance, request) -> RequestBlocks | None:
     reps = per_type[cands.pair_type]
     return RequestBlocks(n=units.counts.astype(float), w=cands.cost.astype(float), unit_value=units.sensitive,
                          pair_unit=pair_unit, pair_cand=pair_cand, type_pair_start=np.cumsum(reps) - reps,
-                         k=request.min_group_size(), specs=tuple(specs), balls=tuple(balls))
+                         k=group_floors(instance, request).astype(float), specs=tuple(specs), balls=tuple(balls))
 
 
 def _group_start(keys: np.ndarray, n_groups: int) -> np.ndarray:
@@ -302,7 +307,7 @@ def distinct_blocks(pi, n, w, pair_unit, pair_cand, value, k: int, D: int, shift
     value
         ``(U,)`` the unit's value code in the column (``>= 0``).
     k, D
-        Smallest group size; distinct values required.
+        Smallest group size (a scalar, or ``(C,)`` one per candidate); distinct values required.
     shift
         ``(P,)`` optional cost per row added to ``w_j − π_u`` (the t-closeness terms, :class:`RequestBlocks`).
 
@@ -395,7 +400,7 @@ def frequency_blocks(pi, n, w, pair_unit, pair_cand, value, k: int, a: int, b: i
     start = np.searchsorted(pair_cand[order], np.arange(C + 1))
     for j in np.flatnonzero(k_prices.rc < -1e-12):
         idx = order[start[j]:start[j + 1]]
-        best, x = _frequency_one(v[idx], nu[idx], val[idx], k, a, b, strict)
+        best, x = _frequency_one(v[idx], nu[idx], val[idx], k if np.ndim(k) == 0 else k[j], a, b, strict)
         rc[j] = best
         take[idx] = x
     forced = np.maximum(rc[pair_cand], k_prices.forced)

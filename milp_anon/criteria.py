@@ -208,6 +208,16 @@ class Criterion:
         none)."""
         return cands
 
+    def least_sizes(self, table, units, cands, min_size: int = 1) -> np.ndarray | None:
+        """``(C,)`` per candidate the least size (at least ``min_size``) a group released as it may have and
+        meet the criterion, from its compatible rows alone (``-1``: no such group), or ``None`` when the
+        criterion asks no more of a group's size than ``min_size`` (default).
+
+        Exact as a floor: a group released as ``j`` holds only ``j``'s compatible rows, so every legal group
+        is one of the sub-multisets these sizes range over (the model's floor rows,
+        ``formulations/k-anonymity.md``)."""
+        return None
+
     def describe(self) -> str:
         return self.name
 
@@ -294,6 +304,22 @@ class _SensitiveCriterion(Criterion):
             keep &= (m > 0).sum(axis=1) >= need_of(col)
         return cands.subset(keep, stage=f"{self.name} distinct values")
 
+    def _least_sizes(self, table, units, cands, rules) -> np.ndarray | None:
+        """The largest of ``rules(col)`` (functions of the ``(C, V)`` compatible rows per value, each giving
+        least sizes or ``-1``) over the columns the criterion reads; ``-1`` wherever one rule gives it."""
+        least = None
+        for col, m in self._counts_per_candidate(table, units, cands):
+            for rule in rules(col):
+                s = np.asarray(rule(m), dtype=np.int64)
+                least = s if least is None else np.where((s < 0) | (least < 0), -1, np.maximum(least, s))
+        return least
+
+    @staticmethod
+    def _distinct_rule(need: int, min_size: int):
+        """Least sizes under "at least ``need`` distinct values": ``need`` rows (one per value), if the
+        candidate's compatible rows carry that many values."""
+        return lambda m: np.where((m > 0).sum(axis=1) >= need, max(int(min_size), int(need)), -1)
+
     def _counts_per_candidate(self, table, units, cands):
         """Per sensitive column the criterion reads: ``(column index, (C, V) compatible rows of each value
         per candidate)``."""
@@ -332,6 +358,11 @@ class PSensitivity(_SensitiveCriterion):
 
     def prune(self, table, units, cands, min_size: int = 1):
         return self._prune_distinct(table, units, cands, self.p)
+
+    def least_sizes(self, table, units, cands, min_size: int = 1):
+        if self.p <= min_size:
+            return None
+        return self._least_sizes(table, units, cands, lambda col: [self._distinct_rule(self.p, min_size)])
 
     def describe(self) -> str:
         return f"{self.p}-sensitivity{_column_label(self.column)}"
@@ -408,16 +439,34 @@ class LDiversity(_SensitiveCriterion):
                             f"(r1 = {int(r[i, 0])}, tail from r{self.l} = {int(tail[i])})")
         return None
 
-    def prune(self, table, units, cands, min_size: int = 1):
-        cands = self._prune_distinct(table, units, cands, math.ceil(self.l - 1e-12))
+    def _caps(self):
+        """``(a, b, strict)``: every value at most ``b |G| / a`` times (``strict``: fewer), for frequency ℓ
+        (``ℓ = a/b``) and recursive (c, 2); else ``None``."""
         if self.kind == "frequency":  # a · c_σ <= b · |G| with ℓ = a/b
             lr = exact(self.l)
-            a, b, strict = lr.numerator, lr.denominator, False
-        elif self.kind == "recursive" and self.l == 2:  # r_1 < c (|G| − r_1): (c + 1) r_1 < c |G|, c = p/q
+            return lr.numerator, lr.denominator, False
+        if self.kind == "recursive" and self.l == 2:  # r_1 < c (|G| − r_1): (c + 1) r_1 < c |G|, c = p/q
             cr = exact(self.c)
-            a, b, strict = cr.numerator + cr.denominator, cr.numerator, True
-        else:
+            return cr.numerator + cr.denominator, cr.numerator, True
+        return None
+
+    def least_sizes(self, table, units, cands, min_size: int = 1):
+        need, caps = math.ceil(self.l - 1e-12), self._caps()
+
+        def rules(col):
+            out = [self._distinct_rule(need, min_size)] if need > 1 else []
+            if caps is not None:
+                a, b, strict = caps
+                out.append(lambda m: least_diverse_size(m, a, b, min_size, strict=strict))
+            return out
+
+        return self._least_sizes(table, units, cands, rules)
+
+    def prune(self, table, units, cands, min_size: int = 1):
+        cands = self._prune_distinct(table, units, cands, math.ceil(self.l - 1e-12))
+        if self._caps() is None:
             return cands
+        a, b, strict = self._caps()
         # no sub-multiset of ``min_size`` rows or more within the caps: exact, since a group released as
         # ``j`` holds only compatible rows (:func:`least_diverse_size`)
         keep = np.ones(cands.n_candidates, dtype=bool)
@@ -666,6 +715,21 @@ class TCloseness(_SensitiveCriterion):
             cands = cands.subset(distinct, stage=f"{self.name} distinct values")
             near = near[distinct]
         return cands.subset(near, stage=f"{self.name} ball") if not near.all() else cands
+
+    def least_sizes(self, table, units, cands, min_size: int = 1):
+        """The distinct values of :meth:`necessary_shape` and the least size within the ball of :meth:`tv_ball`
+        (:func:`least_ball_size`), the larger, per column."""
+
+        def rules(col):
+            ball = self.tv_ball(table, col)
+            if ball is None:
+                return []
+            D = self.necessary_shape(table, col)[0]
+            out = [self._distinct_rule(D, min_size)] if D > 1 else []
+            out.append(lambda m: least_ball_size(m, ball[0], ball[2], min_size))
+            return out
+
+        return self._least_sizes(table, units, cands, rules)
 
     @staticmethod
     def _far(m, ball, min_size: int) -> np.ndarray:

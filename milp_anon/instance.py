@@ -20,7 +20,7 @@ from .recoding import ColumnLattice, Patterns, record_cost
 from .rowtypes import RowTypes, Units
 from .table import Table
 
-__all__ = ["Instance", "collapse", "generate_candidates"]
+__all__ = ["Instance", "collapse", "generate_candidates", "group_floors"]
 
 
 @dataclass(frozen=True)
@@ -89,3 +89,19 @@ def generate_candidates(table: Table, request, types: RowTypes, units: Units, la
     for c in request.criteria:
         cands = c.prune(table, units, cands, min_size=L)
     return cands
+
+
+def group_floors(instance: Instance, request) -> np.ndarray:
+    """``(C,)`` per candidate the fewest rows a legal group released as it may hold: the request's
+    ``min_group_size()`` raised by every criterion's :meth:`~milp_anon.criteria.Criterion.least_sizes` over the
+    candidate's compatible rows (one more than them where no legal group exists: the candidate stays unused).
+
+    The model's floor rows ``Σ_u g_uj >= f_j y_j`` and the group blocks' size floors
+    (``formulations/k-anonymity.md``, "Floor rows"): the k of k-anonymity's row, per candidate."""
+    cands = instance.candidates
+    floors = np.full(cands.n_candidates, request.min_group_size(), dtype=np.int64)
+    for crit in request.criteria:
+        least = crit.least_sizes(instance.table, instance.units, cands, request.min_group_size())
+        if least is not None:
+            floors = np.where(least < 0, cands.capacity + 1, np.maximum(floors, least))
+    return floors

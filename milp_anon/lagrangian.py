@@ -107,7 +107,8 @@ def block_prices(pi, n, w, pair_type, pair_cand, k, shift=None) -> BlockPrices:
     pair_type, pair_cand
         ``(P,)`` compatible pairs, sorted by candidate (unsorted pairs are solved in one piece).
     k
-        Smallest group size.
+        Smallest group size, or ``(C,)`` one per candidate (the floors of
+        :func:`~milp_anon.instance.group_floors`).
     shift
         ``(P,)`` optional per-pair cost added to ``w_j − π_i`` (:mod:`milp_anon.blocks`' t-closeness terms).
 
@@ -168,11 +169,12 @@ def _price(pi, n, w, pair_type, pair_cand, k, shift, *, per_pair: bool):
             continue
         lo, hi = (0, C) if whole else (int(pair_cand[a]), int(pair_cand[b - 1]) + 1)
         pt, pc = pair_type[a:b], (pair_cand[a:b] - lo if lo else pair_cand[a:b])
-        v, t = blocks(pi, n, w[lo:hi], pt, pc, k, None if shift is None else shift[a:b])
+        kc = k if np.ndim(k) == 0 else np.asarray(k, dtype=float)[lo:hi]
+        v, t = blocks(pi, n, w[lo:hi], pt, pc, kc, None if shift is None else shift[a:b])
         rc[lo:hi] = np.bincount(pc, weights=t * v, minlength=hi - lo)
         if per_pair:
             take[a:b] = t
-            forced[a:b] = _forced(n, pt, pc, k, v, t, rc[lo:hi])
+            forced[a:b] = _forced(n, pt, pc, kc, v, t, rc[lo:hi])
         else:
             take[a:b] = t > 0
     return rc, take, forced, float(pi @ n) + float(np.minimum(rc, 0.0).sum())
@@ -200,7 +202,8 @@ def _blocks_by_sorting(pi, n, w, pair_type, pair_cand, k, shift):
     start = np.searchsorted(cs, np.arange(C))
     before_group = np.concatenate([[0.0], cum])[start]
     cum_before = cum - ns - before_group[cs]
-    take_s = np.where(vs < 0, ns, np.clip(k - cum_before, 0.0, ns))
+    need = k if np.ndim(k) == 0 else k[cs]
+    take_s = np.where(vs < 0, ns, np.clip(need - cum_before, 0.0, ns))
     take = np.empty(P)
     take[order] = take_s
     return v, take
@@ -245,7 +248,7 @@ def _forced(n, pair_type, pair_cand, k, v, take, rc):
     dearest = np.full(C, -np.inf)
     taken = take > 0
     np.maximum.at(dearest, pair_cand[taken], v[taken])
-    filled = neg_units < k
+    filled = neg_units < k  # k: a scalar or one per candidate
     extra = np.where(filled[pair_cand], v - dearest[pair_cand], np.maximum(v, 0.0))
     return rc[pair_cand] + np.where(taken, 0.0, extra)
 

@@ -77,6 +77,8 @@ def estimate(instance: Instance, criteria) -> ModelEstimate:
             cell_columns.update(crit.columns(table))
     if group_size:
         n_var, n_con, nnz = n_var + C, n_con + C, nnz + C + P
+    if cell_columns:  # the floor rows, at most one per candidate (formulations/k-anonymity.md)
+        n_con, nnz = n_con + C, nnz + C + P
     for col in cell_columns:
         cells = min(P, C * dims["V"][col])
         n_var, n_con, nnz = n_var + cells, n_con + cells, nnz + cells + P

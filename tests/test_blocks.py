@@ -250,3 +250,39 @@ def test_ball_multipliers_keep_every_block_below_the_t_close_group_problem(inst,
     betas, best = rb.ascend_balls(pi, (beta,), prices, iterations=5)
     assert best.bound >= prices.bound - 1e-9
     assert math.isclose(rb.prices(pi, betas).bound, best.bound, abs_tol=1e-9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(blocks_instance(), st.data())
+def test_a_floor_per_candidate_prices_each_block_as_its_own_k(inst, data):
+    """With one floor per candidate (:func:`milp_anon.instance.group_floors`) every block — k-anonymity's by
+    sorting and by passes, the distinct and the frequency block — is the block priced with that candidate's
+    floor as a scalar ``k`` (those are checked against enumeration above)."""
+    from milp_anon import lagrangian
+
+    pi, n, w, pu, pc, value, _ = inst
+    C = w.shape[0]
+    floors = np.array([data.draw(st.integers(1, 6)) for _ in range(C)], dtype=float)
+    order = np.argsort(pc, kind="stable")  # sorted by candidate: the passes; shuffled: the sort
+    sorted_pairs = data.draw(st.booleans())
+    pu, pc = (pu[order], pc[order]) if sorted_pairs else (pu, pc)
+
+    def each(price):
+        got = price(floors)
+        for j in range(C):
+            one = price(float(floors[j]))
+            mine = pc == j
+            assert got.rc[j] == one.rc[j] or math.isclose(got.rc[j], one.rc[j], abs_tol=1e-9)
+            assert np.allclose(got.take[mine], one.take[mine])
+            assert np.allclose(got.forced[mine], one.forced[mine])
+
+    for sort in (False, True):
+        saved = lagrangian.SORTED_PRICING
+        lagrangian.SORTED_PRICING = sort
+        try:
+            each(lambda k: block_prices(pi, n, w, pu, pc, k))
+        finally:
+            lagrangian.SORTED_PRICING = saved
+    D = data.draw(st.integers(1, 3))
+    each(lambda k: distinct_blocks(pi, n, w, pu, pc, value, k, D))
+    each(lambda k: frequency_blocks(pi, n, w, pu, pc, value, k, 3, 2))

@@ -6,6 +6,7 @@ compatible (unit, candidate) pair (rows of unit ``u`` released as ``j``)::
     min   Σ_j w_j Σ_u g_uj
     s.t.  Σ_j g_uj = n_u            ∀ u      (every row released once)
           g_uj <= n_u · y_j         ∀ u, j   (only into used candidates)
+          Σ_u g_uj >= f_j · y_j     ∀ j      (floor rows, where f_j > k: the fewest rows of a legal group)
           + the rows of each criterion (:mod:`.rows`) and option (:mod:`.options`)
 
 With record suppression (``max_suppressed_records = N``) a column ``r_u``
@@ -35,7 +36,7 @@ import pandas as pd
 
 from ..criteria import GroupCounts, KAnonymity, first_violation
 from ..errors import VerificationError
-from ..instance import Instance
+from ..instance import Instance, group_floors
 from ..model import LinearModel
 from ..solvers import SolverOptions, solve_model
 from .options import add_option_rows
@@ -71,8 +72,8 @@ class AssignmentModel:
     #: integer too. Exact (a sum of integers), and it keeps HiGHS 1.10-1.15.1 with presolve off from
     #: wrong results seen on the continuous form (formulations/p-sensitivity.md, benchmarks/highs/).
     integer: bool = False
-    #: the rows added by the sensitive criteria (every criterion but k-anonymity), ascending: each
-    #: is a condition on one candidate's group, so leaving some out relaxes the model
+    #: the rows added by the sensitive criteria (every criterion but k-anonymity), then the floor rows they imply,
+    #: ascending: each is a condition on one candidate's group, so leaving some out relaxes the model
     #: (:mod:`milp_anon.row_generation`)
     criterion_rows: np.ndarray | None = None
     #: per t-closeness criterion and sensitive column: ``(row block, t, least ground distance)`` of its rows
@@ -295,9 +296,30 @@ def build(instance: Instance, request) -> AssignmentModel:
             rows_of(crit).add(crit, am)
             if not isinstance(crit, KAnonymity):
                 lazy.append(np.arange(before, lm.n_rows, dtype=np.int64))
+    if cands.n_candidates:
+        lazy.append(_add_floor_rows(am, request))
     am.criterion_rows = np.concatenate(lazy) if lazy else np.zeros(0, dtype=np.int64)
     add_option_rows(am, request.model)
     return am
+
+
+def _add_floor_rows(am: AssignmentModel, request) -> np.ndarray:
+    """``Σ_u g_uj >= f_j · y_j`` for the candidates whose floor ``f_j`` (:func:`~milp_anon.instance.group_floors`:
+    the fewest rows of a legal group released as ``j``) exceeds ``min_group_size()``; returns the rows.
+
+    Every integer solution meets them, so the model's optimum is unchanged; its LP no longer opens a candidate
+    for a group smaller than any legal one. They follow from the sensitive criteria, so they are criterion
+    rows (:attr:`AssignmentModel.criterion_rows`): ``R(A)`` of the row generation keeps those of ``A``'s
+    candidates, and ``R(∅)`` stays k-anonymity alone."""
+    floors = group_floors(am.instance, request)
+    lift = np.flatnonzero(floors > request.min_group_size())
+    if not lift.size:
+        return np.zeros(0, dtype=np.int64)
+    at = np.searchsorted(lift, am.pair_cand)
+    mine = np.flatnonzero(lift[np.minimum(at, lift.size - 1)] == am.pair_cand)
+    return am.lm.add_rows("floor", lift.size, rows=np.concatenate([at[mine], np.arange(lift.size)]),
+                          cols=np.concatenate([am.g[mine], am.y[lift]]),
+                          vals=np.concatenate([np.ones(mine.size), -floors[lift].astype(float)]), lower=0.0)
 
 
 def read_assignment(am: AssignmentModel, x: np.ndarray, criteria, options: SolverOptions,
