@@ -464,9 +464,10 @@ class LDiversity(_SensitiveCriterion):
 
     def prune(self, table, units, cands, min_size: int = 1):
         cands = self._prune_distinct(table, units, cands, math.ceil(self.l - 1e-12))
-        if self._caps() is None:
+        caps = self._caps()
+        if caps is None:
             return cands
-        a, b, strict = self._caps()
+        a, b, strict = caps
         # no sub-multiset of ``min_size`` rows or more within the caps: exact, since a group released as
         # ``j`` holds only compatible rows (:func:`least_diverse_size`)
         keep = np.ones(cands.n_candidates, dtype=bool)
