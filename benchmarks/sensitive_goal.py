@@ -53,7 +53,12 @@ process while that ``R(A)`` runs in its child, the package before it.
 reduction over the same candidates, the package before it.
 ``--variants guessed-target`` runs the group blocks' subgradient ascent without
 the heuristic table's objective as its target (``upper=None``: the target
-guessed above the best bound), the package before it.
+guessed above the best bound), the package before it. ``--variants no-floors``
+gives every candidate the size floor ``k`` (not its least legal group's), the
+package before floor rows. ``--variants no-restricted-model`` solves the LP
+after the restricted LP even where the restricted LP's optimum shows it cannot
+raise the bound (``relaxation.RESTRICTED_MODEL = False``), not the restricted
+model in its place, the package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -114,10 +119,15 @@ def lp_summary(lr) -> str:
         parts.append(_lp_part(f"restricted LP ({lr.restricted_pairs} pairs)", lr.restricted_status,
                               lr.restricted_objective, lr.restricted_seconds, lr.restricted_rounded,
                               lr.restricted_refined, lr.restricted_search))
-    lp = _lp_part("LP (presolved)" if lr.lp_presolve else "LP", lr.lp_status, lr.lp_objective, lr.lp_seconds, lr.rounded, None, lr.search)
-    if lr.lp_bound is not None and lr.lp_objective is None:
-        lp = lp.replace(" s)", f" s), dual bound {lr.lp_bound:.6g}", 1)
-    parts.append(lp)
+    if lr.model_status is not None:  # the restricted model in place of the LP
+        parts.append(_lp_part(f"restricted model ({lr.model_pairs} pairs)", lr.model_status, lr.model_objective,
+                              lr.model_seconds, None, None, lr.model_search))
+    else:
+        lp = _lp_part("LP (presolved)" if lr.lp_presolve else "LP", lr.lp_status, lr.lp_objective, lr.lp_seconds,
+                      lr.rounded, None, lr.search)
+        if lr.lp_bound is not None and lr.lp_objective is None:
+            lp = lp.replace(" s)", f" s), dual bound {lr.lp_bound:.6g}", 1)
+        parts.append(lp)
     if lr.slack_status is not None:
         parts.append(_lp_part("slack LP", lr.slack_status, lr.slack_objective, lr.slack_seconds, lr.slack_rounded,
                               lr.slack_refined, lr.slack_search))
@@ -167,6 +177,8 @@ def run_one(job):
         lp_rounding.SUPPORT_TOL = -math.inf
     if variant == "lp-presolve-off":  # the LP relaxation in pieces without presolve at any size (the package before)
         relaxation.LP_PRESOLVE_MAX_COLUMNS = -1
+    if variant == "no-restricted-model":  # the LP even where it cannot raise the bound (the package before)
+        relaxation.RESTRICTED_MODEL = False
     if variant == "no-restricted":  # no restricted LP before an LP that may not finish (the package before)
         relaxation.RESTRICTED_SHARE = 0.0
     if variant == "no-ball-prune":  # keep candidates with no integer group in the ball (the package before)
@@ -283,7 +295,7 @@ def main(argv=None):
     known = ("before", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding", "lp-alone", "no-refine",
              "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "no-ball-prune",
              "no-frequency-prune", "no-resolve", "no-known-bound", "repair-first", "milp-first", "guessed-target",
-             "no-floors",
+             "no-floors", "no-restricted-model",
              "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")

@@ -196,7 +196,7 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
                 def search(rel, seconds, stop):
                     return _lns.improve(instance.table, request, rel, seconds, hs, stop=stop)
             lp_bound, rounded, lp_log = _relaxation.lp_rounding_stage(am, request, hs, grid, start, search,
-                                                                      pair_bounds)
+                                                                      pair_bounds, bound=relaxed)
         if lp_bound is not None and (relaxed is None or lp_bound > relaxed):
             relaxed, relaxed_source = lp_bound, _relaxation.LP_BOUND_SOURCE
         if rounded is not None:
@@ -205,9 +205,10 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
         spent = time.perf_counter() - t0
         left = hs.time_limit - spent
         root = lp_log.lp_seconds * (_relaxation.PRESOLVE_SPEEDUP if lp_log.lp_presolve else 1.0)
-        if start is not None and left < root:
+        if start is not None and (lp_log.model_skipped or left < root):
             # the whole model's root LP (presolve off) would not finish in the time left (the LP took longer,
-            # or stopped at its share of the time): the search gets it instead
+            # or stopped at its share of the time), or could not raise the bound (the restricted model ran
+            # instead, relaxation.RESTRICTED_MODEL): the search gets the time instead
             lp_log = dataclasses.replace(lp_log, model_skipped=True)
             return Outcome(start, relaxed, Status.TIME_LIMIT, solver_status="the whole model skipped (its LP "
                            "relaxation took longer than the time left)", size=size,

@@ -4,6 +4,7 @@ verifier) from any split of the units, never cost less than the optimum (brute f
 never exceeds the optimum, and a solve with it is verified and reports it."""
 
 import dataclasses
+import math
 
 import highspy
 import numpy as np
@@ -369,6 +370,50 @@ def test_a_solve_runs_the_restricted_lp_from_its_pair_bounds_when_the_lp_may_not
     # the LP's size decides, not the presolve asked for: presolve="on" on a large LP still gets it first
     on = request.solve(table, time_limit=30, presolve="on")
     assert on.verified and on.lp_rounding.restricted_status == "Optimal" and on.lp_rounding.lp_presolve
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_the_restricted_model_replaces_an_lp_that_cannot_raise_the_bound(data):
+    """Pair bounds that put an optimal table's pairs first make the restricted LP's optimum at most the
+    optimum (the LP of a restriction that holds an optimal solution); with brute force's optimum as the bound
+    the stage then skips the LP (no LP bound, the whole model skipped) and solves the MILP over the restricted
+    pairs and the start's: it finds the optimum (the restriction holds it), its table verified."""
+    from milp_anon.grid import ObjectiveGrid
+    from milp_anon.release import Release
+    from milp_anon.starts import best_heuristic
+
+    frame, qi, k = data.draw(sensitive_tables(n=(4, 12), m=(1, 3), k=(1, 3)))
+    criteria = [ma.KAnonymity(k), data.draw(st.sampled_from([ma.TCloseness(0.3), ma.LDiversity(2),
+                                                             ma.LDiversity(2, kind="frequency"),
+                                                             ma.PSensitivity(2)]))]
+    table, request, instance, why = _instance(frame, qi, criteria)
+    if why:
+        return
+    am = build(instance, request)
+    c = instance.candidates
+    best = brute(frame, qi, criteria)
+    optimum = request.solve(table)
+    assert optimum.status == ma.Status.OPTIMAL and optimum.objective == best
+    used = relaxation._table_pairs(am, Release.verified(table, request, optimum.table))
+    others = np.asarray(data.draw(st.lists(st.integers(1, 5), min_size=c.n_pairs, max_size=c.n_pairs)), dtype=float)
+    bounds = np.where(used, 0.0, others)
+    if relaxation.restricted_pairs(am, bounds) is None:
+        return
+    start = best_heuristic(table, request)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(relaxation, "LP_PRESOLVE_MAX_COLUMNS", -1)  # the LP "may not finish": the restricted one first
+        bound, release, log = relaxation.lp_rounding_stage(am, request, ma.SolverOptions(time_limit=60,
+                                                                                         isolate="never"),
+                                                           ObjectiveGrid(1), start, pair_bounds=bounds, bound=best)
+    assert log.restricted_status == "Optimal" and log.restricted_objective <= best + 1e-6
+    assert bound is None and log.lp_objective is None and log.model_skipped and log.model_status == "Optimal"
+    assert log.model_objective == best
+    if best < start.objective:
+        v = verify_release(frame, release.table, qi, criteria, sensitive=["s"])  # raises on a violation
+        assert v.cost == release.cost == best
+    else:
+        assert release is None  # nothing better than the start
 
 
 def test_the_slack_lp_needs_closeness_rows():
