@@ -58,9 +58,7 @@ gives every candidate the size floor ``k`` (not its least legal group's), the
 package before floor rows. ``--variants no-restricted-model`` solves the LP
 after the restricted LP even where the restricted LP's optimum shows it cannot
 raise the bound (``relaxation.RESTRICTED_MODEL = False``), not the restricted
-model in its place, the package before it. ``--variants restricted-model-beside``
-runs the restricted model beside an LP that may raise the bound, before the
-search (``relaxation.RESTRICTED_MODEL_BESIDE = True``).
+model in its place, the package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -121,7 +119,7 @@ def lp_summary(lr) -> str:
         parts.append(_lp_part(f"restricted LP ({lr.restricted_pairs} pairs)", lr.restricted_status,
                               lr.restricted_objective, lr.restricted_seconds, lr.restricted_rounded,
                               lr.restricted_refined, lr.restricted_search))
-    if lr.model_status is not None:  # the restricted model, in place of the LP or beside it
+    if lr.model_status is not None:  # the restricted model in place of the LP
         parts.append(_lp_part(f"restricted model ({lr.model_pairs} pairs)", lr.model_status, lr.model_objective,
                               lr.model_seconds, None, None, lr.model_search))
     if not lr.lp_status.startswith("skipped"):
@@ -179,8 +177,6 @@ def run_one(job):
         lp_rounding.SUPPORT_TOL = -math.inf
     if variant == "lp-presolve-off":  # the LP relaxation in pieces without presolve at any size (the package before)
         relaxation.LP_PRESOLVE_MAX_COLUMNS = -1
-    if variant == "restricted-model-beside":  # the restricted model beside an LP that may raise the bound
-        relaxation.RESTRICTED_MODEL_BESIDE = True
     if variant == "no-restricted-model":  # the LP even where it cannot raise the bound (the package before)
         relaxation.RESTRICTED_MODEL = False
     if variant == "no-restricted":  # no restricted LP before an LP that may not finish (the package before)
@@ -299,7 +295,7 @@ def main(argv=None):
     known = ("before", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding", "lp-alone", "no-refine",
              "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "no-ball-prune",
              "no-frequency-prune", "no-resolve", "no-known-bound", "repair-first", "milp-first", "guessed-target",
-             "no-floors", "no-restricted-model", "restricted-model-beside",
+             "no-floors", "no-restricted-model",
              "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")

@@ -130,10 +130,6 @@ class RequestBlocks:
     k: np.ndarray  # (C,) each candidate's floor (:func:`~milp_anon.instance.group_floors`)
     specs: tuple
     balls: tuple = ()
-    #: every block is the group problem itself, none a relaxation of it (no t-closeness, no recursive
-    #: ℓ > 2): the Lagrangian dual is then at least the LP bound of the whole model (the blocks' integer
-    #: hull lies inside their LP's), which :mod:`milp_anon.relaxation` uses to skip that LP
-    exact: bool = False
 
     def start_betas(self) -> tuple:
         """Every ``β = 0``: the blocks without the t-closeness terms."""
@@ -230,10 +226,9 @@ def request_blocks(instance, request) -> RequestBlocks | None:
     frequency block of what every close group must hold (:meth:`~milp_anon.criteria.TCloseness.necessary_shape`),
     relaxations too.
     The blocks of all of them are combined (:func:`combine`)."""
-    specs, balls, none_relaxed = [], [], True
+    specs, balls = [], []
     for crit in request.criteria:
         if isinstance(crit, TCloseness):
-            none_relaxed = False
             for col in crit.applies_to(instance.table.sensitive):
                 ball = crit.tv_ball(instance.table, col)
                 if ball is not None:
@@ -261,7 +256,6 @@ def request_blocks(instance, request) -> RequestBlocks | None:
                 specs.append(("strict cap", col, c.numerator + c.denominator, c.numerator))
             elif crit.l > 2:  # recursive: r_ℓ > 0, at least ℓ values
                 specs.append(("distinct", col, int(crit.l), None))
-                none_relaxed = False
     if not specs and not balls:
         return None
     units, cands = instance.units, instance.candidates
@@ -270,8 +264,7 @@ def request_blocks(instance, request) -> RequestBlocks | None:
     reps = per_type[cands.pair_type]
     return RequestBlocks(n=units.counts.astype(float), w=cands.cost.astype(float), unit_value=units.sensitive,
                          pair_unit=pair_unit, pair_cand=pair_cand, type_pair_start=np.cumsum(reps) - reps,
-                         k=group_floors(instance, request).astype(float), specs=tuple(specs), balls=tuple(balls),
-                         exact=none_relaxed)
+                         k=group_floors(instance, request).astype(float), specs=tuple(specs), balls=tuple(balls))
 
 
 def _group_start(keys: np.ndarray, n_groups: int) -> np.ndarray:

@@ -164,8 +164,8 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
                 hint, ws_cost = ws
     grid = ObjectiveGrid.for_objective(request.model.objective, instance.candidates.cost if not request.model.withholds
                                        else np.append(instance.candidates.cost, instance.record_cost))
-    relaxed, relaxed_source, hs, pair_bounds, k_bounds, heuristic, exact_blocks = _relaxation_bound(
-        instance, request, solver, grid, timings, start)
+    relaxed, relaxed_source, hs, pair_bounds, k_bounds, heuristic = _relaxation_bound(instance, request, solver, grid,
+                                                                                      timings, start)
     rows_log = None
     if request.model.criteria_rows != "all" and _rows.unavailable(request, solver) is None:
         auto = request.model.criteria_rows == "auto"
@@ -196,8 +196,7 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
                 def search(rel, seconds, stop):
                     return _lns.improve(instance.table, request, rel, seconds, hs, stop=stop)
             lp_bound, rounded, lp_log = _relaxation.lp_rounding_stage(am, request, hs, grid, start, search,
-                                                                      pair_bounds, bound=relaxed,
-                                                                      exact_blocks=exact_blocks)
+                                                                      pair_bounds, bound=relaxed)
         if lp_bound is not None and (relaxed is None or lp_bound > relaxed):
             relaxed, relaxed_source = lp_bound, _relaxation.LP_BOUND_SOURCE
         if rounded is not None:
@@ -331,8 +330,7 @@ K_BOUND_SHARE = 0.2
 def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: ObjectiveGrid, timings: Timings,
                       start: Release | None = None):
     """``(bound or None, its source, solver options for the model, its pair bounds or None, the k-anonymity LP's
-    :class:`~milp_anon.reduction.PairBounds` it started from or None, the heuristic table or None, whether the
-    bound is the exact group blocks' (:attr:`~milp_anon.reduction.PairBounds.exact_blocks`))``: under a time
+    :class:`~milp_anon.reduction.PairBounds` it started from or None, the heuristic table or None)``: under a time
     limit, sensitive criteria get a Lagrangian bound over the same candidates first (``K_BOUND_SHARE`` of
     the limit), so a model whose root LP does not finish still ends with a bound above 0 (issue 13, item
     3): the exact group blocks' where the criteria have them (:func:`~milp_anon.reduction.block_bounds`),
@@ -345,7 +343,7 @@ def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: 
     limit = solver.time_limit
     if limit is None or request.k_alone or _reduction.k_relaxation_unavailable(
             request, solver, instance.candidates, instance.table.n):
-        return None, None, solver, None, None, None, False
+        return None, None, solver, None, None, None
     t0 = time.perf_counter()
     heuristic = None
     if start is None:  # (the stage runs for the cost objective without withheld records alone)
@@ -358,7 +356,7 @@ def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: 
     left = max(limit - (time.perf_counter() - t0), 0.05 * limit)
     block = pb.log.block_bound is not None and pb.log.block_bound > pb.k_anonymity.bound
     return grid.ceil(pb.bound), BLOCK_BOUND_SOURCE if block else K_BOUND_SOURCE, \
-        dataclasses.replace(solver, time_limit=left), pb.thresholds, pb.k_anonymity, heuristic, pb.exact_blocks
+        dataclasses.replace(solver, time_limit=left), pb.thresholds, pb.k_anonymity, heuristic
 
 
 def _sense(request) -> float:

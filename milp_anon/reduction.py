@@ -165,9 +165,6 @@ class PairBounds:
     #: the k-anonymity LP's bounds these were built on (:func:`block_bounds`), which bound k-anonymity over
     #: the same candidates too (the row generation's ``R(∅)`` reuses them), or ``None``
     k_anonymity: "PairBounds | None" = None
-    #: the bound is the ascent's on exact group blocks (:attr:`~milp_anon.blocks.RequestBlocks.exact`),
-    #: whose dual lies above the whole model's LP bound
-    exact_blocks: bool = False
 
 
 def _search_fits_beside(request, options: SolverOptions, n_cols: int) -> bool:
@@ -233,7 +230,7 @@ def block_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: Solve
                               multipliers=None)  # per unit, not the row types' (certify reads k alone)
     pair = blocks.per_type_pair(grid.ceil_array(asc.prices.pair_bounds(blocks.pair_cand)))
     return PairBounds(max(kb.bound, asc.bound), np.maximum(kb.thresholds, pair), log,
-                      time.perf_counter() - t0, k_anonymity=kb, exact_blocks=blocks.exact)
+                      time.perf_counter() - t0, k_anonymity=kb)
 
 
 class LagrangianReduction:

@@ -54,9 +54,10 @@ from . import interrupt
 from .formulations import build, read_assignment
 from .heuristics.lp_rounding import lp_rounding, slack_lp, slack_support
 from .heuristics.refine import refine_release
-from .lns import LnsLog, beside as run_beside, beside_possible
+from .lns import beside as run_beside, beside_possible
 from .recoding import Suppression
 from .release import Release
+from .sizing import cap_bytes
 from .starts import release_pairs, release_start
 from .solvers import SolverOptions, solve_model
 from .solvers.highs import solve_highs
@@ -93,18 +94,14 @@ RESTRICTED_TIME_SHARE = 0.15
 #: above the whole LP (it is the same LP over fewer pairs), so when its optimum, rounded up to the grid, is at
 #: most the bound already proven (frequency ℓ = 3 at 5 QIs on Adult: restricted LP 11,701.6 against the group
 #: blocks' 11,720), the whole LP cannot raise the bound, nor, through its root LP, can the whole model in the
-#: time left. So too when the bound is the exact group blocks' (``exact_blocks``): the dual their ascent climbs
-#: lies above the LP bound, and a whole LP that may not finish stops far below it (6 QIs: the restricted LP
-#: did not finish in 35 s, the whole LP stopped at 13,649 against the blocks' 15,002). Both are skipped, and
-#: the time goes to the MILP over the restricted LP's pairs and the best table's (from that table, with the
-#: search beside it): at 5 QIs 337 s of it found 11,804 where the LP's rounding and the search beside the LP
-#: had reached 12,011
+#: time left. Both are skipped, and the time goes to the MILP over the restricted LP's pairs and the best
+#: table's (from that table, with the search beside it): there 337 s of it found 11,804 where the LP's rounding
+#: and the search beside the LP had reached 12,011. Not when the restricted LP did not finish, although exact
+#: group blocks (p, distinct, frequency, recursive (c, 2)) have a dual above the LP's: measured at 6 QIs
+#: (frequency ℓ = 3, 45,005 pairs, one core, 181 s), the model found nothing better than its start; nor beside
+#: an LP that may raise the bound, in place of the search's first part (5 QIs, 0.2-closeness (equal): 31,417
+#: pairs, one core, 178 s, nothing better than its start; 6c06888, dropped)
 RESTRICTED_MODEL = True
-#: whether, where the LP does run after the restricted LP (it may raise the bound: t-closeness, whose blocks
-#: relax the ball), the restricted model runs beside it for ``RESTRICTED_MODEL_BESIDE_SHARE`` of the LP's time
-#: limit before the search, which then continues from the better table until the LP ends
-RESTRICTED_MODEL_BESIDE = False
-RESTRICTED_MODEL_BESIDE_SHARE = 0.6
 #: the LP's seconds without presolve per second with it (428 / 280 s there): the whole model's root LP, which
 #: runs without, is estimated from the presolved LP's time times this
 PRESOLVE_SPEEDUP = 1.5
@@ -308,7 +305,8 @@ def _restricted_model(am, request, keep, options: SolverOptions, grid, beside, s
     end = time.perf_counter() + options.time_limit
 
     def solve(cancel=None):
-        return solve_model(ram.lm, options, grid, hint=hint, cancel=cancel, hard_end=end + 5.0)
+        return solve_model(ram.lm, options, grid, hint=hint, cancel=cancel, hard_end=end + 5.0,
+                           max_memory_bytes=cap_bytes(request.model.max_memory_gb))
 
     if beside and best is not None:
         out, (searched, log) = run_beside(solve, lambda done: search(best, options.time_limit, done))
@@ -327,7 +325,7 @@ def _restricted_model(am, request, keep, options: SolverOptions, grid, beside, s
 
 
 def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Release | None, search=None,
-                      pair_bounds=None, bound: float | None = None, exact_blocks: bool = False):
+                      pair_bounds=None, bound: float | None = None):
     """Solve the LP relaxation of ``am``'s model and round it: ``(bound or None, release or None, log)``.
 
     ``bound`` is the dual bound of the LP's best multipliers (the optimum's, or the best seen at the ends
@@ -338,9 +336,8 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     while an LP ran in its own process on another core. The search stops when the LP ends (``stop()``) or
     at the LP's time limit. ``pair_bounds`` (Lagrangian, per candidate pair, when known) choose the pairs
     of the restricted LP solved first when the LP may not finish (``RESTRICTED_SHARE``). ``bound``, the
-    bound proven so far (on the grid): when the restricted LP's optimum does not exceed it, or the bound is the
-    exact group blocks' (``exact_blocks``), the LP is skipped for the restricted model (``RESTRICTED_MODEL``);
-    the log then says the whole model is skipped too."""
+    bound proven so far (on the grid): when the restricted LP's optimum does not exceed it, the LP is skipped
+    for the restricted model (``RESTRICTED_MODEL``); the log then says the whole model is skipped too."""
     t_start = time.perf_counter()
     lp = am.lm.relaxed()
     beside = search is not None and incumbent is not None and SEARCH_BESIDE and beside_possible(solver, lp.n_cols)
@@ -367,8 +364,8 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
         best = _better(_better(best, searched_r), release_r)
         left = solver.time_limit - (time.perf_counter() - t_start)
         r_objective = restricted.get("restricted_objective")
-        if RESTRICTED_MODEL and bound is not None and not interrupt.stop_requested() \
-                and (exact_blocks or (r_objective is not None and grid.ceil(r_objective) <= bound)):
+        if RESTRICTED_MODEL and bound is not None and r_objective is not None \
+                and grid.ceil(r_objective) <= bound and not interrupt.stop_requested():
             # the LP cannot raise the bound (RESTRICTED_MODEL): the restricted model takes its time
             # (not the LP's options: HiGHS's solver="simplex" would drop the integrality)
             m_options = dataclasses.replace(solver, time_limit=share * max(left, 0.0),
@@ -376,31 +373,12 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
             release_m, searched_m, fields = _restricted_model(am, request, keep, m_options, grid, beside, search,
                                                               best, deadline)
             found = _better(_better(best, searched_m), release_m)
-            why = "the bound is the exact group blocks'" if exact_blocks else \
-                "the restricted LP's optimum is at most the bound"
             return None, (found if found is not incumbent else None), LpRoundingLog(
-                lp_status=f"skipped ({why}: the LP cannot raise it)",
+                lp_status="skipped (the restricted LP's optimum is at most the bound: the LP cannot raise it)",
                 lp_objective=None, lp_bound=None, lp_seconds=0.0, rounded=None, rounding_seconds=0.0,
                 used=found is release_m and release_m is not None, model_skipped=True, **restricted, **fields)
         lp_options = dataclasses.replace(lp_options, time_limit=share * max(left, 0.0))
-    model_fields, first_search = {}, search
-    if keep is not None and RESTRICTED_MODEL_BESIDE and beside and best is not None:
-        def first_search(start, seconds, stop):
-            # the restricted model first (in its own process), then the search from the better table
-            t0 = time.perf_counter()
-            m_options = dataclasses.replace(solver, time_limit=RESTRICTED_MODEL_BESIDE_SHARE * seconds,
-                                            isolate="always")
-            release_m, _, fields = _restricted_model(am, request, keep, m_options, grid, False, None, start,
-                                                     deadline)
-            model_fields.update(fields)
-            better = _better(start, release_m)
-            left = seconds - (time.perf_counter() - t0)
-            if stop() or left < 2.0:
-                return better, LnsLog(start=start.objective, end=better.objective)
-            found, log = search(better, left, stop)
-            return found, dataclasses.replace(log, start=start.objective)
-
-    out, searched, search_log = _lp_and_search(lp, lp_options, grid, beside, first_search, best)
+    out, searched, search_log = _lp_and_search(lp, lp_options, grid, beside, search, best)
     best = _better(best, searched)  # the table to beat
     lp_bound = out.multiplier_bound  # evaluated where the LP ran, at the ends of its pieces
     bound = grid.ceil(lp_bound)
@@ -409,7 +387,7 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
         return bound, found, LpRoundingLog(lp_status=out.solver_status, lp_objective=None, lp_bound=lp_bound,
                                            lp_seconds=round(out.seconds, 3), rounded=None, rounding_seconds=0.0,
                                            used=False, search=search_log, lp_presolve=presolve == "on",
-                                           **restricted, **model_fields)
+                                           **restricted)
     t0 = time.perf_counter()
     release, rounded_objective, refined = _rounded(am, request, out.x, deadline=deadline)
     rounding_seconds = time.perf_counter() - t0
@@ -418,7 +396,7 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     log = LpRoundingLog(lp_status=out.solver_status, lp_objective=out.objective, lp_bound=lp_bound,
                         lp_seconds=round(out.seconds, 3), rounded=rounded_objective,
                         rounding_seconds=round(rounding_seconds, 3), used=used, search=search_log, refined=refined,
-                        lp_presolve=presolve == "on", **restricted, **model_fields)
+                        lp_presolve=presolve == "on", **restricted)
     left = solver.time_limit - (time.perf_counter() - t_start)
     slack = None
     # one stopped by its limit gives no table but costs the whole model its time: the slack LP runs when its

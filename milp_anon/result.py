@@ -483,6 +483,11 @@ class Result:
                             + (f", refined {lr.slack_refined:g}" if lr.slack_refined is not None else "")
                             + (f", search beside it {lr.slack_search['start']:g} -> {lr.slack_search['end']:g}"
                                if lr.slack_search else ""))
+                         + ("" if lr.model_status is None else
+                            f"; restricted model ({lr.model_pairs} pairs) {lr.model_status} in {lr.model_seconds:.1f} s"
+                            + (f", table {lr.model_objective:g}" if lr.model_objective is not None else "")
+                            + (f", search beside it {lr.model_search['start']:g} -> {lr.model_search['end']:g}"
+                               if lr.model_search else ""))
                          + ("; the whole model skipped" if lr.model_skipped else ""))
         if self.full_domain is not None:
             fd = self.full_domain

@@ -286,27 +286,3 @@ def test_a_floor_per_candidate_prices_each_block_as_its_own_k(inst, data):
     D = data.draw(st.integers(1, 3))
     each(lambda k: distinct_blocks(pi, n, w, pu, pc, value, k, D))
     each(lambda k: frequency_blocks(pi, n, w, pu, pc, value, k, 3, 2))
-
-
-def test_the_blocks_are_exact_unless_a_criterion_is_relaxed():
-    """``RequestBlocks.exact``: p-sensitivity, distinct and frequency ℓ and recursive (c, 2) give the group
-    problem itself; t-closeness and recursive (c, ℓ > 2) give relaxations of it (module docstring)."""
-    import pandas as pd
-
-    import milp_anon as ma
-    from milp_anon import pipeline
-    from milp_anon.result import Timings
-
-    frame = pd.DataFrame({"q": list("aabbccdd"), "s": list("wxyzwxyz")})
-    table = ma.Table.from_frame(frame, ["q"], "s")
-    cases = [(ma.PSensitivity(2), True), (ma.LDiversity(2), True), (ma.LDiversity(2, kind="frequency"), True),
-             (ma.LDiversity(2, kind="recursive", c=2), True), (ma.LDiversity(3, kind="recursive", c=2), False),
-             (ma.TCloseness(0.5), False)]
-    for crit, exact in cases:
-        request = ma.Request(ma.KAnonymity(2), crit)
-        instance, _, why = pipeline._prepare(table, request, Timings())
-        assert not why
-        assert blocks.request_blocks(instance, request).exact is exact, crit
-    request = ma.Request(ma.KAnonymity(2), ma.LDiversity(2), ma.TCloseness(0.5))  # one relaxed: not exact
-    instance, _, _ = pipeline._prepare(table, request, Timings())
-    assert not blocks.request_blocks(instance, request).exact

@@ -416,73 +416,26 @@ def test_the_restricted_model_replaces_an_lp_that_cannot_raise_the_bound(data):
         assert release is None  # nothing better than the start
 
 
-def test_the_restricted_model_beside_an_lp_that_may_raise_the_bound(monkeypatch):
-    """``RESTRICTED_MODEL_BESIDE``: where the LP runs (no bound given, so it may raise one), the restricted
-    model runs beside it in its own process, then the search from the better table; the LP's bound, the
-    model's table and the stage's table are all where brute force puts them, the table verified."""
-    from milp_anon.grid import ObjectiveGrid
-    from milp_anon.starts import best_heuristic
-
-    rng = np.random.default_rng(3)
-    frame = pd.DataFrame({"a": rng.integers(0, 3, 12).astype(str), "b": rng.integers(0, 2, 12).astype(str),
-                          "s": rng.permutation(list("xyzxyzxyzxyz"))})
-    criteria = [ma.KAnonymity(2), ma.LDiversity(2)]
-    table, request, instance, why = _instance(frame, ["a", "b"], criteria)
-    assert not why
-    am = build(instance, request)
-    c = instance.candidates
-    bounds = np.arange(c.n_pairs, dtype=float)  # the first tenth of the pairs, and the whole table's
-    best = brute(frame, ["a", "b"], criteria)
-    start = best_heuristic(table, request)
-    solver = ma.SolverOptions(time_limit=20, isolate="always", lns=0.5)
+def test_a_solve_honours_the_stages_skip_of_the_lp_and_names_the_restricted_model(monkeypatch):
+    """Through the pipeline, with the stage told that the LP cannot raise the bound (its decision is checked
+    above, from valid bounds): the whole model is skipped too, the release is verified with the relaxations'
+    bound below it, ``REPORT.json`` and the summary name the restricted model."""
+    rng = np.random.default_rng(8)
+    frame = pd.DataFrame({"a": rng.integers(0, 4, 60).astype(str), "b": rng.integers(0, 3, 60).astype(str),
+                          "s": rng.choice(list("uvwxyz"), 60)})
+    table = ma.Table.from_frame(frame, ["a", "b"], "s")
+    request = ma.Request(ma.KAnonymity(3), ma.LDiversity(2), criteria_rows="all")
+    stage = relaxation.lp_rounding_stage
     monkeypatch.setattr(relaxation, "LP_PRESOLVE_MAX_COLUMNS", -1)
-    monkeypatch.setattr(relaxation, "RESTRICTED_MODEL_BESIDE", True)
-    monkeypatch.setattr(lns, "_cores", lambda: 2)
-
-    def search(rel, seconds, stop):
-        return lns.improve(table, request, rel, seconds, solver, stop=stop)
-
-    bound, release, log = relaxation.lp_rounding_stage(am, request, solver, ObjectiveGrid(1), start, search=search,
-                                                       pair_bounds=bounds)
-    assert relaxation.restricted_pairs(am, bounds) is not None
-    assert log.model_status is not None and log.model_objective is not None and log.model_objective >= best
-    assert log.lp_objective is not None and bound <= best and not log.lp_status.startswith("skipped")
-    assert log.search is not None and log.search["start"] >= log.search["end"]
-    if release is not None:
-        v = verify_release(frame, release.table, ["a", "b"], criteria, sensitive=["s"])  # raises on a violation
-        assert best <= v.cost == release.cost < start.objective
-
-
-def test_exact_group_blocks_skip_the_lp_for_the_restricted_model(monkeypatch):
-    """A bound that is the exact group blocks' (``exact_blocks``) skips the LP whatever the restricted LP's
-    optimum (here the bound 0 lies below it); without it the same bound leaves the LP to run. The model's
-    table is verified and never below brute force."""
-    from milp_anon.grid import ObjectiveGrid
-    from milp_anon.starts import best_heuristic
-
-    rng = np.random.default_rng(3)
-    frame = pd.DataFrame({"a": rng.integers(0, 3, 12).astype(str), "b": rng.integers(0, 2, 12).astype(str),
-                          "s": rng.permutation(list("xyzxyzxyzxyz"))})
-    criteria = [ma.KAnonymity(2), ma.LDiversity(2)]
-    table, request, instance, why = _instance(frame, ["a", "b"], criteria)
-    assert not why
-    am = build(instance, request)
-    bounds = np.arange(instance.candidates.n_pairs, dtype=float)
-    best = brute(frame, ["a", "b"], criteria)
-    start = best_heuristic(table, request)
-    monkeypatch.setattr(relaxation, "LP_PRESOLVE_MAX_COLUMNS", -1)
-    logs = {}
-    for exact in (True, False):
-        bound, release, logs[exact] = relaxation.lp_rounding_stage(
-            am, request, ma.SolverOptions(time_limit=20, isolate="never"), ObjectiveGrid(1), start,
-            pair_bounds=bounds, bound=0.0, exact_blocks=exact)
-        if release is not None:
-            v = verify_release(frame, release.table, ["a", "b"], criteria, sensitive=["s"])  # raises on a violation
-            assert best <= v.cost == release.cost < start.objective
-    assert logs[True].restricted_objective > 0.5  # the restricted LP alone would not skip the LP
-    assert logs[True].lp_status.startswith("skipped") and logs[True].model_skipped
-    assert logs[True].model_objective is not None and logs[True].model_objective >= best
-    assert logs[False].model_status is None and logs[False].lp_objective is not None
+    monkeypatch.setattr(relaxation, "lp_rounding_stage",
+                        lambda *a, bound=None, **kw: stage(*a, bound=math.inf, **kw))
+    r = request.solve(table, time_limit=30)
+    lr = r.lp_rounding
+    assert r.verified and lr.lp_status.startswith("skipped") and lr.model_skipped and lr.lp_bound is None
+    assert lr.model_status is not None and lr.model_objective >= r.objective and r.bound <= r.objective
+    assert "restricted model" in r.summary() and r.report()["lp_rounding"]["model_pairs"] == lr.model_pairs
+    assert r.solver_status.startswith("the whole model skipped")
+    verify_release(frame, r.table, ["a", "b"], request.criteria, sensitive=["s"])  # raises on a violation
 
 
 def test_the_slack_lp_needs_closeness_rows():
