@@ -209,9 +209,11 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
             # the whole model's root LP (presolve off) would not finish in the time left (the LP took longer,
             # or stopped at its share of the time), or could not raise the bound (the restricted model ran
             # instead, relaxation.RESTRICTED_MODEL): the search gets the time instead
+            why = "its LP relaxation cannot raise the bound: the restricted model ran instead" \
+                if lp_log.model_skipped else "its LP relaxation took longer than the time left"
             lp_log = dataclasses.replace(lp_log, model_skipped=True)
-            return Outcome(start, relaxed, Status.TIME_LIMIT, solver_status="the whole model skipped (its LP "
-                           "relaxation took longer than the time left)", size=size,
+            return Outcome(start, relaxed, Status.TIME_LIMIT, solver_status=f"the whole model skipped ({why})",
+                           size=size,
                            candidate_counts=dict(instance.candidates.counts), warm_start_cost=ws_cost, grid=grid,
                            row_generation=rows_log, bound_certifies=True, bound_source=relaxed_source,
                            lp_rounding=lp_log)

@@ -57,6 +57,7 @@ from .heuristics.refine import refine_release
 from .lns import beside as run_beside, beside_possible
 from .recoding import Suppression
 from .release import Release
+from .rowtypes import Units
 from .sizing import cap_bytes
 from .starts import release_pairs, release_start
 from .solvers import SolverOptions, solve_model
@@ -281,13 +282,12 @@ def _restricted_lp(am, request, keep, options: SolverOptions, grid, beside, sear
 
 
 def _table_pairs(am, release: Release) -> np.ndarray:
-    """The (type, candidate) pairs of ``am``'s instance that ``release``'s rows use, as a mask."""
+    """The (type, candidate) pairs of ``am``'s instance that ``release``'s rows use, as a mask (its rows counted
+    per type, not per unit of a sensitive value)."""
     inst = am.instance
-    c, T = inst.candidates, inst.types.t_in
-    g, _ = release_pairs(inst, am.pair_unit, am.pair_cand, release)
-    used = g > 0
-    keys = np.unique(am.pair_cand[used].astype(np.int64) * T + inst.units.unit_type[am.pair_unit[used]])
-    return np.isin(c.pair_cand.astype(np.int64) * T + c.pair_type, keys)
+    by_type = dataclasses.replace(inst, units=Units.of(inst.table, inst.types, split=False))
+    g, _ = release_pairs(by_type, inst.candidates.pair_type, inst.candidates.pair_cand, release)
+    return g > 0
 
 
 def _restricted_model(am, request, keep, options: SolverOptions, grid, beside, search, best: Release | None,
