@@ -58,7 +58,9 @@ gives every candidate the size floor ``k`` (not its least legal group's), the
 package before floor rows. ``--variants no-restricted-model`` solves the LP
 after the restricted LP even where the restricted LP's optimum shows it cannot
 raise the bound (``relaxation.RESTRICTED_MODEL = False``), not the restricted
-model in its place, the package before it.
+model in its place, the package before it. ``--variants no-second-ascent``
+leaves the time the search does not use idle (``pipeline.SECOND_ASCENT =
+False``) instead of a second ascent of the group blocks, the package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -179,6 +181,8 @@ def run_one(job):
         relaxation.LP_PRESOLVE_MAX_COLUMNS = -1
     if variant == "no-restricted-model":  # the LP even where it cannot raise the bound (the package before)
         relaxation.RESTRICTED_MODEL = False
+    if variant == "no-second-ascent":  # no second ascent in the time the search leaves (the package before)
+        pipeline.SECOND_ASCENT = False
     if variant == "no-restricted":  # no restricted LP before an LP that may not finish (the package before)
         relaxation.RESTRICTED_SHARE = 0.0
     if variant == "no-ball-prune":  # keep candidates with no integer group in the ball (the package before)
@@ -253,6 +257,9 @@ def run_one(job):
             "released_by": r.source, "models": models, "start": r.warm_start_cost, "lp_rounding": lp,
             "lns": "–" if ln is None else f"{ln.start:.6g} → {ln.end:.6g} ({ln.solved} solved, {ln.improved} "
                                           f"improved, {ln.refined} refined)",
+            "second_ascent": "–" if r.second_ascent is None else
+            (f"{r.second_ascent['start']:.2f} → {r.second_ascent['bound']:.2f} ({r.second_ascent['steps']} steps, "
+             f"{r.second_ascent['seconds']:.0f} s)"),
             "phases": " / ".join(f"{k} {v:.0f}" for k, v in r.timings.as_dict().items()
                                  if k not in ("total", "collapse", "candidates") and v is not None and v >= 0.5),
             "wall_s": time.perf_counter() - t0, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
@@ -295,7 +302,7 @@ def main(argv=None):
     known = ("before", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding", "lp-alone", "no-refine",
              "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "no-ball-prune",
              "no-frequency-prune", "no-resolve", "no-known-bound", "repair-first", "milp-first", "guessed-target",
-             "no-floors", "no-restricted-model",
+             "no-floors", "no-restricted-model", "no-second-ascent",
              "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")
@@ -307,7 +314,8 @@ def main(argv=None):
     cols = [("qis", "QIs"), ("case", "criterion (with k)"), ("variant", "variant"), ("status", "status"), ("objective", "objective"),
             ("bound", "bound"), ("gap", "gap"), ("bound_from", "bound from"), ("released_by", "released by"),
             ("start", "heuristic start"), ("models", "row generation: models (A of candidates)"),
-            ("lp_rounding", "LP rounding"), ("lns", "search"), ("phases", "phases s"), ("wall_s", "total s"),
+            ("lp_rounding", "LP rounding"), ("lns", "search"), ("second_ascent", "second ascent (L)"),
+            ("phases", "phases s"), ("wall_s", "total s"),
             ("peak_mb", "peak MB")]
     write_results(a.out, rows, "Issue 13's sensitive cases on UCI Adult (30,162 rows)", cols, intro)
 

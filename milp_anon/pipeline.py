@@ -27,6 +27,7 @@ from . import lns as _lns
 from . import reduction as _reduction
 from . import relaxation as _relaxation
 from . import row_generation as _rows
+from . import subgradient as _subgradient
 from .errors import InfeasibleRequest, InputError, VerificationError
 from .files import Outputs
 from .formulations import AssignmentModel, build, read_assignment
@@ -116,6 +117,7 @@ def solve(table: Table, request, solver: SolverOptions | None = None, *, start: 
         outcome = _solve_whole(instance, request, stage, timings, size, start)
     if searched:  # in what is left (nothing, when the reduction kept the whole limit and used it)
         outcome = _improve(outcome, instance.table, request, solver, timings)
+    outcome = _second_ascent(outcome, solver, timings)
     return _finish(outcome, request, solver, timings, origin)
 
 
@@ -133,6 +135,42 @@ def _improve(outcome: Outcome, table: Table, request, solver: SolverOptions, tim
     return dataclasses.replace(outcome, release=better, lns=log)
 
 
+#: the least time left (seconds) worth a second ascent of the group blocks (:func:`_second_ascent`)
+SECOND_ASCENT_MIN_SECONDS = 2.0
+#: seconds kept back from the limit: the ascent asks the clock between steps, and a step may take about one
+SECOND_ASCENT_MARGIN = 1.0
+#: a second ascent in the time the stages left unused (off: the package before, for measurement)
+SECOND_ASCENT = True
+
+
+def _second_ascent(outcome: Outcome, solver: SolverOptions, timings: Timings) -> Outcome:
+    """A second ascent of the group blocks in what is left of the time limit, towards the released table's
+    objective (:func:`~milp_anon.subgradient.second_ascent`), when the stages ended early
+    with a gap (the search found no better table for ``lns.IDLE_PASSES`` passes): every ``L(π)`` bounds every
+    solution, so a higher one replaces the bound (``formulations/reduction.md``, "Multipliers"). Only where the
+    search was asked for (``lns > 0``): the search's own sub-problems (``lns = 0``) leave their time to it."""
+    rel, grid = outcome.release, outcome.grid
+    if not SECOND_ASCENT or outcome.ascent is None or rel is None or solver.time_limit is None or solver.lns <= 0 \
+            or outcome.bound is None or not grid.gap(rel.objective, outcome.bound):
+        return outcome
+    left = solver.time_limit - timings.elapsed() - SECOND_ASCENT_MARGIN
+    if left < SECOND_ASCENT_MIN_SECONDS or interrupt.stop_requested():
+        return outcome
+    blocks, pi0, ascent = outcome.ascent
+    progress.report(phase="the group blocks' ascent")
+    with timings.phase("ascent"):
+        asc = _subgradient.second_ascent(blocks, pi0, ascent, upper=rel.objective, time_limit=left,
+                                         stop=interrupt.stop_requested)
+    log = dict(start=ascent.bound, bound=asc.bound, target=rel.objective, steps=asc.iterations,
+               seconds=round(asc.seconds, 3))
+    outcome = dataclasses.replace(outcome, ascent=(blocks, pi0, asc), second_ascent=log)
+    bound = grid.ceil(asc.bound)
+    if bound > outcome.bound:
+        progress.report(bound=bound)
+        outcome = dataclasses.replace(outcome, bound=bound, bound_source=BLOCK_BOUND_SOURCE, bound_certifies=True)
+    return outcome
+
+
 def _solve_full_domain(table, request, solver: SolverOptions, timings: Timings, origin: dict) -> Result:
     """Full-domain generalization: the bounded lattice search (:mod:`.full_domain`), no MILP."""
     lattices, types, _, size, why = _collapsed(table, request, timings)
@@ -147,7 +185,16 @@ def _solve_full_domain(table, request, solver: SolverOptions, timings: Timings, 
 def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Timings, size: ModelSize,
                  start: Release | None = None) -> Outcome:
     """The whole assignment model in one solver run; the certificate is the solver's own Optimal.
-    A ``start`` release is the model's start and replaces the heuristic tables as the fallback."""
+    A ``start`` release is the model's start and replaces the heuristic tables as the fallback. The outcome
+    carries the group blocks' ascent, if its bound stage ran one, for :func:`_second_ascent`."""
+    held: dict = {}
+    outcome = _solve_whole_model(instance, request, solver, timings, size, start, held)
+    return dataclasses.replace(outcome, ascent=held.get("ascent"))
+
+
+def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timings: Timings, size: ModelSize,
+                       start: Release | None, held: dict) -> Outcome:
+    """:func:`_solve_whole`'s body; ``held["ascent"]``: the bound stage's ascent, once it ran."""
     check_memory(instance, request.criteria, request.model.max_memory_gb, pulp_model=not solver.in_bulk)
     with timings.phase("build"):
         am = build(instance, request)
@@ -164,8 +211,8 @@ def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Ti
                 hint, ws_cost = ws
     grid = ObjectiveGrid.for_objective(request.model.objective, instance.candidates.cost if not request.model.withholds
                                        else np.append(instance.candidates.cost, instance.record_cost))
-    relaxed, relaxed_source, hs, pair_bounds, k_bounds, heuristic = _relaxation_bound(instance, request, solver, grid,
-                                                                                      timings, start)
+    relaxed, relaxed_source, hs, pair_bounds, k_bounds, heuristic, held["ascent"] = _relaxation_bound(
+        instance, request, solver, grid, timings, start)
     rows_log = None
     if request.model.criteria_rows != "all" and _rows.unavailable(request, solver) is None:
         auto = request.model.criteria_rows == "auto"
@@ -332,7 +379,8 @@ K_BOUND_SHARE = 0.2
 def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: ObjectiveGrid, timings: Timings,
                       start: Release | None = None):
     """``(bound or None, its source, solver options for the model, its pair bounds or None, the k-anonymity LP's
-    :class:`~milp_anon.reduction.PairBounds` it started from or None, the heuristic table or None)``: under a time
+    :class:`~milp_anon.reduction.PairBounds` it started from or None, the heuristic table or None, the group
+    blocks' ``(blocks, pi0, ascent)`` for a second ascent or None)``: under a time
     limit, sensitive criteria get a Lagrangian bound over the same candidates first (``K_BOUND_SHARE`` of
     the limit), so a model whose root LP does not finish still ends with a bound above 0 (issue 13, item
     3): the exact group blocks' where the criteria have them (:func:`~milp_anon.reduction.block_bounds`),
@@ -345,7 +393,7 @@ def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: 
     limit = solver.time_limit
     if limit is None or request.k_alone or _reduction.k_relaxation_unavailable(
             request, solver, instance.candidates, instance.table.n):
-        return None, None, solver, None, None, None
+        return None, None, solver, None, None, None, None
     t0 = time.perf_counter()
     heuristic = None
     if start is None:  # (the stage runs for the cost objective without withheld records alone)
@@ -358,7 +406,7 @@ def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: 
     left = max(limit - (time.perf_counter() - t0), 0.05 * limit)
     block = pb.log.block_bound is not None and pb.log.block_bound > pb.k_anonymity.bound
     return grid.ceil(pb.bound), BLOCK_BOUND_SOURCE if block else K_BOUND_SOURCE, \
-        dataclasses.replace(solver, time_limit=left), pb.thresholds, pb.k_anonymity, heuristic
+        dataclasses.replace(solver, time_limit=left), pb.thresholds, pb.k_anonymity, heuristic, pb.ascent
 
 
 def _sense(request) -> float:
@@ -374,7 +422,8 @@ def _finish(outcome: Outcome, request, solver: SolverOptions, timings: Timings, 
                   reduction=outcome.reduction, bound_source=outcome.bound_source,
                   warm_start_cost=outcome.warm_start_cost, full_domain=outcome.full_domain, lns=outcome.lns,
                   row_generation=outcome.row_generation, lp_rounding=outcome.lp_rounding,
-                  criteria=request.describe(), solver=solver.solver, solver_status=outcome.solver_status,
+                  second_ascent=outcome.second_ascent, criteria=request.describe(), solver=solver.solver,
+                  solver_status=outcome.solver_status,
                   provenance=origin)
     if rel is None:
         return Result(status=status, bound=None if bound is None else sign * bound, reason=outcome.reason, **common)

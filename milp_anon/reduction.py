@@ -24,7 +24,7 @@ import functools
 import logging
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -165,6 +165,9 @@ class PairBounds:
     #: the k-anonymity LP's bounds these were built on (:func:`block_bounds`), which bound k-anonymity over
     #: the same candidates too (the row generation's ``R(∅)`` reuses them), or ``None``
     k_anonymity: "PairBounds | None" = None
+    #: ``(blocks, pi0, ascent)`` of the group blocks (:func:`block_bounds`): the ascent's start and outcome, for
+    #: a second ascent in time left over (:func:`~milp_anon.subgradient.second_ascent`), or ``None``
+    ascent: tuple | None = field(default=None, compare=False, repr=False)
 
 
 def _search_fits_beside(request, options: SolverOptions, n_cols: int) -> bool:
@@ -230,7 +233,7 @@ def block_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: Solve
                               multipliers=None)  # per unit, not the row types' (certify reads k alone)
     pair = blocks.per_type_pair(grid.ceil_array(asc.prices.pair_bounds(blocks.pair_cand)))
     return PairBounds(max(kb.bound, asc.bound), np.maximum(kb.thresholds, pair), log,
-                      time.perf_counter() - t0, k_anonymity=kb)
+                      time.perf_counter() - t0, k_anonymity=kb, ascent=(blocks, pi0, asc))
 
 
 class LagrangianReduction:

@@ -10,7 +10,7 @@ table as one group.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -110,3 +110,8 @@ class Outcome:
     row_generation: object | None = None
     #: the LP relaxation and its rounding before the whole model (:class:`~milp_anon.relaxation.LpRoundingLog`)
     lp_rounding: object | None = None
+    #: ``(blocks, pi0, ascent)`` of the group blocks' bound, for a second ascent in time nothing else uses
+    #: (:func:`~milp_anon.subgradient.second_ascent`), or ``None``
+    ascent: tuple | None = field(default=None, compare=False, repr=False)
+    #: what the second ascent did (the first's bound, its own, target, steps, seconds), when it ran
+    second_ascent: dict | None = None

@@ -87,6 +87,7 @@ class Timings:
     verify: float | None = None
     fallback: float | None = None
     lns: float | None = None
+    ascent: float | None = None  # the group blocks' second ascent, after the search (pipeline._second_ascent)
     total: float | None = None
     _start: float = field(default_factory=time.perf_counter, repr=False, compare=False)
 
@@ -303,6 +304,9 @@ class Result:
     row_generation: object | None = None
     #: the LP relaxation and its rounding before the whole model (:class:`~milp_anon.relaxation.LpRoundingLog`)
     lp_rounding: object | None = None
+    #: the group blocks' second ascent, in time nothing else used: the first ascent's bound (``start``) and its
+    #: own (``L``, before rounding to the grid), its target (the best table's objective), steps and seconds
+    second_ascent: dict | None = None
 
     def __post_init__(self):
         try:
@@ -355,6 +359,8 @@ class Result:
             out["full_domain"] = dict(self.full_domain)
         if self.lns is not None:
             out["lns"] = {k: _clean(v) for k, v in self.lns.as_dict().items()}
+        if self.second_ascent is not None:
+            out["second_ascent"] = {k: _clean(v) for k, v in self.second_ascent.items()}
         if self.fallback:
             out["fallback"] = self.fallback
         if self.cost_by_column is not None:
@@ -500,6 +506,10 @@ class Result:
                          f"{ln.solved} sub-problems, {ln.improved} improved, {ln.proven} proven, "
                          f"{ln.refined} refined; "
                          f"neighbourhoods up to {ln.max_rows} rows)")
+        if self.second_ascent is not None:
+            ra = self.second_ascent
+            lines.append(f"ascent        the group blocks' second ascent, after the search: L {ra['start']:.6g} -> "
+                         f"{ra['bound']:.6g} in {ra['seconds']:.1f} s ({ra['steps']} steps towards {ra['target']:g})")
         if s.n_variables is not None:
             lines.append(f"model         {s.n_variables} variables ({fmt(s.n_integer)} integer), "
                          f"{s.n_constraints} constraints, {fmt(s.n_nonzeros)} nonzeros"

@@ -13,9 +13,11 @@ import milp_anon as ma
 from milp_anon import pipeline, reduction
 from milp_anon.formulations import build, read_assignment
 from milp_anon.grid import ObjectiveGrid
-from milp_anon.result import Timings
+from milp_anon.release import Outcome
+from milp_anon.result import ModelSize, Timings
 from milp_anon.solvers import SolverOptions, solve_model
 from milp_anon.status import Status
+from milp_anon.subgradient import alternating_ascent, second_ascent
 
 from helpers import brute, criteria_for, sensitive_tables
 
@@ -165,10 +167,10 @@ def test_no_k_bound_without_a_time_limit_or_for_k_alone():
     instance, grid = _instance_and_grid(table, ma.Request(ma.KAnonymity(2), ma.LDiversity(2)))
     untimed = SolverOptions()
     assert pipeline._relaxation_bound(instance, ma.Request(ma.KAnonymity(2), ma.LDiversity(2)), untimed, grid,
-                                      Timings()) == (None, None, untimed, None, None, None)
+                                      Timings()) == (None, None, untimed, None, None, None, None)
     timed = SolverOptions(time_limit=5)
     assert pipeline._relaxation_bound(instance, ma.Request(ma.KAnonymity(2)), timed, grid, Timings()) == \
-        (None, None, timed, None, None, None)
+        (None, None, timed, None, None, None, None)
     budget = ma.Request(ma.KAnonymity(2), ma.LDiversity(2), budget=100)
     assert pipeline._relaxation_bound(instance, budget, timed, grid, Timings())[0] is None
 
@@ -218,3 +220,71 @@ def test_a_solver_bound_of_zero_is_replaced_by_the_relaxation_bound(monkeypatch,
     assert plain.status == "optimal" and plain.bound_source is None and plain.bound == plain.objective
     assert 0 < r.bound <= plain.objective
 
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_the_second_ascent_stays_below_the_optimum(data):
+    """The second ascent from the bound stage's start (subgradient.second_ascent), towards a table's cost at or
+    above the optimum: its bound never falls below the first ascent's and never exceeds the brute-force
+    optimum, for every criterion with group blocks (t-closeness: with its ball multipliers too)."""
+    frame, qi, k = data.draw(sensitive_tables(n=(4, 9), k=(2, 3)))
+    crit = data.draw(criteria_for(frame, kinds=["frequency", "distinct", "recursive", "p", "t-equal", "t-hier",
+                                                "t-reference", "t-matrix"]))
+    request = ma.Request(ma.KAnonymity(k), crit)
+    expected = brute(frame, qi, request.criteria)
+    if expected is None:
+        return
+    table = ma.Table.from_frame(frame, qi, "s")
+    instance, grid = _instance_and_grid(table, request)
+    pb = reduction.block_bounds(instance, request, grid, SolverOptions(), 5.0)
+    if pb.ascent is None:  # no block beyond k-anonymity's
+        return
+    blocks, pi0, first = pb.ascent
+    upper = expected + data.draw(st.integers(0, 6))
+    again = second_ascent(blocks, pi0, first, upper=upper, time_limit=0.2)
+    assert again.start_bound == first.bound
+    assert first.bound - 1e-9 <= again.bound <= expected + 1e-9
+    assert again.prices.bound == pytest.approx(again.bound)
+    assert len(again.betas) == len(first.betas) == len(blocks.balls)
+
+
+def _stopped_early(request, table, steps):
+    """A timed stage's outcome on ``table`` that stopped early: the best heuristic table released, the bound
+    of the group blocks' ascent after ``steps`` steps, and that ascent with its start."""
+    instance, grid = _instance_and_grid(table, request)
+    kb = reduction.k_anonymity_bounds(instance, request, grid, SolverOptions(), 5.0)
+    blocks = reduction.request_blocks(instance, request)
+    pi0 = np.asarray(kb.log.multipliers, dtype=float)[instance.units.unit_type]
+    first = alternating_ascent(blocks, pi0, max_iterations=steps)
+    release = pipeline.best_heuristic(table, request)
+    outcome = Outcome(release, grid.ceil(first.bound), Status.TIME_LIMIT, "stopped early", ModelSize(),
+                      dict(instance.candidates.counts), grid, bound_certifies=True,
+                      bound_source=pipeline.K_BOUND_SOURCE, ascent=(blocks, pi0, first))
+    return outcome, first
+
+
+def test_the_pipeline_runs_a_second_ascent_in_the_time_left(monkeypatch):
+    """Frequency 2-diversity on the 60-row table: an outcome whose ascent stopped after 2 steps gets its bound
+    raised by the second ascent in the 3 s left (towards the released table's cost), named the group blocks'
+    bound, logged in the report and the summary, never above the optimum; not with ``lns = 0`` (the search's
+    sub-problems) nor with ``SECOND_ASCENT`` off."""
+    frame, qi = _adult_like()
+    table = ma.Table.from_frame(frame, qi, "s")
+    request = ma.Request(ma.KAnonymity(3), ma.LDiversity(2))
+    opt = request.solve(table).objective
+    outcome, first = _stopped_early(request, table, 2)
+    assert outcome.bound < outcome.release.objective  # a gap to close
+    timed = SolverOptions(time_limit=4.0, lns=0.25)
+    raised = pipeline._second_ascent(outcome, timed, Timings())
+    log = raised.second_ascent
+    assert log["start"] == first.bound and log["target"] == outcome.release.objective and log["steps"] > 0
+    assert log["seconds"] <= 3.0 + 0.5
+    assert outcome.bound < raised.bound == outcome.grid.ceil(log["bound"]) <= opt
+    assert raised.bound_source == pipeline.BLOCK_BOUND_SOURCE and raised.release is outcome.release
+    result = pipeline._finish(raised, request, timed, Timings(), {})
+    assert result.bound == raised.bound and result.report()["second_ascent"]["steps"] == log["steps"]
+    assert "the group blocks' second ascent, after the search" in result.summary()
+    assert pipeline._second_ascent(outcome, dataclasses.replace(timed, lns=0.0), Timings()) is outcome
+    monkeypatch.setattr(pipeline, "SECOND_ASCENT", False)
+    assert pipeline._second_ascent(outcome, timed, Timings()) is outcome
