@@ -18,13 +18,17 @@ best bound rose by less than ``STALL_SHARE`` of itself over the last
 time left goes to the search instead. Every ``L(π)`` is a valid lower
 bound whatever the step does, so the method only decides *which* valid bound
 is reported; the best one and its block prices are kept.
+
+:func:`second_ascent` runs where time is left over: from the same start,
+without the stall rule, a longer patience, and the step along a deflected
+direction (Camerini, Fratta and Maffioli 1975) instead of ``g``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
-import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
