@@ -61,9 +61,6 @@ raise the bound (``relaxation.RESTRICTED_MODEL = False``), not the restricted
 model in its place, the package before it. ``--variants no-second-ascent``
 leaves the time the search does not use idle (``pipeline.SECOND_ASCENT =
 False``) instead of a second ascent of the group blocks, the package before it.
-``--variants restricted-ties`` keeps every pair tied at the restricted LP's cut
-(``relaxation.RESTRICTED_TIES = True``), not exactly its share, the package
-before.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -186,8 +183,6 @@ def run_one(job):
         relaxation.RESTRICTED_MODEL = False
     if variant == "no-second-ascent":  # no second ascent in the time the search leaves (the package before)
         pipeline.SECOND_ASCENT = False
-    if variant == "restricted-ties":  # every pair tied at the restricted LP's cut (the package before)
-        relaxation.RESTRICTED_TIES = True
     if variant == "no-restricted":  # no restricted LP before an LP that may not finish (the package before)
         relaxation.RESTRICTED_SHARE = 0.0
     if variant == "no-ball-prune":  # keep candidates with no integer group in the ball (the package before)
@@ -308,7 +303,6 @@ def main(argv=None):
              "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "no-ball-prune",
              "no-frequency-prune", "no-resolve", "no-known-bound", "repair-first", "milp-first", "guessed-target",
              "no-floors", "no-restricted-model", "no-second-ascent",
-             "restricted-ties",
              "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")

@@ -90,8 +90,6 @@ LP_PRESOLVE_MAX_COLUMNS = 300_000
 #: 5 QIs, 0.2-closeness (equal): 30 % (55,589 of 146,262 pairs) did not finish in 94 s, and the whole LP's
 #: bound fell with the time it lost (30,232 → 21,821, one run at 69dcefa)
 RESTRICTED_SHARE = 0.1
-#: keep every pair tied at the restricted LP's cut (the package before; :func:`restricted_pairs`)
-RESTRICTED_TIES = False
 RESTRICTED_TIME_SHARE = 0.15
 #: whether the **restricted model** replaces the LP when the LP cannot raise the bound: the restricted LP lies
 #: above the whole LP (it is the same LP over fewer pairs), so when its optimum, rounded up to the grid, is at
@@ -246,23 +244,13 @@ def _better(a: Release | None, b: Release | None) -> Release | None:
 def restricted_pairs(am, pair_bounds) -> np.ndarray | None:
     """The restricted LP's pairs (a mask over ``am.instance``'s candidate pairs): the ``RESTRICTED_SHARE``
     of least ``pair_bounds`` and every pair of the whole-table candidate; ``None`` without one (the
-    restriction might have no solution) or when the share keeps nearly every pair.
-
-    Exactly that share: ties at the cut are broken by pair order (``RESTRICTED_TIES`` keeps them all, the
-    package before). The pair bounds are rounded up to the grid, so many tie: on Adult (5 QIs, 0.2-closeness
-    equal) 8 % of the pairs sit at the bound's ceiling and 17 % at or below the 10 % quantile; with the ties
-    the restricted LP (28,225 pairs) did not finish in 90 s, without them (19,239) it did in 74 s, two
-    probes side by side (``benchmarks/results/restricted_ties_5qi.md``)."""
+    restriction might have no solution) or when the share keeps nearly every pair."""
     c = am.instance.candidates
     whole = c.capacity == am.instance.table.n
     if not whole.any() or RESTRICTED_SHARE <= 0:
         return None
-    if RESTRICTED_TIES:
-        keep = pair_bounds <= np.quantile(pair_bounds, RESTRICTED_SHARE)
-    else:
-        keep = np.zeros(pair_bounds.shape[0], dtype=bool)
-        keep[np.argsort(pair_bounds, kind="stable")[:int(np.ceil(RESTRICTED_SHARE * pair_bounds.shape[0]))]] = True
-    keep |= whole[c.pair_cand]
+    cut = np.quantile(pair_bounds, RESTRICTED_SHARE)
+    keep = (pair_bounds <= cut) | whole[c.pair_cand]
     return keep if keep.mean() < 0.9 else None
 
 
