@@ -69,21 +69,29 @@ def test_k_bound_lies_below_the_optimum_with_criteria(data):
         assert relaxed == pytest.approx(bound)
 
 
-@settings(max_examples=60, deadline=None)
-@given(data=st.data())
-def test_block_pair_bounds_keep_an_optimal_solution(data):
-    """Every (type, candidate) pair an optimal solution uses has a block pair bound at or below the optimum
-    (so fixing at G = OPT + 1 never removes it), and the block bound lies below the brute-force optimum;
-    with t-closeness, at the ball multipliers the ascent ends with."""
+def _blocks_case(data):
+    """A random small table with a criterion that has group blocks, and brute force's optimum:
+    ``(request, optimum, instance, grid)``, or ``None`` when no release meets the criteria."""
     frame, qi, k = data.draw(sensitive_tables(n=(4, 9), k=(2, 3)))
     crit = data.draw(criteria_for(frame, kinds=["frequency", "distinct", "recursive", "p", "t-equal", "t-hier",
                                                 "t-reference", "t-matrix"]))
     request = ma.Request(ma.KAnonymity(k), crit)
     expected = brute(frame, qi, request.criteria)
     if expected is None:
+        return None
+    return (request, expected) + _instance_and_grid(ma.Table.from_frame(frame, qi, "s"), request)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_block_pair_bounds_keep_an_optimal_solution(data):
+    """Every (type, candidate) pair an optimal solution uses has a block pair bound at or below the optimum
+    (so fixing at G = OPT + 1 never removes it), and the block bound lies below the brute-force optimum;
+    with t-closeness, at the ball multipliers the ascent ends with."""
+    case = _blocks_case(data)
+    if case is None:
         return
-    table = ma.Table.from_frame(frame, qi, "s")
-    instance, grid = _instance_and_grid(table, request)
+    request, expected, instance, grid = case
     # the ascent's target: guessed, or a known upper bound at or above the optimum (a table's cost)
     upper = data.draw(st.one_of(st.none(), st.integers(0, 6).map(lambda d: expected + d)))
     pb = reduction.block_bounds(instance, request, grid, SolverOptions(), 5.0, upper=upper)
@@ -228,15 +236,10 @@ def test_the_second_ascent_stays_below_the_optimum(data):
     """The second ascent from the bound stage's start (subgradient.second_ascent), towards a table's cost at or
     above the optimum: its bound never falls below the first ascent's and never exceeds the brute-force
     optimum, for every criterion with group blocks (t-closeness: with its ball multipliers too)."""
-    frame, qi, k = data.draw(sensitive_tables(n=(4, 9), k=(2, 3)))
-    crit = data.draw(criteria_for(frame, kinds=["frequency", "distinct", "recursive", "p", "t-equal", "t-hier",
-                                                "t-reference", "t-matrix"]))
-    request = ma.Request(ma.KAnonymity(k), crit)
-    expected = brute(frame, qi, request.criteria)
-    if expected is None:
+    case = _blocks_case(data)
+    if case is None:
         return
-    table = ma.Table.from_frame(frame, qi, "s")
-    instance, grid = _instance_and_grid(table, request)
+    request, expected, instance, grid = case
     pb = reduction.block_bounds(instance, request, grid, SolverOptions(), 5.0)
     if pb.ascent is None:  # no block beyond k-anonymity's
         return
