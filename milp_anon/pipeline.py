@@ -147,7 +147,7 @@ def _second_ascent(outcome: Outcome, solver: SolverOptions, timings: Timings) ->
     """A second ascent of the group blocks in what is left of the time limit, towards the released table's
     objective (:func:`~milp_anon.subgradient.second_ascent`), when the stages ended early
     with a gap (the search found no better table for ``lns.IDLE_PASSES`` passes): every ``L(π)`` bounds every
-    solution, so a higher one replaces the bound (``formulations/reduction.md``, "Multipliers"). Only where the
+    solution, so a higher one replaces the bound (``formulations/reduction.md``, "The second ascent"). Only where the
     search was asked for (``lns > 0``): the search's own sub-problems (``lns = 0``) leave their time to it."""
     rel, grid = outcome.release, outcome.grid
     if not SECOND_ASCENT or outcome.ascent is None or rel is None or solver.time_limit is None or solver.lns <= 0 \

@@ -205,14 +205,14 @@ def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limi
     first ascent aimed at), without the stall rule or a cap on the steps (with balls: ``ROUND_STEPS`` ``π``
     steps between their rounds), θ halved after ``SECOND_PATIENCE`` steps without gain and the directions
     deflected (``SECOND_DEFLECTION``): the pipeline gives it time nothing else uses
-    (``formulations/reduction.md``, "Multipliers"). θ restarts at ``THETA_START`` from the best point whenever
+    (``formulations/reduction.md``, "The second ascent"). θ restarts at ``THETA_START`` from the best point whenever
     it falls below ``THETA_MIN`` while time is left; ``stop()`` true ends it. Returns the better of ``ascent``
     (the first) and what it found (``start_bound``: ``ascent``'s bound; ``iterations`` and ``seconds``: this
     call's).
 
     Why from ``pi0`` and not from the first ascent's multipliers: on Adult (5 QIs, frequency ℓ = 3) the same
     95 s of steps from where the first ascent stopped (θ run down) gained 5 (11,719 → 11,725), from ``pi0``
-    30 (→ 11,749)."""
+    21 (→ 11,740), two probes side by side; in the solve, 101 s alone gave 11,754."""
     t0 = time.perf_counter()
     best, steps = ascent, 0
     pi, betas = np.asarray(pi0, dtype=float), None
