@@ -59,6 +59,11 @@ TARGET_SHARE = 0.05
 SECOND_PATIENCE, SECOND_DEFLECTION = 15, 1.5
 
 
+def _reaches(bound: float, upper: float | None, rel_tol: float = 1e-6) -> bool:
+    """Whether ``bound`` reaches the known upper bound ``upper`` (within ``rel_tol``): no step can gain."""
+    return upper is not None and bound >= upper - rel_tol * max(1.0, abs(upper))
+
+
 @dataclass
 class Ascent:
     """Outcome of :func:`subgradient_ascent`: the best multipliers, their prices (``bound = L(pi)``), the
@@ -115,7 +120,7 @@ def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, p
             if history[it] - then < stall_share * max(1.0, abs(then)):
                 break
         L = prices.bound
-        if upper is not None and L >= upper - rel_tol * max(1.0, abs(upper)):
+        if _reaches(L, upper, rel_tol):
             break
         used = (prices.rc < 0)[pair_cand]
         g = n - np.bincount(pair_unit[used], weights=prices.take[used], minlength=n.shape[0])
@@ -218,8 +223,7 @@ def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limi
     pi, betas = np.asarray(pi0, dtype=float), None
     while True:
         left = time_limit - (time.perf_counter() - t0)
-        reached = upper is not None and best.bound >= upper - 1e-6 * max(1.0, abs(upper))
-        if left <= 0 or reached or (stop is not None and stop()):
+        if left <= 0 or _reaches(best.bound, upper) or (stop is not None and stop()):
             break
         asc = alternating_ascent(blocks, pi, upper=upper, time_limit=left, betas0=betas,
                                  max_iterations=ROUND_STEPS if blocks.balls else 10 ** 9, stall_window=0,
