@@ -61,6 +61,10 @@ raise the bound (``relaxation.RESTRICTED_MODEL = False``), not the restricted
 model in its place, the package before it. ``--variants no-second-ascent``
 leaves the time the search does not use idle (``pipeline.SECOND_ASCENT =
 False``) instead of a second ascent of the group blocks, the package before it.
+``--variants no-ascent-beside`` runs that second ascent only after the search
+after the stage, in what the search leaves (``pipeline.SECOND_ASCENT_BESIDE =
+False``), not beside it on the other core from the search's start, the
+package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -183,6 +187,8 @@ def run_one(job):
         relaxation.RESTRICTED_MODEL = False
     if variant == "no-second-ascent":  # no second ascent in the time the search leaves (the package before)
         pipeline.SECOND_ASCENT = False
+    if variant == "no-ascent-beside":  # the second ascent after the search only (the package before)
+        pipeline.SECOND_ASCENT_BESIDE = False
     if variant == "no-restricted":  # no restricted LP before an LP that may not finish (the package before)
         relaxation.RESTRICTED_SHARE = 0.0
     if variant == "no-ball-prune":  # keep candidates with no integer group in the ball (the package before)
@@ -259,7 +265,7 @@ def run_one(job):
                                           f"improved, {ln.refined} refined)",
             "second_ascent": "–" if r.second_ascent is None else
             (f"{r.second_ascent['start']:.2f} → {r.second_ascent['bound']:.2f} ({r.second_ascent['steps']} steps, "
-             f"{r.second_ascent['seconds']:.0f} s)"),
+             f"{r.second_ascent['seconds']:.0f} s{', beside the search' if r.second_ascent.get('beside') else ''})"),
             "phases": " / ".join(f"{k} {v:.0f}" for k, v in r.timings.as_dict().items()
                                  if k not in ("total", "collapse", "candidates") and v is not None and v >= 0.5),
             "wall_s": time.perf_counter() - t0, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
@@ -302,7 +308,7 @@ def main(argv=None):
     known = ("before", "all-rows", "unsplit", "no-criteria-greedy", "no-lp-rounding", "lp-alone", "no-refine",
              "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "no-ball-prune",
              "no-frequency-prune", "no-resolve", "no-known-bound", "repair-first", "milp-first", "guessed-target",
-             "no-floors", "no-restricted-model", "no-second-ascent",
+             "no-floors", "no-restricted-model", "no-second-ascent", "no-ascent-beside",
              "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")

@@ -39,6 +39,7 @@ from .release import Outcome, Release
 from .result import ModelSize, Result, Timings
 from .sizing import cap_bytes, check_memory, estimate
 from .solvers import SolverOptions, solve_model
+from .solvers.isolated import solve_isolated
 from .starts import best_heuristic, release_start, warm_start, whole_table_start
 from .status import Status
 from .table import Table
@@ -130,9 +131,54 @@ def _improve(outcome: Outcome, table: Table, request, solver: SolverOptions, tim
             or (outcome.bound is not None and not grid.gap(rel.objective, outcome.bound)):
         return outcome
     progress.report(phase="large-neighbourhood search")
+    job = _ascent_job(outcome, solver, left)
     with timings.phase("lns"):
-        better, log = _lns.improve(table, request, rel, left, solver)
-    return dataclasses.replace(outcome, release=better, lns=log)
+        if job is None:
+            better, log = _lns.improve(table, request, rel, left, solver)
+        else:
+            # the second ascent on the other core for the whole time left, the search here until it idles
+            end = time.perf_counter() + left
+            options = SolverOptions(time_limit=left - SECOND_ASCENT_MARGIN, isolate="always")
+            found = [rel.objective]  # the search's best table, the ascent's target (its next restart's)
+            out, (better, log) = _lns.beside(
+                lambda cancel: solve_isolated(job, options, grid, solve_fn=_subgradient.second_ascent_job,
+                                              cancel=cancel, hard_end=end, ceiling=lambda: found[0],
+                                              max_memory_bytes=cap_bytes(request.model.max_memory_gb)),
+                lambda done: _lns.improve(table, request, rel, left, solver, stop=done,
+                                          on_better=lambda r: found.__setitem__(0, r.objective)))
+    outcome = dataclasses.replace(outcome, release=better, lns=log)
+    if job is not None:
+        blocks, pi0, ascent = outcome.ascent
+        done = out.ascent or dict(start=ascent.bound, bound=out.bound if out.bound is not None else ascent.bound,
+                                  steps=None, seconds=round(out.seconds, 3))
+        # the outcome keeps no ascent: the time is spent, so no second one after the search
+        outcome = _ascent_bound(dataclasses.replace(outcome, ascent=None),
+                                dict(done, target=found[0], beside=True), done["bound"])
+    return outcome
+
+
+def _ascent_job(outcome: Outcome, solver: SolverOptions, left: float) -> tuple | None:
+    """The second ascent's job for :func:`~milp_anon.subgradient.second_ascent_job` beside the search after the
+    stage (``(blocks, pi0, first ascent, the released table's objective)``), or ``None`` where it cannot run
+    there: no group blocks' ascent, ``SECOND_ASCENT`` or ``SECOND_ASCENT_BESIDE`` off, fewer than two cores, a
+    solver kept in this process (``isolate="never"``), or too little time."""
+    if not (SECOND_ASCENT and SECOND_ASCENT_BESIDE) or outcome.ascent is None or outcome.bound is None \
+            or solver.isolate == "never" or _lns._cores() < 2 \
+            or left - SECOND_ASCENT_MARGIN < SECOND_ASCENT_MIN_SECONDS:
+        return None
+    blocks, pi0, ascent = outcome.ascent
+    return blocks, pi0, ascent, outcome.release.objective
+
+
+def _ascent_bound(outcome: Outcome, log: dict, bound: float) -> Outcome:
+    """``outcome`` with the second ascent's ``log`` and its ``L(π)`` (``bound``) as the bound where it rounds up
+    higher: every ``L(π)`` bounds every solution."""
+    outcome = dataclasses.replace(outcome, second_ascent=log)
+    bound = outcome.grid.ceil(bound)
+    if bound > outcome.bound:
+        progress.report(bound=bound)
+        outcome = dataclasses.replace(outcome, bound=bound, bound_source=BLOCK_BOUND_SOURCE, bound_certifies=True)
+    return outcome
 
 
 #: the least time left (seconds) worth a second ascent of the group blocks (:func:`_second_ascent`)
@@ -141,6 +187,9 @@ SECOND_ASCENT_MIN_SECONDS = 2.0
 SECOND_ASCENT_MARGIN = 1.0
 #: a second ascent in the time the stages left unused (off: the package before, for measurement)
 SECOND_ASCENT = True
+#: the second ascent beside the search after the stage, on the other core, rather than after it (off: only
+#: after it, in what the search leaves)
+SECOND_ASCENT_BESIDE = True
 
 
 def _second_ascent(outcome: Outcome, solver: SolverOptions, timings: Timings) -> Outcome:
@@ -162,13 +211,8 @@ def _second_ascent(outcome: Outcome, solver: SolverOptions, timings: Timings) ->
         asc = _subgradient.second_ascent(blocks, pi0, ascent, upper=rel.objective, time_limit=left,
                                          stop=interrupt.stop_requested)
     log = dict(start=ascent.bound, bound=asc.bound, target=rel.objective, steps=asc.iterations,
-               seconds=round(asc.seconds, 3))
-    outcome = dataclasses.replace(outcome, ascent=(blocks, pi0, asc), second_ascent=log)
-    bound = grid.ceil(asc.bound)
-    if bound > outcome.bound:
-        progress.report(bound=bound)
-        outcome = dataclasses.replace(outcome, bound=bound, bound_source=BLOCK_BOUND_SOURCE, bound_certifies=True)
-    return outcome
+               seconds=round(asc.seconds, 3), beside=False)
+    return _ascent_bound(dataclasses.replace(outcome, ascent=(blocks, pi0, asc)), log, asc.bound)
 
 
 def _solve_full_domain(table, request, solver: SolverOptions, timings: Timings, origin: dict) -> Result:

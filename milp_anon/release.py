@@ -111,7 +111,7 @@ class Outcome:
     #: the LP relaxation and its rounding before the whole model (:class:`~milp_anon.relaxation.LpRoundingLog`)
     lp_rounding: object | None = None
     #: ``(blocks, pi0, ascent)`` of the group blocks' bound, for a second ascent in time nothing else uses
-    #: (:func:`~milp_anon.subgradient.second_ascent`), or ``None``
+    #: (:func:`~milp_anon.subgradient.second_ascent`), or ``None`` (also once it ran beside the search)
     ascent: tuple | None = field(default=None, compare=False, repr=False)
     #: what the second ascent did (the first's bound, its own, target, steps, seconds), when it ran
     second_ascent: dict | None = None

@@ -87,7 +87,7 @@ class Timings:
     verify: float | None = None
     fallback: float | None = None
     lns: float | None = None
-    ascent: float | None = None  # the group blocks' second ascent, after the search (pipeline._second_ascent)
+    ascent: float | None = None  # the group blocks' second ascent after the search (pipeline._second_ascent)
     total: float | None = None
     _start: float = field(default_factory=time.perf_counter, repr=False, compare=False)
 
@@ -305,7 +305,9 @@ class Result:
     #: the LP relaxation and its rounding before the whole model (:class:`~milp_anon.relaxation.LpRoundingLog`)
     lp_rounding: object | None = None
     #: the group blocks' second ascent, in time nothing else used: the first ascent's bound (``start``) and its
-    #: own (``L``, before rounding to the grid), its target (the best table's objective), steps and seconds
+    #: own (``L``, before rounding to the grid), its target (the best table's objective), steps (``None`` when its
+    #: process was stopped before it told them), seconds, and ``beside`` (on the other core beside the search,
+    #: or after it)
     second_ascent: dict | None = None
 
     def __post_init__(self):
@@ -508,8 +510,10 @@ class Result:
                          f"neighbourhoods up to {ln.max_rows} rows)")
         if self.second_ascent is not None:
             ra = self.second_ascent
-            lines.append(f"ascent        the group blocks' second ascent, after the search: L {ra['start']:.6g} -> "
-                         f"{ra['bound']:.6g} in {ra['seconds']:.1f} s ({ra['steps']} steps towards {ra['target']:g})")
+            when = "beside the search" if ra.get("beside") else "after the search"
+            steps = "" if ra.get("steps") is None else f"{ra['steps']} steps "
+            lines.append(f"ascent        the group blocks' second ascent, {when}: L {ra['start']:.6g} -> "
+                         f"{ra['bound']:.6g} in {ra['seconds']:.1f} s ({steps}towards {ra['target']:g})")
         if s.n_variables is not None:
             lines.append(f"model         {s.n_variables} variables ({fmt(s.n_integer)} integer), "
                          f"{s.n_constraints} constraints, {fmt(s.n_nonzeros)} nonzeros"

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -36,7 +37,7 @@ import numpy as np
 
 from .lagrangian import BlockPrices
 
-__all__ = ["Ascent", "alternating_ascent", "second_ascent", "subgradient_ascent"]
+__all__ = ["Ascent", "alternating_ascent", "second_ascent", "second_ascent_job", "subgradient_ascent"]
 
 _log = logging.getLogger("milp_anon.subgradient")
 
@@ -204,14 +205,18 @@ def alternating_ascent(blocks, pi0, *, upper: float | None = None, time_limit: f
 
 
 def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limit: float,
-                   stop: Callable[[], bool] | None = None) -> Ascent:
+                   stop: Callable[[], bool] | None = None,
+                   on_bound: Callable[[float], None] | None = None,
+                   ceiling: Callable[[], float] | None = None) -> Ascent:
     """A second ascent from ``pi0`` (the first's start, with the blocks' start ball multipliers) for
     ``time_limit`` seconds, towards ``upper`` (the best verified table's cost, often well below the one the
     first ascent aimed at), without the stall rule or a cap on the steps (with balls: ``ROUND_STEPS`` ``π``
     steps between their rounds), θ halved after ``SECOND_PATIENCE`` steps without gain and the directions
     deflected (``SECOND_DEFLECTION``): the pipeline gives it time nothing else uses
     (``formulations/reduction.md``, "The second ascent"). θ restarts at ``THETA_START`` from the best point whenever
-    it falls below ``THETA_MIN`` while time is left; ``stop()`` true ends it. Returns the better of ``ascent``
+    it falls below ``THETA_MIN`` while time is left; ``stop()`` true ends it; ``on_bound(L)`` hears each better
+    bound as a restart finds it; ``ceiling()``, the cost of the best table found meanwhile (by a search beside
+    it), lowers the target at each restart. Returns the better of ``ascent``
     (the first) and what it found (``start_bound``: ``ascent``'s bound; ``iterations`` and ``seconds``: this
     call's).
 
@@ -222,6 +227,9 @@ def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limi
     best, steps = ascent, 0
     pi, betas = np.asarray(pi0, dtype=float), None
     while True:
+        if ceiling is not None:
+            upper = min(ceiling(), math.inf if upper is None else upper)
+            upper = None if math.isinf(upper) else upper
         left = time_limit - (time.perf_counter() - t0)
         if left <= 0 or _reaches(best.bound, upper) or (stop is not None and stop()):
             break
@@ -232,7 +240,33 @@ def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limi
         pi, betas = asc.pi, asc.betas or None  # this ascent's best point: the next restart's
         if asc.bound > best.bound:
             best = asc
+            if on_bound is not None:
+                on_bound(best.bound)
         if asc.iterations == 0:  # the block solutions partition the rows, or no time was left
             break
     return dataclasses.replace(best, start_bound=ascent.bound, iterations=steps,
                                seconds=time.perf_counter() - t0)
+
+
+def second_ascent_job(job, options, grid, hint=None, *, on_improving=None, stop_bound=None, on_progress=None,
+                      ceiling=None):
+    """:func:`second_ascent` as the ``solve_fn`` of a solve in its own process
+    (:func:`~milp_anon.solvers.isolated.solve_isolated`), so it runs on another core beside the search:
+    ``job = (blocks, pi0, ascent, upper)``, for ``options.time_limit`` seconds. Each better ``L(π)`` goes to the
+    parent as ``solver_bound`` (kept should the process be killed); ``ceiling()`` is the cost of the best table
+    the parent's search has found (the target from the next restart on); the outcome's ``bound`` is the best ``L(π)``
+    (not rounded: the caller rounds it to its grid), and its ``ascent`` the log (``start``, ``bound``, ``steps``,
+    ``seconds``). ``hint``, ``on_improving`` and ``stop_bound`` belong to a solver's signature and are unused."""
+    from .solvers.outcome import SolveOutcome  # the solvers import the formulations, which import this module
+    from .status import Status
+
+    blocks, pi0, ascent, upper = job
+
+    def tell(bound):
+        if on_progress is not None:
+            on_progress(solver_bound=float(bound))
+
+    asc = second_ascent(blocks, pi0, ascent, upper=upper, time_limit=options.time_limit, on_bound=tell,
+                        ceiling=ceiling)
+    log = dict(start=ascent.bound, bound=asc.bound, steps=asc.iterations, seconds=round(asc.seconds, 3))
+    return SolveOutcome(Status.TIME_LIMIT, None, None, asc.bound, "second ascent", asc.seconds, ascent=log)

@@ -1,7 +1,9 @@
 """The relaxation bound reported for time-limited models with sensitive criteria (milp_anon.pipeline):
 the k-anonymity LP bound, and the Lagrangian bound of the exact group blocks (milp_anon.reduction.block_bounds)."""
 
+import contextlib
 import dataclasses
+import os
 
 import numpy as np
 import pandas as pd
@@ -17,7 +19,7 @@ from milp_anon.release import Outcome
 from milp_anon.result import ModelSize, Timings
 from milp_anon.solvers import SolverOptions, solve_model
 from milp_anon.status import Status
-from milp_anon.subgradient import alternating_ascent, second_ascent
+from milp_anon.subgradient import alternating_ascent, second_ascent, second_ascent_job
 
 from helpers import brute, criteria_for, sensitive_tables
 
@@ -250,6 +252,15 @@ def test_the_second_ascent_stays_below_the_optimum(data):
     assert first.bound - 1e-9 <= again.bound <= expected + 1e-9
     assert again.prices.bound == pytest.approx(again.bound)
     assert len(again.betas) == len(first.betas) == len(blocks.balls)
+    # as the job of a process beside the search: each better bound told, the target lowered to the search's
+    # tables (here the optimum's cost) at each restart
+    told = []
+    out = second_ascent_job((blocks, pi0, first, upper + 50), SolverOptions(time_limit=0.2), grid,
+                            on_progress=lambda **f: told.append(f["solver_bound"]), ceiling=lambda: expected)
+    assert first.bound - 1e-9 <= out.bound <= expected + 1e-9
+    assert out.ascent["start"] == first.bound and out.ascent["bound"] == out.bound
+    assert told == sorted(told) and all(first.bound < b <= out.bound for b in told)
+    assert (told[-1] == out.bound) if told else out.bound == first.bound
 
 
 def _stopped_early(request, table, steps):
@@ -291,3 +302,47 @@ def test_the_pipeline_runs_a_second_ascent_in_the_time_left(monkeypatch):
     assert pipeline._second_ascent(outcome, dataclasses.replace(timed, lns=0.0), Timings()) is outcome
     monkeypatch.setattr(pipeline, "SECOND_ASCENT", False)
     assert pipeline._second_ascent(outcome, timed, Timings()) is outcome
+
+
+def _workers() -> list[int]:
+    """This process's children that are isolated solver processes (milp_anon.solvers.worker), alive."""
+    out = []
+    for task in os.listdir(f"/proc/{os.getpid()}/task"):
+        with contextlib.suppress(OSError), open(f"/proc/{os.getpid()}/task/{task}/children") as fh:
+            for pid in map(int, fh.read().split()):
+                with contextlib.suppress(OSError), open(f"/proc/{pid}/cmdline", "rb") as cmd:
+                    if b"milp_anon.solvers.worker" in cmd.read():
+                        out.append(pid)
+    return out
+
+
+def test_the_second_ascent_runs_beside_the_search(monkeypatch):
+    """With two cores, the search after the stage runs with the second ascent beside it in its own process for
+    the whole time left (pipeline._improve): the bound is raised (never above the optimum), named the group
+    blocks', logged as beside the search with the search's best table as its target; no second ascent follows
+    the search, and no process is left behind. Not with ``SECOND_ASCENT_BESIDE`` off or ``isolate="never"``:
+    then the search runs alone and the ascent is left for after it."""
+    monkeypatch.setattr(pipeline._lns, "_cores", lambda: 2)  # as on the CI's two cores, whatever this machine has
+    frame, qi = _adult_like()
+    table = ma.Table.from_frame(frame, qi, "s")
+    request = ma.Request(ma.KAnonymity(3), ma.LDiversity(2))
+    opt = request.solve(table).objective
+    outcome, first = _stopped_early(request, table, 2)
+    assert outcome.bound < outcome.release.objective  # a gap to close
+    timed = SolverOptions(time_limit=5.0, lns=0.25)
+    improved = pipeline._improve(outcome, table, request, timed, Timings())
+    log = improved.second_ascent
+    assert log["beside"] is True and log["start"] == first.bound and log["steps"] > 0
+    assert log["target"] == improved.release.objective <= outcome.release.objective
+    assert outcome.bound < improved.bound == outcome.grid.ceil(log["bound"]) <= opt
+    assert improved.bound_source == pipeline.BLOCK_BOUND_SOURCE and improved.lns is not None
+    assert improved.ascent is None and pipeline._second_ascent(improved, timed, Timings()) is improved
+    assert _workers() == []
+    result = pipeline._finish(improved, request, timed, Timings(), {})
+    assert "the group blocks' second ascent, beside the search" in result.summary()
+    assert result.report()["second_ascent"]["beside"] is True
+
+    for flag, options in ((False, timed), (True, dataclasses.replace(timed, isolate="never"))):
+        monkeypatch.setattr(pipeline, "SECOND_ASCENT_BESIDE", flag)
+        alone = pipeline._improve(outcome, table, request, dataclasses.replace(options, time_limit=2.5), Timings())
+        assert alone.second_ascent is None and alone.ascent is outcome.ascent and alone.lns is not None

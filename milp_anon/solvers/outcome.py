@@ -49,3 +49,5 @@ class SolveOutcome:
     root_cuts: dict | None = None
     #: the solve's process was killed at the memory allowed (:func:`~.isolated.solve_isolated`)
     memory_killed: bool = False
+    #: what a second ascent in its own process did (:func:`milp_anon.subgradient.second_ascent_job`), or None
+    ascent: dict | None = None
