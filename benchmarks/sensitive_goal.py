@@ -64,7 +64,10 @@ False``) instead of a second ascent of the group blocks, the package before it.
 ``--variants no-ascent-beside`` runs that second ascent only after the search
 after the stage, in what the search leaves (``pipeline.SECOND_ASCENT_BESIDE =
 False``), not beside it on the other core from the search's start, the
-package before it.
+package before it. ``--variants no-blocks-rounding`` starts from the heuristic
+table alone (``pipeline.BLOCKS_ROUNDING = False``), not from the rounding of
+the group blocks' solutions averaged over the ascent where that is cheaper,
+the package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -189,6 +192,8 @@ def run_one(job):
         pipeline.SECOND_ASCENT = False
     if variant == "no-ascent-beside":  # the second ascent after the search only (the package before)
         pipeline.SECOND_ASCENT_BESIDE = False
+    if variant == "no-blocks-rounding":  # no rounding of the group blocks' average (the package before)
+        pipeline.BLOCKS_ROUNDING = False
     if variant == "no-restricted":  # no restricted LP before an LP that may not finish (the package before)
         relaxation.RESTRICTED_SHARE = 0.0
     if variant == "no-ball-prune":  # keep candidates with no integer group in the ball (the package before)
@@ -263,6 +268,10 @@ def run_one(job):
             "released_by": r.source, "models": models, "start": r.warm_start_cost, "lp_rounding": lp,
             "lns": "–" if ln is None else f"{ln.start:.6g} → {ln.end:.6g} ({ln.solved} solved, {ln.improved} "
                                           f"improved, {ln.refined} refined)",
+            "blocks_rounding": "–" if r.blocks_rounding is None else
+            (f"{r.blocks_rounding['rounded']} ({r.blocks_rounding['steps']} steps"
+             f"{', refined ' + format(r.blocks_rounding['refined'], 'g') if r.blocks_rounding['refined'] else ''}, "
+             f"{r.blocks_rounding['seconds']:.1f} s{', the start' if r.blocks_rounding['used'] else ''})"),
             "second_ascent": "–" if r.second_ascent is None else
             (f"{r.second_ascent['start']:.2f} → {r.second_ascent['bound']:.2f} ({r.second_ascent['steps']} steps, "
              f"{r.second_ascent['seconds']:.0f} s{', beside the search' if r.second_ascent.get('beside') else ''})"),
@@ -309,6 +318,7 @@ def main(argv=None):
              "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "no-ball-prune",
              "no-frequency-prune", "no-resolve", "no-known-bound", "repair-first", "milp-first", "guessed-target",
              "no-floors", "no-restricted-model", "no-second-ascent", "no-ascent-beside",
+             "no-blocks-rounding",
              "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")
@@ -319,7 +329,7 @@ def main(argv=None):
              "each in its own process. Peak MB is the parent process (an isolated HiGHS child is not counted).")
     cols = [("qis", "QIs"), ("case", "criterion (with k)"), ("variant", "variant"), ("status", "status"), ("objective", "objective"),
             ("bound", "bound"), ("gap", "gap"), ("bound_from", "bound from"), ("released_by", "released by"),
-            ("start", "heuristic start"), ("models", "row generation: models (A of candidates)"),
+            ("start", "heuristic start"), ("blocks_rounding", "blocks' rounding"), ("models", "row generation: models (A of candidates)"),
             ("lp_rounding", "LP rounding"), ("lns", "search"), ("second_ascent", "second ascent (L)"),
             ("phases", "phases s"), ("wall_s", "total s"),
             ("peak_mb", "peak MB")]

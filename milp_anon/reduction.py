@@ -44,7 +44,7 @@ from .solvers import SolverOptions, StopAtBound, highs_option_values, solve_mode
 from .solvers.root_cuts import solve_by_root_cuts
 from .starts import best_heuristic, release_pairs, whole_table_start
 from .status import Status
-from .subgradient import alternating_ascent
+from .subgradient import PrimalAverage, alternating_ascent
 
 __all__ = ["LagrangianReduction", "PairBounds", "block_bounds", "keeps_whole_limit", "k_anonymity_bounds",
            "threshold_table", "unavailable"]
@@ -168,6 +168,9 @@ class PairBounds:
     #: ``(blocks, pi0, ascent)`` of the group blocks (:func:`block_bounds`): the ascent's start and outcome, for
     #: a second ascent in time left over (:func:`~milp_anon.subgradient.second_ascent`), or ``None``
     ascent: tuple | None = field(default=None, compare=False, repr=False)
+    #: the group blocks' solutions averaged over the ascent's later steps
+    #: (:class:`~milp_anon.subgradient.PrimalAverage`), a point to round into a table, or ``None``
+    primal: "PrimalAverage | None" = field(default=None, compare=False, repr=False)
 
 
 def _search_fits_beside(request, options: SolverOptions, n_cols: int) -> bool:
@@ -227,13 +230,14 @@ def block_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: Solve
         return dataclasses.replace(kb, k_anonymity=kb)
     pi0 = np.asarray(kb.log.multipliers, dtype=float)[instance.units.unit_type]
     left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
-    asc = alternating_ascent(blocks, pi0, upper=upper, time_limit=left)
+    primal = PrimalAverage(blocks.pair_cand)
+    asc = alternating_ascent(blocks, pi0, upper=upper, time_limit=left, on_prices=primal)
     log = dataclasses.replace(kb.log, block_bound=asc.bound, block_start=asc.start_bound,
                               ascent_steps=asc.iterations, ascent_seconds=round(asc.seconds, 3),
                               multipliers=None)  # per unit, not the row types' (certify reads k alone)
     pair = blocks.per_type_pair(grid.ceil_array(asc.prices.pair_bounds(blocks.pair_cand)))
     return PairBounds(max(kb.bound, asc.bound), np.maximum(kb.thresholds, pair), log,
-                      time.perf_counter() - t0, k_anonymity=kb, ascent=(blocks, pi0, asc))
+                      time.perf_counter() - t0, k_anonymity=kb, ascent=(blocks, pi0, asc), primal=primal)
 
 
 class LagrangianReduction:

@@ -67,7 +67,7 @@ from .status import Status
 
 __all__ = ["LP_BOUND_SOURCE", "LP_PRESOLVE_MAX_COLUMNS", "LP_SHARE", "LP_SHARE_BESIDE", "LpRoundingLog",
            "PRESOLVE_SPEEDUP", "RESTRICTED_MODEL", "RESTRICTED_SHARE", "RESTRICTED_TIME_SHARE", "SEARCH_BESIDE", "SLACK", "SLACK_START",
-           "lp_rounding_stage", "restricted_pairs", "unavailable"]
+           "lp_rounding_stage", "restricted_pairs", "rounded_release", "unavailable"]
 
 #: share of the time left that the LP relaxation may take
 LP_SHARE = 0.8
@@ -215,21 +215,27 @@ def _lp_and_search(lp, options: SolverOptions, grid, beside: bool, search, incum
 
 
 def _rounded(am, request, x, label="LP rounding", deadline: float | None = None):
-    """The verified rounding of the LP values ``x`` (all columns), refined under local cell suppression until
-    ``deadline`` (``time.perf_counter()``): ``(release or None, the rounding's objective or None, the refined
-    objective or None)``."""
-    rounded = lp_rounding(am.instance, request.criteria, am.pair_unit, am.pair_cand, x[am.g])
+    """The verified rounding of the LP values ``x`` (all columns) of ``am``'s model: :func:`rounded_release`
+    of its assignment columns."""
+    return rounded_release(am.instance, request, am.pair_unit, am.pair_cand, x[am.g], label, deadline)
+
+
+def rounded_release(instance, request, pair_unit, pair_cand, g, label: str, deadline: float | None = None):
+    """The verified rounding of the values ``g`` of ``instance``'s (unit, candidate) pairs (an LP's, or the
+    group blocks' average, :class:`~milp_anon.subgradient.PrimalAverage`), refined under local cell suppression
+    until ``deadline`` (``time.perf_counter()``): ``(release or None, the rounding's objective or None, the
+    refined objective or None)``."""
+    rounded = lp_rounding(instance, request.criteria, pair_unit, pair_cand, g)
     if rounded is None:
         return None, None, None
     released, groups, cost = rounded
-    release = Release.verified(am.instance.table, request, released, cost=cost, groups=groups, source=label)
+    release = Release.verified(instance.table, request, released, cost=cost, groups=groups, source=label)
     objective, refined = release.objective, None
     if isinstance(request.recoding, Suppression) and request.recoding.scheme == "local":
         # the rounding trims failing groups whole-table-wise; their large classes split further
-        table = am.instance.table
-        better, cost = refine_release(table, request.criteria, release.table, deadline)
+        better, cost = refine_release(instance.table, request.criteria, release.table, deadline)
         if cost < release.objective - 1e-9:
-            release = Release.verified(table, request, better, cost=cost, source=f"{label}, refined")
+            release = Release.verified(instance.table, request, better, cost=cost, source=f"{label}, refined")
             refined = release.objective
     return release, objective, refined
 

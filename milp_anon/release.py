@@ -115,3 +115,6 @@ class Outcome:
     ascent: tuple | None = field(default=None, compare=False, repr=False)
     #: what the second ascent did (the first's bound, its own, target, steps, seconds), when it ran
     second_ascent: dict | None = None
+    #: what the rounding of the group blocks' average did (steps averaged, its objective, refined, the heuristic
+    #: table's, whether it replaced it, seconds), when it ran
+    blocks_rounding: dict | None = None

@@ -309,6 +309,10 @@ class Result:
     #: process was stopped before it told them), seconds, and ``beside`` (on the other core beside the search,
     #: or after it)
     second_ascent: dict | None = None
+    #: the rounding of the group blocks' solutions averaged over the ascent's later steps: ``steps`` averaged,
+    #: its objective (``rounded``) and after the refinement (``refined``, or ``None``), the ``heuristic`` table's
+    #: it was compared with, whether it was ``used`` as the start instead, ``seconds``
+    blocks_rounding: dict | None = None
 
     def __post_init__(self):
         try:
@@ -363,6 +367,8 @@ class Result:
             out["lns"] = {k: _clean(v) for k, v in self.lns.as_dict().items()}
         if self.second_ascent is not None:
             out["second_ascent"] = {k: _clean(v) for k, v in self.second_ascent.items()}
+        if self.blocks_rounding is not None:
+            out["blocks_rounding"] = {k: _clean(v) for k, v in self.blocks_rounding.items()}
         if self.fallback:
             out["fallback"] = self.fallback
         if self.cost_by_column is not None:
@@ -508,6 +514,13 @@ class Result:
                          f"{ln.solved} sub-problems, {ln.improved} improved, {ln.proven} proven, "
                          f"{ln.refined} refined; "
                          f"neighbourhoods up to {ln.max_rows} rows)")
+        if self.blocks_rounding is not None:
+            br = self.blocks_rounding
+            got = "-" if br["rounded"] is None else f"{br['rounded']:g}" + (
+                "" if br["refined"] is None else f" (refined {br['refined']:g})")
+            heur = "" if br["heuristic"] is None else f" against the heuristic table's {br['heuristic']:g}"
+            lines.append(f"rounding      the group blocks' average over {br['steps']} steps rounded: {got}{heur}"
+                         f"{', the start' if br['used'] else ''} in {br['seconds']:.1f} s")
         if self.second_ascent is not None:
             ra = self.second_ascent
             when = "beside the search" if ra.get("beside") else "after the search"
