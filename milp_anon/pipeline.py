@@ -28,7 +28,7 @@ from . import reduction as _reduction
 from . import relaxation as _relaxation
 from . import row_generation as _rows
 from . import subgradient as _subgradient
-from .errors import InfeasibleRequest, InputError, VerificationError
+from .errors import InfeasibleRequest, InputError, SolverError, VerificationError
 from .files import Outputs
 from .formulations import AssignmentModel, build, read_assignment
 from .full_domain import solve_full_domain
@@ -140,14 +140,20 @@ def _improve(outcome: Outcome, table: Table, request, solver: SolverOptions, tim
             end = time.perf_counter() + left
             options = SolverOptions(time_limit=left - SECOND_ASCENT_MARGIN, isolate="always")
             found = [rel.objective]  # the search's best table, the ascent's target (its next restart's)
+
+            def ascend(cancel):
+                try:
+                    return solve_isolated(job, options, grid, solve_fn=_subgradient.second_ascent_job,
+                                          cancel=cancel, hard_end=end, ceiling=lambda: found[0],
+                                          max_memory_bytes=cap_bytes(request.model.max_memory_gb))
+                except SolverError:  # its process died: the bound stays the stage's, the search goes on
+                    return None
+
             out, (better, log) = _lns.beside(
-                lambda cancel: solve_isolated(job, options, grid, solve_fn=_subgradient.second_ascent_job,
-                                              cancel=cancel, hard_end=end, ceiling=lambda: found[0],
-                                              max_memory_bytes=cap_bytes(request.model.max_memory_gb)),
-                lambda done: _lns.improve(table, request, rel, left, solver, stop=done,
-                                          on_better=lambda r: found.__setitem__(0, r.objective)))
+                ascend, lambda done: _lns.improve(table, request, rel, left, solver, stop=done,
+                                                  on_better=lambda r: found.__setitem__(0, r.objective)))
     outcome = dataclasses.replace(outcome, release=better, lns=log)
-    if job is not None:
+    if job is not None and out is not None:
         blocks, pi0, ascent = outcome.ascent
         done = out.ascent or dict(start=ascent.bound, bound=out.bound if out.bound is not None else ascent.bound,
                                   steps=None, seconds=round(out.seconds, 3))

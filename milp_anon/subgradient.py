@@ -79,9 +79,9 @@ class PrimalAverage:
     ``take`` in the candidates its blocks open (``rc_j(π) < 0``), ``0`` elsewhere, over the later steps only
     (from step ``2^(m−1)`` on once ``2^m`` steps are heard: between the last half and the last three quarters;
     two sums of one value per pair). Where the ascent nears the dual optimum this average nears a solution of
-    the LP the blocks convexify (the ergodic sequences of subgradient methods: Larsson, Patriksson and
-    Strömberg, Math. Program. 86 (1999) 283–312), with no LP solved: a point to round into a table where the
-    LP does not finish (:meth:`assignment`). The early steps, far from the dual optimum, are left out: on
+    the Dantzig–Wolfe master whose columns are the blocks' solutions (the ergodic sequences of subgradient
+    methods: Larsson, Patriksson and Strömberg, Math. Program. 86 (1999) 283–312), with no LP solved: a point
+    to round into a table where the LP does not finish (:meth:`assignment`). The early steps, far from the dual optimum, are left out: on
     Adult (6 QIs, frequency ℓ = 3, 144 steps) the average of all rounds to 17,193, of the steps after the
     60th to 16,889, the last step's solution alone to 17,279."""
 

@@ -20,6 +20,8 @@ from milp_anon.result import ModelSize, Timings
 from milp_anon.solvers import SolverOptions, solve_model
 from milp_anon.status import Status
 from milp_anon.subgradient import alternating_ascent, second_ascent, second_ascent_job
+from milp_anon.verify import verify_release
+from milp_anon.errors import SolverError
 
 from helpers import brute, criteria_for, sensitive_tables
 
@@ -263,6 +265,37 @@ def test_the_second_ascent_stays_below_the_optimum(data):
     assert (told[-1] == out.bound) if told else out.bound == first.bound
 
 
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_the_blocks_rounding_is_a_verified_table_at_or_above_the_optimum(data):
+    """The rounding of the group blocks' average over the ascent (pipeline._blocks_rounding): a table that
+    passes the verifier, costs at least brute force's optimum, and replaces the heuristic table only where
+    cheaper; what it did is told (steps averaged, its objective, the heuristic's, used)."""
+    case = _blocks_case(data)
+    if case is None:
+        return
+    request, expected, instance, grid = case
+    pb = reduction.block_bounds(instance, request, grid, SolverOptions(), 5.0)
+    if pb.primal is None:  # no block beyond k-anonymity's
+        return
+    heuristic = pipeline.best_heuristic(instance.table, request)
+    held = {}
+    got = pipeline._blocks_rounding(instance, request, pb, heuristic, 10.0, held)
+    log = held["blocks_rounding"]
+    assert log["steps"] == pb.primal.averaged >= 1 and log["heuristic"] == heuristic.objective
+    if log["rounded"] is None:  # no whole-table candidate to round into
+        assert got is heuristic and not log["used"]
+        return
+    assert got.objective == min(heuristic.objective, log["refined"] or log["rounded"])
+    assert got.objective >= expected - 1e-9 and log["rounded"] >= expected - 1e-9
+    assert log["used"] == (got is not heuristic)
+    if log["used"]:
+        assert got.source.startswith(pipeline.BLOCKS_ROUNDING_SOURCE)
+        t = instance.table  # the verifier again, from the definitions, with the cost it recounts
+        v = verify_release(t.frame, got.table, t.qi, request.criteria, sensitive=t.sensitive)
+        assert v.cost == pytest.approx(got.objective)
+
+
 def _stopped_early(request, table, steps):
     """A timed stage's outcome on ``table`` that stopped early: the best heuristic table released, the bound
     of the group blocks' ascent after ``steps`` steps, and that ascent with its start."""
@@ -341,6 +374,14 @@ def test_the_second_ascent_runs_beside_the_search(monkeypatch):
     result = pipeline._finish(improved, request, timed, Timings(), {})
     assert "the group blocks' second ascent, beside the search" in result.summary()
     assert result.report()["second_ascent"]["beside"] is True
+
+    def died(*args, **kwargs):
+        raise SolverError("the HiGHS process died (exit code -9)")
+
+    with monkeypatch.context() as m:  # the ascent's process dies: the search's table, the stage's bound
+        m.setattr(pipeline, "solve_isolated", died)
+        lost = pipeline._improve(outcome, table, request, dataclasses.replace(timed, time_limit=2.5), Timings())
+        assert lost.second_ascent is None and lost.bound == outcome.bound and lost.lns is not None
 
     for flag, options in ((False, timed), (True, dataclasses.replace(timed, isolate="never"))):
         monkeypatch.setattr(pipeline, "SECOND_ASCENT_BESIDE", flag)

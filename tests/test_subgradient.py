@@ -5,7 +5,10 @@ import numpy as np
 import pytest
 
 from milp_anon.lagrangian import BlockPrices
-from milp_anon.subgradient import STALL_SHARE, STALL_WINDOW, subgradient_ascent
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from milp_anon.subgradient import STALL_SHARE, STALL_WINDOW, PrimalAverage, subgradient_ascent
 
 
 def _rising(per_step, flat=0):
@@ -39,3 +42,33 @@ def test_the_ascent_stops_at_a_known_upper_bound():
     one = np.array([0])
     asc = subgradient_ascent(_rising(1.0), [0.0], [1.0], one, one, upper=102.0)
     assert asc.iterations == 2 and asc.bound == 102.0
+
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=st.integers(1, 70), seed=st.integers(0, 10 ** 6))
+def test_the_primal_average_holds_the_later_steps(steps, seed):
+    """PrimalAverage over ``steps`` random block outcomes: the average of the open candidates' ``take`` over
+    the steps from half the largest power of two below ``steps`` on (computed here from the list of
+    outcomes), and its assignment scales each unit's pairs to its rows (units no open block took stay 0)."""
+    rng = np.random.default_rng(seed)
+    pair_unit, pair_cand = np.array([0, 0, 1, 2, 2]), np.array([0, 1, 1, 0, 2])
+    n = np.array([3.0, 2.0, 4.0, 1.0])  # unit 3 has no pair
+    heard, avg = [], PrimalAverage(pair_cand)
+    for _ in range(steps):
+        rc, take = rng.normal(size=3), rng.integers(0, 3, size=5).astype(float)
+        heard.append(np.where(rc[pair_cand] < 0, take, 0.0))
+        avg(BlockPrices(rc=rc, take=take, forced=np.zeros(5), bound=0.0))
+    power = 1
+    while 2 * power < steps:
+        power *= 2
+    first = power // 2 if steps > 1 else 0
+    expected = np.mean(heard[first:], axis=0)
+    assert avg.averaged == steps - first
+    cover = np.bincount(pair_unit, weights=expected, minlength=4)
+    x = avg.assignment(n, pair_unit)
+    scaled = np.where(cover > 0, n / np.where(cover > 0, cover, 1.0), 0.0)
+    assert x == pytest.approx(expected * scaled[pair_unit])
+    covered = np.bincount(pair_unit, weights=x, minlength=4)
+    assert covered[cover > 0] == pytest.approx(n[cover > 0]) and (covered[cover == 0] == 0).all()
+    assert PrimalAverage(pair_cand).assignment(n, pair_unit) is None
