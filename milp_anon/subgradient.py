@@ -87,16 +87,16 @@ class PrimalAverage:
 
     def __init__(self, pair_cand: np.ndarray):
         self.pair_cand = pair_cand
-        self.earlier = np.zeros(pair_cand.shape[0])  # steps [2^(m-1), 2^m)
+        self.earlier = np.zeros(pair_cand.shape[0])  # steps [2^(m-1), 2^m) (step 0 alone while 2^m = 1)
         self.later = np.zeros(pair_cand.shape[0])  # steps [2^m, now)
         self.count = 0  # steps heard
-        self.segment = 1  # 2^m: where ``later`` began
+        self.segment = 0  # 2^m: where ``later`` began (0 before the second step)
 
     def __call__(self, prices: BlockPrices) -> None:
-        if self.count == 2 * self.segment:  # a new segment: the one before it is kept, the older dropped
+        if self.count == max(1, 2 * self.segment):  # a new segment: the one before it kept, the older dropped
             self.earlier, self.later = self.later, self.earlier
             self.later[:] = 0.0
-            self.segment *= 2
+            self.segment = self.count
         self.later += np.where((prices.rc < 0)[self.pair_cand], prices.take, 0.0)
         self.count += 1
 
