@@ -154,7 +154,7 @@ def _improve(outcome: Outcome, table: Table, request, solver: SolverOptions, tim
                                                   on_better=lambda r: found.__setitem__(0, r.objective)))
     outcome = dataclasses.replace(outcome, release=better, lns=log)
     if job is not None and out is not None:
-        blocks, pi0, ascent = outcome.ascent
+        ascent = outcome.ascent[2]  # the first ascent, where this one started
         done = out.ascent or dict(start=ascent.bound, bound=out.bound if out.bound is not None else ascent.bound,
                                   steps=None, seconds=round(out.seconds, 3))
         # the outcome keeps no ascent: the time is spent, so no second one after the search

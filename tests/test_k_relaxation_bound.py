@@ -234,19 +234,28 @@ def test_a_solver_bound_of_zero_is_replaced_by_the_relaxation_bound(monkeypatch,
 
 
 
+def _ascended_case(data):
+    """:func:`_blocks_case` with the bound stage run on it (the group blocks' first ascent, 5 s at most):
+    ``(request, optimum, instance, grid, pair bounds)``, or ``None`` when no release meets the criteria or no
+    criterion adds a block beyond k-anonymity's (ℓ or p of 1)."""
+    case = _blocks_case(data)
+    if case is None:
+        return None
+    request, expected, instance, grid = case
+    pb = reduction.block_bounds(instance, request, grid, SolverOptions(), 5.0)
+    return None if pb.ascent is None else (request, expected, instance, grid, pb)
+
+
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_the_second_ascent_stays_below_the_optimum(data):
     """The second ascent from the bound stage's start (subgradient.second_ascent), towards a table's cost at or
     above the optimum: its bound never falls below the first ascent's and never exceeds the brute-force
     optimum, for every criterion with group blocks (t-closeness: with its ball multipliers too)."""
-    case = _blocks_case(data)
+    case = _ascended_case(data)
     if case is None:
         return
-    request, expected, instance, grid = case
-    pb = reduction.block_bounds(instance, request, grid, SolverOptions(), 5.0)
-    if pb.ascent is None:  # no block beyond k-anonymity's
-        return
+    request, expected, instance, grid, pb = case
     blocks, pi0, first = pb.ascent
     upper = expected + data.draw(st.integers(0, 6))
     again = second_ascent(blocks, pi0, first, upper=upper, time_limit=0.2)
@@ -271,13 +280,10 @@ def test_the_blocks_rounding_is_a_verified_table_at_or_above_the_optimum(data):
     """The rounding of the group blocks' average over the ascent (pipeline._blocks_rounding): a table that
     passes the verifier, costs at least brute force's optimum, and replaces the heuristic table only where
     cheaper; what it did is told (steps averaged, its objective, the heuristic's, used)."""
-    case = _blocks_case(data)
+    case = _ascended_case(data)
     if case is None:
         return
-    request, expected, instance, grid = case
-    pb = reduction.block_bounds(instance, request, grid, SolverOptions(), 5.0)
-    if pb.primal is None:  # no block beyond k-anonymity's
-        return
+    request, expected, instance, grid, pb = case
     heuristic = pipeline.best_heuristic(instance.table, request)
     held = {}
     got = pipeline._blocks_rounding(instance, request, pb, heuristic, 10.0, held)
@@ -311,17 +317,24 @@ def _stopped_early(request, table, steps):
     return outcome, first
 
 
-def test_the_pipeline_runs_a_second_ascent_in_the_time_left(monkeypatch):
-    """Frequency 2-diversity on the 60-row table: an outcome whose ascent stopped after 2 steps gets its bound
-    raised by the second ascent in the 3 s left (towards the released table's cost), named the group blocks'
-    bound, logged in the report and the summary, never above the optimum; not with ``lns = 0`` (the search's
-    sub-problems) nor with ``SECOND_ASCENT`` off."""
+def _early_case():
+    """Frequency 2-diversity, k = 3, on the 60-row table, and a stage's outcome there whose ascent stopped after
+    2 steps with a gap: ``(table, request, optimum, outcome, first ascent)``."""
     frame, qi = _adult_like()
     table = ma.Table.from_frame(frame, qi, "s")
     request = ma.Request(ma.KAnonymity(3), ma.LDiversity(2))
     opt = request.solve(table).objective
     outcome, first = _stopped_early(request, table, 2)
     assert outcome.bound < outcome.release.objective  # a gap to close
+    return table, request, opt, outcome, first
+
+
+def test_the_pipeline_runs_a_second_ascent_in_the_time_left(monkeypatch):
+    """Frequency 2-diversity on the 60-row table: an outcome whose ascent stopped after 2 steps gets its bound
+    raised by the second ascent in the 3 s left (towards the released table's cost), named the group blocks'
+    bound, logged in the report and the summary, never above the optimum; not with ``lns = 0`` (the search's
+    sub-problems) nor with ``SECOND_ASCENT`` off."""
+    table, request, opt, outcome, first = _early_case()
     timed = SolverOptions(time_limit=4.0, lns=0.25)
     raised = pipeline._second_ascent(outcome, timed, Timings())
     log = raised.second_ascent
@@ -356,12 +369,7 @@ def test_the_second_ascent_runs_beside_the_search(monkeypatch):
     the search, and no process is left behind. Not with ``SECOND_ASCENT_BESIDE`` off or ``isolate="never"``:
     then the search runs alone and the ascent is left for after it."""
     monkeypatch.setattr(pipeline._lns, "_cores", lambda: 2)  # as on the CI's two cores, whatever this machine has
-    frame, qi = _adult_like()
-    table = ma.Table.from_frame(frame, qi, "s")
-    request = ma.Request(ma.KAnonymity(3), ma.LDiversity(2))
-    opt = request.solve(table).objective
-    outcome, first = _stopped_early(request, table, 2)
-    assert outcome.bound < outcome.release.objective  # a gap to close
+    table, request, opt, outcome, first = _early_case()
     timed = SolverOptions(time_limit=5.0, lns=0.25)
     improved = pipeline._improve(outcome, table, request, timed, Timings())
     log = improved.second_ascent
