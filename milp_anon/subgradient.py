@@ -37,7 +37,8 @@ import numpy as np
 
 from .lagrangian import BlockPrices
 
-__all__ = ["Ascent", "PrimalAverage", "alternating_ascent", "second_ascent", "second_ascent_job", "subgradient_ascent"]
+__all__ = ["Ascent", "PrimalAverage", "alternating_ascent", "second_ascent", "second_ascent_job",
+           "subgradient_ascent"]
 
 _log = logging.getLogger("milp_anon.subgradient")
 
@@ -81,9 +82,9 @@ class PrimalAverage:
     two sums of one value per pair). Where the ascent nears the dual optimum this average nears a solution of
     the Dantzig–Wolfe master whose columns are the blocks' solutions (the ergodic sequences of subgradient
     methods: Larsson, Patriksson and Strömberg, Math. Program. 86 (1999) 283–312), with no LP solved: a point
-    to round into a table where the LP does not finish (:meth:`assignment`). The early steps, far from the dual optimum, are left out: on
-    Adult (6 QIs, frequency ℓ = 3, 144 steps) the average of all rounds to 17,193, of the steps after the
-    60th to 16,889, the last step's solution alone to 17,279."""
+    to round into a table where the LP does not finish (:meth:`assignment`). The early steps, far from the
+    dual optimum, are left out: on Adult (6 QIs, frequency ℓ = 3, 144 steps) the average of all rounds to
+    17,193, of the steps after the 60th to 16,889, the last step's solution alone to 17,279."""
 
     def __init__(self, pair_cand: np.ndarray):
         self.pair_cand = pair_cand
