@@ -449,7 +449,7 @@ def _blocks_rounding(instance: Instance, request, pb, heuristic: Release | None,
     release, objective, refined = _relaxation.rounded_release(
         instance, request, blocks.pair_unit, blocks.pair_cand, x, BLOCKS_ROUNDING_SOURCE,
         deadline=time.perf_counter() + BLOCKS_ROUNDING_REFINE_SHARE * limit)
-    used = release is not None and (heuristic is None or release.objective < heuristic.objective - 1e-9)
+    used = _relaxation.better_release(heuristic, release) is not heuristic
     if held is not None:
         held["blocks_rounding"] = dict(steps=pb.primal.averaged, rounded=objective, refined=refined,
                                        heuristic=None if heuristic is None else heuristic.objective, used=used,

@@ -67,7 +67,7 @@ from .status import Status
 
 __all__ = ["LP_BOUND_SOURCE", "LP_PRESOLVE_MAX_COLUMNS", "LP_SHARE", "LP_SHARE_BESIDE", "LpRoundingLog",
            "PRESOLVE_SPEEDUP", "RESTRICTED_MODEL", "RESTRICTED_SHARE", "RESTRICTED_TIME_SHARE", "SEARCH_BESIDE", "SLACK", "SLACK_START",
-           "lp_rounding_stage", "restricted_pairs", "rounded_release", "unavailable"]
+           "better_release", "lp_rounding_stage", "restricted_pairs", "rounded_release", "unavailable"]
 
 #: share of the time left that the LP relaxation may take
 LP_SHARE = 0.8
@@ -240,7 +240,7 @@ def rounded_release(instance, request, pair_unit, pair_cand, g, label: str, dead
     return release, objective, refined
 
 
-def _better(a: Release | None, b: Release | None) -> Release | None:
+def better_release(a: Release | None, b: Release | None) -> Release | None:
     """The release of smaller objective (``a`` on ties); either may be ``None``."""
     if a is None or (b is not None and b.objective < a.objective - 1e-9):
         return b
@@ -367,7 +367,7 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
         r_options = dataclasses.replace(lp_options, time_limit=RESTRICTED_TIME_SHARE * solver.time_limit)
         release_r, searched_r, restricted = _restricted_lp(am, request, keep, r_options, grid, beside, search,
                                                            incumbent, deadline)
-        best = _better(_better(best, searched_r), release_r)
+        best = better_release(better_release(best, searched_r), release_r)
         left = solver.time_limit - (time.perf_counter() - t_start)
         r_objective = restricted.get("restricted_objective")
         if RESTRICTED_MODEL and bound is not None and r_objective is not None \
@@ -378,14 +378,14 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
                                             isolate="always" if beside else solver.isolate)
             release_m, searched_m, fields = _restricted_model(am, request, keep, m_options, grid, beside, search,
                                                               best, deadline)
-            found = _better(_better(best, searched_m), release_m)
+            found = better_release(better_release(best, searched_m), release_m)
             return None, (found if found is not incumbent else None), LpRoundingLog(
                 lp_status="skipped (the restricted LP's optimum is at most the bound: the LP cannot raise it)",
                 lp_objective=None, lp_bound=None, lp_seconds=0.0, rounded=None, rounding_seconds=0.0,
                 used=found is release_m and release_m is not None, model_skipped=True, **restricted, **fields)
         lp_options = dataclasses.replace(lp_options, time_limit=share * max(left, 0.0))
     out, searched, search_log = _lp_and_search(lp, lp_options, grid, beside, search, best)
-    best = _better(best, searched)  # the table to beat
+    best = better_release(best, searched)  # the table to beat
     lp_bound = out.multiplier_bound  # evaluated where the LP ran, at the ends of its pieces
     bound = grid.ceil(lp_bound)
     if out.status != Status.OPTIMAL or out.x is None:
@@ -398,7 +398,7 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     release, rounded_objective, refined = _rounded(am, request, out.x, deadline=deadline)
     rounding_seconds = time.perf_counter() - t0
     used = release is not None and (best is None or release.objective < best.objective - 1e-9)
-    best = _better(best, release)
+    best = better_release(best, release)
     log = LpRoundingLog(lp_status=out.solver_status, lp_objective=out.objective, lp_bound=lp_bound,
                         lp_seconds=round(out.seconds, 3), rounded=rounded_objective,
                         rounding_seconds=round(rounding_seconds, 3), used=used, search=search_log, refined=refined,
@@ -421,6 +421,6 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
         release2, searched2, fields = _restriction_rounded(
             slack, am, request, dataclasses.replace(lp_options, time_limit=share * left), grid,
             beside and best is not None, search, best, deadline, "slack")
-        best = _better(_better(best, searched2), release2)
+        best = better_release(better_release(best, searched2), release2)
         log = dataclasses.replace(log, **fields, used=best is release or best is release2)
     return bound, (best if best is not incumbent else None), log
