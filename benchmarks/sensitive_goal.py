@@ -67,7 +67,10 @@ False``), not beside it on the other core from the search's start, the
 package before it. ``--variants no-blocks-rounding`` starts from the heuristic
 table alone (``pipeline.BLOCKS_ROUNDING = False``), not from the rounding of
 the group blocks' solutions averaged over the ascent where that is cheaper,
-the package before it.
+the package before it. ``--variants no-unfinished-skip`` runs the whole LP
+after a restricted LP that did not finish under exact group blocks
+(``relaxation.UNFINISHED_SKIPS = False``), not the search and the second
+ascent in its time, the package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -194,6 +197,8 @@ def run_one(job):
         pipeline.SECOND_ASCENT_BESIDE = False
     if variant == "no-blocks-rounding":  # no rounding of the group blocks' average (the package before)
         pipeline.BLOCKS_ROUNDING = False
+    if variant == "no-unfinished-skip":  # the whole LP after an unfinished restricted one (the package before)
+        relaxation.UNFINISHED_SKIPS = False
     if variant == "no-restricted":  # no restricted LP before an LP that may not finish (the package before)
         relaxation.RESTRICTED_SHARE = 0.0
     if variant == "no-ball-prune":  # keep candidates with no integer group in the ball (the package before)
@@ -318,7 +323,7 @@ def main(argv=None):
              "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "no-ball-prune",
              "no-frequency-prune", "no-resolve", "no-known-bound", "repair-first", "milp-first", "guessed-target",
              "no-floors", "no-restricted-model", "no-second-ascent", "no-ascent-beside",
-             "no-blocks-rounding",
+             "no-blocks-rounding", "no-unfinished-skip",
              "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")

@@ -60,7 +60,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .criteria import LDiversity, PSensitivity, TCloseness, exact
+from .criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, exact
 from .instance import group_floors
 from .lagrangian import BlockPrices, block_prices
 
@@ -130,6 +130,11 @@ class RequestBlocks:
     k: np.ndarray  # (C,) each candidate's floor (:func:`~milp_anon.instance.group_floors`)
     specs: tuple
     balls: tuple = ()
+    #: whether the blocks are the request's group problem itself: one block (one criterion on one column),
+    #: solved exactly, no criterion relaxed or left out. Then each candidate's block is the convex hull of its
+    #: groups, inside the LP's rows for that candidate, so the Lagrangian dual is at least the whole model's
+    #: LP bound (``formulations/reduction.md``, "Sensitive criteria")
+    exact: bool = False
 
     def start_betas(self) -> tuple:
         """Every ``β = 0``: the blocks without the t-closeness terms."""
@@ -227,8 +232,10 @@ def request_blocks(instance, request) -> RequestBlocks | None:
     relaxations too.
     The blocks of all of them are combined (:func:`combine`)."""
     specs, balls = [], []
+    relaxed = False  # a criterion replaced by a weaker block, or by none
     for crit in request.criteria:
         if isinstance(crit, TCloseness):
+            relaxed = True
             for col in crit.applies_to(instance.table.sensitive):
                 ball = crit.tv_ball(instance.table, col)
                 if ball is not None:
@@ -240,6 +247,7 @@ def request_blocks(instance, request) -> RequestBlocks | None:
                     specs.append(("cap", col, cap.denominator, cap.numerator))
             continue
         if not isinstance(crit, (PSensitivity, LDiversity)):
+            relaxed = relaxed or not isinstance(crit, KAnonymity)
             continue
         for col in crit.applies_to(instance.table.sensitive):
             # ℓ or p of 1 asks nothing beyond a non-empty group (recursive (c, 1): r_1 < c |G|, relaxed)
@@ -256,6 +264,9 @@ def request_blocks(instance, request) -> RequestBlocks | None:
                 specs.append(("strict cap", col, c.numerator + c.denominator, c.numerator))
             elif crit.l > 2:  # recursive: r_ℓ > 0, at least ℓ values
                 specs.append(("distinct", col, int(crit.l), None))
+                relaxed = True
+            else:  # recursive (c, 1): r_1 < c |G|, left out
+                relaxed = True
     if not specs and not balls:
         return None
     units, cands = instance.units, instance.candidates
@@ -264,7 +275,8 @@ def request_blocks(instance, request) -> RequestBlocks | None:
     reps = per_type[cands.pair_type]
     return RequestBlocks(n=units.counts.astype(float), w=cands.cost.astype(float), unit_value=units.sensitive,
                          pair_unit=pair_unit, pair_cand=pair_cand, type_pair_start=np.cumsum(reps) - reps,
-                         k=group_floors(instance, request).astype(float), specs=tuple(specs), balls=tuple(balls))
+                         k=group_floors(instance, request).astype(float), specs=tuple(specs), balls=tuple(balls),
+                         exact=not relaxed and len(specs) == 1 and not balls)
 
 
 def _group_start(keys: np.ndarray, n_groups: int) -> np.ndarray:

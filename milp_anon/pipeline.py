@@ -292,8 +292,9 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
             if hs.lns > 0 and _lns.unavailable(request) is None:  # the search beside the LP, on another core
                 def search(rel, seconds, stop):
                     return _lns.improve(instance.table, request, rel, seconds, hs, stop=stop)
+            exact = held.get("ascent") is not None and held["ascent"][0].exact and SECOND_ASCENT
             lp_bound, rounded, lp_log = _relaxation.lp_rounding_stage(am, request, hs, grid, start, search,
-                                                                      pair_bounds, bound=relaxed)
+                                                                      pair_bounds, bound=relaxed, blocks_exact=exact)
         if lp_bound is not None and (relaxed is None or lp_bound > relaxed):
             relaxed, relaxed_source = lp_bound, _relaxation.LP_BOUND_SOURCE
         if rounded is not None:
@@ -305,9 +306,12 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
         if start is not None and (lp_log.model_skipped or left < root):
             # the whole model's root LP (presolve off) would not finish in the time left (the LP took longer,
             # or stopped at its share of the time), or could not raise the bound (the restricted model ran
-            # instead, relaxation.RESTRICTED_MODEL): the search gets the time instead
-            why = "its LP relaxation cannot raise the bound: the restricted model ran instead" \
-                if lp_log.model_skipped else "its LP relaxation took longer than the time left"
+            # instead, relaxation.RESTRICTED_MODEL; or its restriction did not finish under exact group blocks,
+            # relaxation.UNFINISHED_SKIPS): the search gets the time instead
+            why = "its LP relaxation took longer than the time left" if not lp_log.model_skipped \
+                else "its LP relaxation cannot raise the bound: the restricted model ran instead" \
+                if lp_log.model_status is not None \
+                else "its restricted LP did not finish, and the group blocks' dual is at least the LP's"
             lp_log = dataclasses.replace(lp_log, model_skipped=True)
             return Outcome(start, relaxed, Status.TIME_LIMIT, solver_status=f"the whole model skipped ({why})",
                            size=size,

@@ -10,7 +10,7 @@ import highspy
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
@@ -488,3 +488,103 @@ def test_the_slack_lps_room_is_one_row_moved_the_least_ground_distance():
         expected = np.maximum(0.4 - d / np.maximum(sizes[j], 2), 0.2) / 0.4
         assert np.allclose(b["value"][on], a["value"][on] * expected)
         assert np.array_equal(b["value"][~on], a["value"][~on])
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_exact_group_blocks_bound_at_least_the_lp_at_its_duals(data):
+    """Blocks marked exact (``RequestBlocks.exact``: one criterion's group problem solved exactly) have a
+    Lagrangian dual at least the whole model's LP bound: at the LP's optimal multipliers of its assignment rows
+    their bound is the LP's optimum or more (each block is the convex hull of its candidate's groups, inside
+    the LP's rows for that candidate). This is what lets an unfinished LP be skipped (``UNFINISHED_SKIPS``).
+    Relaxed blocks (t-closeness, recursive ℓ > 2, ℓ of 1) are never marked exact."""
+    from milp_anon.blocks import request_blocks
+
+    frame, qi, k = data.draw(sensitive_tables(n=(4, 12), m=(1, 3), k=(1, 3)))
+    crit = data.draw(criteria_for(frame, ["p", "frequency", "distinct", "recursive", "t-equal", "t-hier"]))
+    criteria = [ma.KAnonymity(k), crit]
+    table, request, instance, why = _instance(frame, qi, criteria)
+    if why:
+        return
+    rb = request_blocks(instance, request)
+    if rb is None:
+        return
+    relaxed = isinstance(crit, ma.TCloseness) or (isinstance(crit, ma.LDiversity) and crit.kind == "recursive"
+                                                   and crit.l != 2)
+    assert rb.exact is not relaxed
+    event(f"exact={rb.exact}")
+    if not rb.exact:
+        return
+    am = build(instance, request)
+    h = am.lm.relaxed().to_highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("presolve", "off")
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    rows = am.lm.row_blocks["assign"]
+    pi = np.asarray(h.getSolution().row_dual)[rows.start:rows.start + rows.size]
+    lp = h.getInfo().objective_function_value
+    assert rb.prices(pi).bound >= lp - 1e-6 * max(1.0, abs(lp))
+    assert lp <= brute(frame, qi, criteria) + 1e-6
+
+
+def _unfinished_restricted_lp(*args, **kwargs):
+    """The restricted LP as the stage sees it when it stops at its time limit (no optimum, no table)."""
+    return None, None, dict(restricted_pairs="1 of 2", restricted_status="Time limit reached",
+                            restricted_objective=None, restricted_seconds=1.0, restricted_rounded=None,
+                            restricted_refined=None, restricted_search=None)
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_an_unfinished_restricted_lp_skips_the_lp_under_exact_blocks_only(monkeypatch, exact):
+    """The restricted LP did not finish: with exact group blocks (``blocks_exact``) the stage skips the LP
+    and the whole model (no LP bound, no table of its own); without, the LP runs and bounds as before."""
+    from milp_anon.grid import ObjectiveGrid
+
+    rng = np.random.default_rng(8)
+    frame = pd.DataFrame({"a": rng.integers(0, 4, 40).astype(str), "b": rng.integers(0, 3, 40).astype(str),
+                          "s": rng.choice(list("uvwxyz"), 40)})
+    table, request, instance, why = _instance(frame, ["a", "b"], [ma.KAnonymity(3), ma.LDiversity(2)])
+    assert why is None
+    am = build(instance, request)
+    monkeypatch.setattr(relaxation, "LP_PRESOLVE_MAX_COLUMNS", -1)  # the LP "may not finish"
+    monkeypatch.setattr(relaxation, "_restricted_lp", _unfinished_restricted_lp)
+    bounds = np.arange(instance.candidates.n_pairs, dtype=float)
+    bound, release, log = relaxation.lp_rounding_stage(am, request, ma.SolverOptions(time_limit=60, isolate="never"),
+                                                       ObjectiveGrid(1), None, pair_bounds=bounds, bound=1.0,
+                                                       blocks_exact=exact)
+    assert log.restricted_status == "Time limit reached"
+    if exact:
+        assert log.lp_status.startswith("skipped (the restricted LP did not finish") and log.model_skipped
+        assert bound is None and log.lp_bound is None and log.lp_objective is None and release is None
+    else:
+        assert log.lp_status == "Optimal" and not log.model_skipped and bound is not None
+    monkeypatch.setattr(relaxation, "UNFINISHED_SKIPS", False)  # the switch: the package before
+    _, _, log = relaxation.lp_rounding_stage(am, request, ma.SolverOptions(time_limit=60, isolate="never"),
+                                             ObjectiveGrid(1), None, pair_bounds=bounds, bound=1.0,
+                                             blocks_exact=exact)
+    assert log.lp_status == "Optimal"
+
+
+@pytest.mark.parametrize("criterion", [ma.LDiversity(2), ma.TCloseness(0.3)])
+def test_a_solve_gives_an_unfinished_lps_time_to_the_search_under_exact_blocks(monkeypatch, criterion):
+    """Through the pipeline, the restricted LP made to stop unfinished: with exact blocks (frequency
+    ℓ-diversity) the whole model is skipped and named so, the release verified, the bound below it; with
+    relaxed ones (t-closeness) the LP and the whole model run as before."""
+    rng = np.random.default_rng(8)
+    frame = pd.DataFrame({"a": rng.integers(0, 4, 60).astype(str), "b": rng.integers(0, 3, 60).astype(str),
+                          "s": rng.choice(list("uvwxyz"), 60)})
+    table = ma.Table.from_frame(frame, ["a", "b"], "s")
+    request = ma.Request(ma.KAnonymity(3), criterion, criteria_rows="all")
+    monkeypatch.setattr(relaxation, "LP_PRESOLVE_MAX_COLUMNS", -1)
+    monkeypatch.setattr(relaxation, "_restricted_lp", _unfinished_restricted_lp)
+    r = request.solve(table, time_limit=30)
+    verify_release(frame, r.table, ["a", "b"], request.criteria, sensitive=["s"])  # raises on a violation
+    assert r.verified and r.bound <= r.objective
+    lr = r.lp_rounding
+    if isinstance(criterion, ma.LDiversity):
+        assert lr.lp_status.startswith("skipped") and lr.model_skipped and lr.lp_bound is None
+        assert r.solver_status == ("the whole model skipped (its restricted LP did not finish, and the group "
+                                   "blocks' dual is at least the LP's)")
+    else:
+        assert lr.lp_status == "Optimal" and not r.solver_status.startswith("the whole model skipped")
