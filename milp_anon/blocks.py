@@ -133,7 +133,7 @@ class RequestBlocks:
     #: whether the blocks are the request's group problem itself: one block (one criterion on one column),
     #: solved exactly, no criterion relaxed or left out. Then each candidate's block is the convex hull of its
     #: groups, inside the LP's rows for that candidate, so the Lagrangian dual is at least the whole model's
-    #: LP bound (``formulations/reduction.md``, "Sensitive criteria")
+    #: LP bound (``formulations/reduction.md``, "Sensitive criteria: exact group blocks")
     exact: bool = False
 
     def start_betas(self) -> tuple:

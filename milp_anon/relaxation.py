@@ -66,8 +66,9 @@ from .solvers.isolated import should_isolate, solve_isolated
 from .status import Status
 
 __all__ = ["LP_BOUND_SOURCE", "LP_PRESOLVE_MAX_COLUMNS", "LP_SHARE", "LP_SHARE_BESIDE", "LpRoundingLog",
-           "PRESOLVE_SPEEDUP", "RESTRICTED_MODEL", "RESTRICTED_SHARE", "RESTRICTED_TIME_SHARE", "SEARCH_BESIDE", "SLACK", "SLACK_START",
-           "better_release", "lp_rounding_stage", "restricted_pairs", "rounded_release", "unavailable"]
+           "PRESOLVE_SPEEDUP", "RESTRICTED_MODEL", "RESTRICTED_SHARE", "RESTRICTED_TIME_SHARE", "SEARCH_BESIDE", "SLACK",
+           "SLACK_START", "UNFINISHED_SKIPS", "better_release", "lp_rounding_stage", "restricted_pairs",
+           "rounded_release", "unavailable"]
 
 #: share of the time left that the LP relaxation may take
 LP_SHARE = 0.8
@@ -104,8 +105,8 @@ RESTRICTED_TIME_SHARE = 0.15
 #: pairs, one core, 178 s, nothing better than its start; 6c06888, dropped)
 RESTRICTED_MODEL = True
 #: whether an LP that may not finish is skipped, with the whole model, when its restriction did not finish
-#: either and exact group blocks bound (:attr:`~milp_anon.blocks.RequestBlocks.exact`): the whole LP, over ten
-#: times the pairs, would stop at its limit too, and an unfinished LP bounds by its last multipliers, below
+#: either and exact group blocks bound (:attr:`~milp_anon.blocks.RequestBlocks.exact`): the whole LP, over about
+#: ten times the pairs, would stop at its limit too, and an unfinished LP bounds by its last multipliers, below
 #: the LP's optimum and so below the blocks' Lagrangian dual, which the second ascent climbs beside the search
 #: (Adult, 6 QIs, frequency ℓ = 3: 13,649 after 180 s against the blocks' 15,074). The time goes to the search
 #: and that ascent
@@ -393,14 +394,13 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
                 lp_status="skipped (the restricted LP's optimum is at most the bound: the LP cannot raise it)",
                 lp_objective=None, lp_bound=None, lp_seconds=0.0, rounded=None, rounding_seconds=0.0,
                 used=found is release_m and release_m is not None, model_skipped=True, **restricted, **fields)
-        if UNFINISHED_SKIPS and blocks_exact and r_objective is None \
-                and not interrupt.stop_requested():
+        if UNFINISHED_SKIPS and blocks_exact and r_objective is None and not interrupt.stop_requested():
             # nor will the LP over all pairs finish, and its unfinished bound lies below the dual
             # (UNFINISHED_SKIPS): the search takes its time
             found = best if best is not incumbent else None
             return None, found, LpRoundingLog(
-                lp_status="skipped (the restricted LP did not finish, and the bound held is a Lagrangian dual at "
-                          "least the LP's)",
+                lp_status="skipped (the restricted LP did not finish, and the exact group blocks' dual is at least "
+                          "the LP's)",
                 lp_objective=None, lp_bound=None, lp_seconds=0.0, rounded=None, rounding_seconds=0.0,
                 used=False, model_skipped=True, **restricted)
         lp_options = dataclasses.replace(lp_options, time_limit=share * max(left, 0.0))
