@@ -45,6 +45,13 @@ def test_rounding_refuses_floors_above_a_units_rows():
     assert round_units(np.array([2.0, 2.0]), np.array([0, 0]), np.array([3])) is None
 
 
+def _frame(seed: int, n: int) -> pd.DataFrame:
+    """``n`` random rows: QIs ``a`` (4 values), ``b`` (3 values), sensitive ``s`` (6 values)."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"a": rng.integers(0, 4, n).astype(str), "b": rng.integers(0, 3, n).astype(str),
+                         "s": rng.choice(list("uvwxyz"), n)})
+
+
 def _instance(frame, qi, criteria):
     table = ma.Table.from_frame(frame, qi, "s")
     request = ma.Request(*criteria)
@@ -92,9 +99,7 @@ def test_tables_from_the_lp_and_from_any_split_meet_the_criteria(data):
 
 
 def test_the_stage_runs_before_the_whole_model_and_reports():
-    rng = np.random.default_rng(3)
-    frame = pd.DataFrame({"a": rng.integers(0, 4, 60).astype(str), "b": rng.integers(0, 3, 60).astype(str),
-                          "s": rng.choice(list("uvwxyz"), 60)})
+    frame = _frame(3, 60)
     table = ma.Table.from_frame(frame, ["a", "b"], "s")
     request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.25), criteria_rows="all")
     r = request.solve(table, time_limit=30)
@@ -119,9 +124,7 @@ def test_the_stages_lp_with_presolve_and_in_pieces_gives_the_same_bound(monkeypa
     pieces: both reach the LP optimum, whose multipliers' bound is the stage's, below the exact optimum."""
     from milp_anon.grid import ObjectiveGrid
 
-    rng = np.random.default_rng(4)
-    frame = pd.DataFrame({"a": rng.integers(0, 4, 60).astype(str), "b": rng.integers(0, 3, 60).astype(str),
-                          "s": rng.choice(list("uvwxyz"), 60)})
+    frame = _frame(4, 60)
     table, request, instance, why = _instance(frame, ["a", "b"], [ma.KAnonymity(3), ma.TCloseness(0.25)])
     assert why is None
     am = build(instance, request)
@@ -142,9 +145,7 @@ def test_the_stages_lp_with_presolve_and_in_pieces_gives_the_same_bound(monkeypa
 def test_the_whole_model_is_skipped_when_its_root_lp_would_not_finish(monkeypatch):
     """The whole model's root LP runs without presolve: after a presolved LP of ``s`` seconds it is estimated
     at ``PRESOLVE_SPEEDUP · s``, and skipped (the search takes its time) when that exceeds the time left."""
-    rng = np.random.default_rng(6)
-    frame = pd.DataFrame({"a": rng.integers(0, 4, 40).astype(str), "b": rng.integers(0, 3, 40).astype(str),
-                          "s": rng.choice(list("uvwxyz"), 40)})
+    frame = _frame(6, 40)
     table = ma.Table.from_frame(frame, ["a", "b"], "s")
     request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.3), criteria_rows="all")
     limit = 30.0
@@ -204,9 +205,7 @@ def test_the_search_runs_beside_an_isolated_lp_and_the_result_stays_exact():
 
     if len(os.sched_getaffinity(0)) < 2:
         return  # the search runs beside the LP on a second core only
-    rng = np.random.default_rng(7)
-    frame = pd.DataFrame({"a": rng.integers(0, 4, 60).astype(str), "b": rng.integers(0, 3, 60).astype(str),
-                          "s": rng.choice(list("uvwxyz"), 60)})
+    frame = _frame(7, 60)
     table = ma.Table.from_frame(frame, ["a", "b"], "s")
     request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.25), criteria_rows="all")
     r = request.solve(table, time_limit=30, lns=0.5, isolate="always")
@@ -354,9 +353,7 @@ def test_a_solve_runs_the_restricted_lp_from_its_pair_bounds_when_the_lp_may_not
     """Through the pipeline: the Lagrangian stage's pair bounds reach the LP stage, which solves the
     restricted LP first when the LP is above ``LP_PRESOLVE_MAX_COLUMNS`` (here every LP), and not below,
     whatever presolve the user asks for."""
-    rng = np.random.default_rng(8)
-    frame = pd.DataFrame({"a": rng.integers(0, 4, 60).astype(str), "b": rng.integers(0, 3, 60).astype(str),
-                          "s": rng.choice(list("uvwxyz"), 60)})
+    frame = _frame(8, 60)
     table = ma.Table.from_frame(frame, ["a", "b"], "s")
     request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.3), criteria_rows="all")
     small = request.solve(table, time_limit=30).lp_rounding
@@ -420,9 +417,7 @@ def test_a_solve_honours_the_stages_skip_of_the_lp_and_names_the_restricted_mode
     """Through the pipeline, with the stage told that the LP cannot raise the bound (its decision is checked
     above, from valid bounds): the whole model is skipped too, the release is verified with the relaxations'
     bound below it, ``REPORT.json`` and the summary name the restricted model."""
-    rng = np.random.default_rng(8)
-    frame = pd.DataFrame({"a": rng.integers(0, 4, 60).astype(str), "b": rng.integers(0, 3, 60).astype(str),
-                          "s": rng.choice(list("uvwxyz"), 60)})
+    frame = _frame(8, 60)
     table = ma.Table.from_frame(frame, ["a", "b"], "s")
     request = ma.Request(ma.KAnonymity(3), ma.LDiversity(2), criteria_rows="all")
     stage = relaxation.lp_rounding_stage
@@ -449,9 +444,7 @@ def test_the_slack_lp_needs_closeness_rows():
 def test_the_slack_lp_is_not_started_when_it_would_not_finish(monkeypatch):
     """It takes about as long as the first LP: when that took more than the share of the time left, the
     stage ends without it (here: any time is too much), and the result is the first LP's as before."""
-    rng = np.random.default_rng(3)
-    frame = pd.DataFrame({"a": rng.integers(0, 4, 60).astype(str), "b": rng.integers(0, 3, 60).astype(str),
-                          "s": rng.choice(list("uvwxyz"), 60)})
+    frame = _frame(3, 60)
     table = ma.Table.from_frame(frame, ["a", "b"], "s")
     request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.25), criteria_rows="all")
     monkeypatch.setattr(relaxation, "SLACK_START", 0.0)
@@ -541,9 +534,7 @@ def test_an_unfinished_restricted_lp_skips_the_lp_under_exact_blocks_only(monkey
     and the whole model (no LP bound, no table of its own); without, the LP runs and bounds as before."""
     from milp_anon.grid import ObjectiveGrid
 
-    rng = np.random.default_rng(8)
-    frame = pd.DataFrame({"a": rng.integers(0, 4, 40).astype(str), "b": rng.integers(0, 3, 40).astype(str),
-                          "s": rng.choice(list("uvwxyz"), 40)})
+    frame = _frame(8, 40)
     table, request, instance, why = _instance(frame, ["a", "b"], [ma.KAnonymity(3), ma.LDiversity(2)])
     assert why is None
     am = build(instance, request)
@@ -571,9 +562,7 @@ def test_a_solve_gives_an_unfinished_lps_time_to_the_search_under_exact_blocks(m
     """Through the pipeline, the restricted LP made to stop unfinished: with exact blocks (frequency
     ℓ-diversity) the whole model is skipped and named so, the release verified, the bound below it; with
     relaxed ones (t-closeness) the LP and the whole model run as before."""
-    rng = np.random.default_rng(8)
-    frame = pd.DataFrame({"a": rng.integers(0, 4, 60).astype(str), "b": rng.integers(0, 3, 60).astype(str),
-                          "s": rng.choice(list("uvwxyz"), 60)})
+    frame = _frame(8, 60)
     table = ma.Table.from_frame(frame, ["a", "b"], "s")
     request = ma.Request(ma.KAnonymity(3), criterion, criteria_rows="all")
     monkeypatch.setattr(relaxation, "LP_PRESOLVE_MAX_COLUMNS", -1)
