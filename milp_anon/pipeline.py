@@ -308,10 +308,12 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
             # or stopped at its share of the time), or could not raise the bound (the restricted model ran
             # instead, relaxation.RESTRICTED_MODEL; or its restriction did not finish under exact group blocks,
             # relaxation.UNFINISHED_SKIPS): the search gets the time instead
-            why = "its LP relaxation took longer than the time left" if not lp_log.model_skipped \
-                else "its LP relaxation cannot raise the bound: the restricted model ran instead" \
-                if lp_log.model_status is not None \
-                else "its restricted LP did not finish, and the group blocks' dual is at least the LP's"
+            if not lp_log.model_skipped:
+                why = "its LP relaxation took longer than the time left"
+            elif lp_log.model_status is not None:
+                why = "its LP relaxation cannot raise the bound: the restricted model ran instead"
+            else:
+                why = "its restricted LP did not finish, and the group blocks' dual is at least the LP's"
             lp_log = dataclasses.replace(lp_log, model_skipped=True)
             return Outcome(start, relaxed, Status.TIME_LIMIT, solver_status=f"the whole model skipped ({why})",
                            size=size,

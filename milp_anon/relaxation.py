@@ -66,8 +66,8 @@ from .solvers.isolated import should_isolate, solve_isolated
 from .status import Status
 
 __all__ = ["LP_BOUND_SOURCE", "LP_PRESOLVE_MAX_COLUMNS", "LP_SHARE", "LP_SHARE_BESIDE", "LpRoundingLog",
-           "PRESOLVE_SPEEDUP", "RESTRICTED_MODEL", "RESTRICTED_SHARE", "RESTRICTED_TIME_SHARE", "SEARCH_BESIDE", "SLACK",
-           "SLACK_START", "UNFINISHED_SKIPS", "better_release", "lp_rounding_stage", "restricted_pairs",
+           "PRESOLVE_SPEEDUP", "RESTRICTED_MODEL", "RESTRICTED_SHARE", "RESTRICTED_TIME_SHARE", "SEARCH_BESIDE",
+           "SLACK", "SLACK_START", "UNFINISHED_SKIPS", "better_release", "lp_rounding_stage", "restricted_pairs",
            "rounded_release", "unavailable"]
 
 #: share of the time left that the LP relaxation may take
@@ -338,6 +338,12 @@ def _restricted_model(am, request, keep, options: SolverOptions, grid, beside, s
     return release, searched, fields
 
 
+def _skipped(why: str, used: bool, **fields) -> LpRoundingLog:
+    """The stage's log when it skipped the LP and the whole model (``model_skipped``), saying ``why``."""
+    return LpRoundingLog(lp_status=f"skipped ({why})", lp_objective=None, lp_bound=None, lp_seconds=0.0, rounded=None,
+                         rounding_seconds=0.0, used=used, model_skipped=True, **fields)
+
+
 def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Release | None, search=None,
                       pair_bounds=None, bound: float | None = None, blocks_exact: bool = False):
     """Solve the LP relaxation of ``am``'s model and round it: ``(bound or None, release or None, log)``.
@@ -390,19 +396,15 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
             release_m, searched_m, fields = _restricted_model(am, request, keep, m_options, grid, beside, search,
                                                               best, deadline)
             found = better_release(better_release(best, searched_m), release_m)
-            return None, (found if found is not incumbent else None), LpRoundingLog(
-                lp_status="skipped (the restricted LP's optimum is at most the bound: the LP cannot raise it)",
-                lp_objective=None, lp_bound=None, lp_seconds=0.0, rounded=None, rounding_seconds=0.0,
-                used=found is release_m and release_m is not None, model_skipped=True, **restricted, **fields)
+            return None, (found if found is not incumbent else None), _skipped(
+                "the restricted LP's optimum is at most the bound: the LP cannot raise it",
+                used=found is release_m and release_m is not None, **restricted, **fields)
         if UNFINISHED_SKIPS and blocks_exact and r_objective is None and not interrupt.stop_requested():
             # nor will the LP over all pairs finish, and its unfinished bound lies below the dual
             # (UNFINISHED_SKIPS): the search takes its time
             found = best if best is not incumbent else None
-            return None, found, LpRoundingLog(
-                lp_status="skipped (the restricted LP did not finish, and the exact group blocks' dual is at least "
-                          "the LP's)",
-                lp_objective=None, lp_bound=None, lp_seconds=0.0, rounded=None, rounding_seconds=0.0,
-                used=False, model_skipped=True, **restricted)
+            return None, found, _skipped("the restricted LP did not finish, and the exact group blocks' dual is at "
+                                         "least the LP's", used=False, **restricted)
         lp_options = dataclasses.replace(lp_options, time_limit=share * max(left, 0.0))
     out, searched, search_log = _lp_and_search(lp, lp_options, grid, beside, search, best)
     best = better_release(best, searched)  # the table to beat
