@@ -419,7 +419,7 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     t0 = time.perf_counter()
     release, rounded_objective, refined = _rounded(am, request, out.x, deadline=deadline)
     rounding_seconds = time.perf_counter() - t0
-    used = release is not None and (best is None or release.objective < best.objective - 1e-9)
+    used = better_release(best, release) is not best
     best = better_release(best, release)
     log = LpRoundingLog(lp_status=out.solver_status, lp_objective=out.objective, lp_bound=lp_bound,
                         lp_seconds=round(out.seconds, 3), rounded=rounded_objective,
