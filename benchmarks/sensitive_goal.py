@@ -70,7 +70,10 @@ the group blocks' solutions averaged over the ascent where that is cheaper,
 the package before it. ``--variants no-unfinished-skip`` runs the whole LP
 after a restricted LP that did not finish under exact group blocks
 (``relaxation.UNFINISHED_SKIPS = False``), not the search and the second
-ascent in its time, the package before it.
+ascent in its time, the package before it. ``--variants no-search-beside`` runs
+no search beside the relaxations of the row generation
+(``row_generation.SEARCH_BESIDE = False``): every ``R(A)`` within the stage's
+share of the limit, the search after the stage alone, the package before it.
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -199,6 +202,10 @@ def run_one(job):
         pipeline.BLOCKS_ROUNDING = False
     if variant == "no-unfinished-skip":  # the whole LP after an unfinished restricted one (the package before)
         relaxation.UNFINISHED_SKIPS = False
+    if variant == "no-search-beside":  # no search beside the relaxations, each in the stage's share (the package before)
+        from milp_anon import row_generation
+
+        row_generation.SEARCH_BESIDE = False
     if variant == "no-restricted":  # no restricted LP before an LP that may not finish (the package before)
         relaxation.RESTRICTED_SHARE = 0.0
     if variant == "no-ball-prune":  # keep candidates with no integer group in the ball (the package before)
@@ -266,6 +273,10 @@ def run_one(job):
     models = "–" if rg is None else (f"{len(rg.iterations)} ({rg.iterations[-1].active if rg.iterations else 0} "
                                      f"of {rg.candidates})" + ("" if rg.converged else ", handed over" if rg.handed_over
                                                               else ", not converged"))
+    beside = [it for it in (rg.iterations if rg is not None else []) if it.searched is not None]
+    if beside:  # the search beside the relaxations (row_generation.SEARCH_BESIDE): its best table and time
+        models += (f"; search beside {len(beside)}: {beside[-1].searched:.6g} in "
+                   f"{sum(it.search_seconds for it in beside):.0f} s")
     lr = r.lp_rounding
     lp = lp_summary(lr)
     return {"qis": n_qi, "case": crit.describe(), "k": k, "variant": variant, "status": r.status,
@@ -323,7 +334,7 @@ def main(argv=None):
              "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "no-ball-prune",
              "no-frequency-prune", "no-resolve", "no-known-bound", "repair-first", "milp-first", "guessed-target",
              "no-floors", "no-restricted-model", "no-second-ascent", "no-ascent-beside",
-             "no-blocks-rounding", "no-unfinished-skip",
+             "no-blocks-rounding", "no-unfinished-skip", "no-search-beside",
              "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")

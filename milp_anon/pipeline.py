@@ -115,7 +115,9 @@ def solve(table: Table, request, solver: SolverOptions | None = None, *, start: 
         outcome = _reduction.LagrangianReduction(instance, request, stage, timings, size, start=start,
                                                  since=time.perf_counter() - timings.elapsed()).run()
     else:
-        outcome = _solve_whole(instance, request, stage, timings, size, start)
+        # the whole limit's end: an R(A) with the search beside it may run to it (row_generation.SEARCH_BESIDE)
+        end = time.perf_counter() + solver.time_limit - timings.elapsed() if searched else None
+        outcome = _solve_whole(instance, request, stage, timings, size, start, search_end=end)
     if searched:  # in what is left (nothing, when the reduction kept the whole limit and used it)
         outcome = _improve(outcome, instance.table, request, solver, timings)
     outcome = _second_ascent(outcome, solver, timings)
@@ -233,17 +235,19 @@ def _solve_full_domain(table, request, solver: SolverOptions, timings: Timings, 
 
 
 def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Timings, size: ModelSize,
-                 start: Release | None = None) -> Outcome:
+                 start: Release | None = None, search_end: float | None = None) -> Outcome:
     """The whole assignment model in one solver run; the certificate is the solver's own Optimal.
     A ``start`` release is the model's start and replaces the heuristic tables as the fallback. The outcome
-    carries the group blocks' ascent, if its bound stage ran one, for :func:`_second_ascent`."""
+    carries the group blocks' ascent, if its bound stage ran one, for :func:`_second_ascent`. ``search_end``:
+    the whole time limit's end (``perf_counter``) where the search is asked for, past the stage's own limit
+    (``solver``'s): the row generation's relaxations beside the search may run to it."""
     held: dict = {}
-    outcome = _solve_whole_model(instance, request, solver, timings, size, start, held)
+    outcome = _solve_whole_model(instance, request, solver, timings, size, start, held, search_end)
     return dataclasses.replace(outcome, ascent=held.get("ascent"), blocks_rounding=held.get("blocks_rounding"))
 
 
 def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timings: Timings, size: ModelSize,
-                       start: Release | None, held: dict) -> Outcome:
+                       start: Release | None, held: dict, search_end: float | None = None) -> Outcome:
     """:func:`_solve_whole`'s body; ``held["ascent"]``: the bound stage's ascent, once it ran."""
     check_memory(instance, request.criteria, request.model.max_memory_gb, pulp_model=not solver.in_bulk)
     with timings.phase("build"):
@@ -269,7 +273,7 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
         t0 = time.perf_counter()
         rg = _generate_rows(am, request, hs, timings, size, grid, hint, ws_cost, start, relaxed, relaxed_source,
                             max_failing=ROW_GENERATION_MAX_FAILING if auto else None, k_bounds=k_bounds,
-                            heuristic=heuristic)
+                            heuristic=heuristic, search_end=search_end)
         left = None if hs.time_limit is None else hs.time_limit - (time.perf_counter() - t0)
         if not rg.row_generation.handed_over or (left is not None and left < 1.0) or interrupt.stop_requested():
             return rg
@@ -368,11 +372,13 @@ ROW_GENERATION_SOURCE = ("HiGHS's bound of the model with the criteria's rows on
 
 def _generate_rows(am: AssignmentModel, request, solver: SolverOptions, timings: Timings, size: ModelSize,
                    grid: ObjectiveGrid, hint, ws_cost, start: Release | None, relaxed, relaxed_source,
-                   max_failing: float | None = None, k_bounds=None, heuristic: Release | None = None) -> Outcome:
+                   max_failing: float | None = None, k_bounds=None, heuristic: Release | None = None,
+                   search_end: float | None = None) -> Outcome:
     """The whole model's criteria by row generation (:mod:`.row_generation`); the fallback table as for
     the whole model when it ends without a verified release or with a poorer one. ``k_bounds``: the bound
     stage's k-anonymity LP bounds over ``am``'s candidates (``R(∅)`` by the reduction reuses them);
-    ``heuristic``: the best heuristic table when already computed (:func:`_relaxation_bound`)."""
+    ``heuristic``: the best heuristic table when already computed (:func:`_relaxation_bound`);
+    ``search_end``: as :func:`_solve_whole`'s (the search then runs beside the relaxations in their children)."""
     deadline = None if solver.time_limit is None else time.perf_counter() + solver.time_limit
     if start is None and not request.model.withholds:
         # the heuristic table first (seconds; it is the fallback anyway): the repairs start from it, every
@@ -388,11 +394,16 @@ def _generate_rows(am: AssignmentModel, request, solver: SolverOptions, timings:
             hint = hint if full is None else full
             ws_cost = start.cost if ws_cost is None else ws_cost
             progress.report(incumbent=start.objective)
+    search = None
+    if search_end is not None and solver.lns > 0 and _lns.unavailable(request) is None:
+        def search(rel, seconds, stop, on_better):
+            return _lns.improve(am.table, request, rel, seconds, solver, stop=stop, on_better=on_better)
     progress.report(solver_bound_is_global=True)  # every R(A) is a relaxation: its bound is the problem's
     with timings.phase("solve"):
         release, bound, status, solver_status, log = _rows.row_generation(am, request, solver, grid, hint=hint,
                                                                           deadline=deadline, max_failing=max_failing,
-                                                                          incumbent=start, k_bounds=k_bounds)
+                                                                          incumbent=start, k_bounds=k_bounds,
+                                                                          search=search, search_end=search_end)
     common = dict(solver_status=solver_status, size=size, candidate_counts=dict(am.instance.candidates.counts),
                   warm_start_cost=ws_cost, grid=grid, row_generation=log, bound_certifies=True)
     if status == Status.INFEASIBLE:

@@ -32,7 +32,12 @@ table that reaches the relaxations' bound ends the iteration as optimal.
 Where the next ``R(A)`` is solved in a child process (large models under a
 time limit), the repair runs in this process meanwhile, on the other core
 (:data:`REPAIR_BESIDE`): the two are independent (the cutoff solve of
-:func:`_solve_relaxation` takes no start), so the repairs cost no time.
+:func:`_solve_relaxation` takes no start), so the repairs cost no time. The
+large-neighbourhood search the caller asks for then follows the repair on that
+core until the ``R(A)`` ends (:data:`SEARCH_BESIDE`); such an ``R(A)`` may run
+to the end of the whole time limit (``search_end``), past the stage's share:
+the search needs no time of its own, and a table it finds at the relaxations'
+bound ends the iteration as optimal.
 
 Complexity: one MILP per iteration; the iterations' models are the whole
 model less the criterion rows of the candidates outside ``A``.
@@ -101,6 +106,10 @@ class Iteration:
     repair_seconds: float | None = None
     #: solved by the k-anonymity reduction (``R(∅)`` only, :data:`FIRST_BY_REDUCTION`) instead of one MILP
     by_reduction: bool = False
+    #: the best verified objective after the search beside the next ``R(A)`` (:data:`SEARCH_BESIDE`), from this
+    #: solution's repair on, and the search's seconds, when it ran
+    searched: float | None = None
+    search_seconds: float | None = None
 
 
 @dataclass
@@ -134,6 +143,12 @@ RESOLVE_FAILING = True
 #: repair an ``R(A)`` solution while the next ``R(A)`` runs in its child process (on the other core), where it is
 #: isolated (:func:`_isolated`); off: the repair first, then the next ``R(A)`` from its table
 REPAIR_BESIDE = True
+
+#: after the repair beside an ``R(A)`` in its child process, run the caller's search from the best table in this
+#: process until that ``R(A)`` ends; such an ``R(A)`` may then run to ``search_end`` (the whole time limit), not
+#: only to the stage's share of it. Off: no search beside, every ``R(A)`` within the stage's share (the package
+#: before; the search then runs after the stage alone)
+SEARCH_BESIDE = True
 
 #: solve ``R(∅)``, where it would be isolated (a large model under a time limit), by the Lagrangian reduction of
 #: k-anonymity over the same candidates (:func:`_first_by_reduction`) instead of one MILP; off: as every ``R(A)``
@@ -175,7 +190,7 @@ def repair(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveG
 
 def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveGrid, *, hint=None,
                    deadline: float | None = None, max_failing: float | None = None,
-                   incumbent: Release | None = None, k_bounds=None):
+                   incumbent: Release | None = None, k_bounds=None, search=None, search_end: float | None = None):
     """Run the row generation on the built whole model ``am``.
 
     Returns ``(release, bound, status, solver_status, log)``: the verified
@@ -189,6 +204,11 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
     relaxations would soon hold most rows. ``incumbent``: a verified release
     to improve on (the repairs start from the best one); the best verified
     release found is returned when the iteration does not converge.
+    ``search(release, seconds, stop, on_better)``: a search that improves a
+    verified release (:func:`milp_anon.lns.improve`), run beside every ``R(A)``
+    solved in a child process, after its repair (:data:`SEARCH_BESIDE`); such an
+    ``R(A)`` may run until ``search_end`` (a ``perf_counter`` time after
+    ``deadline``: the whole time limit's end, where ``deadline`` is the stage's).
     """
     lm, C = am.lm, am.cands.n_candidates
     rows = am.criterion_rows
@@ -204,13 +224,26 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
     solver_status = ""
     merge = PARTIAL_SPLIT and partial_split.applies(request) and am.units.n_units > am.instance.types.t_in
     pending = None  # the last R(A) solution whose groups fail, to repair: (iteration, g, failing, used, A ≠ ∅)
+    # an R(A) with the search beside it may run to the whole limit's end (``last``); all else ends at ``deadline``
+    extended = SEARCH_BESIDE and REPAIR_BESIDE and search is not None and search_end is not None \
+        and deadline is not None
+    last = search_end if extended else deadline
 
-    def repaired(owed, hand_over=False, seconds=None) -> bool:
-        """Repair the solution ``owed`` (``pending``), in ``seconds`` if given; ``True`` when the incumbent then
-        reaches ``best``."""
+    def improved(rel: Release) -> None:
         nonlocal incumbent, hint
+        incumbent = rel
+        hint = release_start(am, rel)  # the next R(A) starts from it (its cost bounds R(A)'s optimum)
+        progress.report(incumbent=rel.objective)
+
+    def at_bound() -> bool:  # a release at the relaxations' bound: optimal
+        return incumbent is not None and math.isfinite(best) and not grid.gap(incumbent.objective, best)
+
+    def repaired(owed, hand_over=False, seconds=None, end=None) -> bool:
+        """Repair the solution ``owed`` (``pending``), in ``seconds`` if given, before ``end`` (``deadline``
+        if not given); ``True`` when the incumbent then reaches ``best``."""
         it, g, failing, used, any_active = owed
-        left = None if deadline is None else deadline - time.perf_counter()
+        end = deadline if end is None else end
+        left = None if end is None else end - time.perf_counter()
         if (left is not None and left <= 2.0) or interrupt.stop_requested():
             return False
         t1 = time.perf_counter()
@@ -227,14 +260,29 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
         it.repaired = None if rel is None else rel.objective
         it.repair_seconds = time.perf_counter() - t1
         if rel is not None and (incumbent is None or rel.objective < incumbent.objective - 1e-9):
-            incumbent = rel
-            hint = release_start(am, rel)  # the next R(A) starts from it (its cost bounds R(A)'s optimum)
-            progress.report(incumbent=rel.objective)
-        # a release at the relaxations' bound: optimal
-        return incumbent is not None and math.isfinite(best) and not grid.gap(incumbent.objective, best)
+            improved(rel)
+        return at_bound()
+
+    def searched(it: Iteration, relaxation: _Relaxation) -> bool:
+        """The search from the best table until ``relaxation`` (beside it) ends, a table reaches the relaxations'
+        bound, or ``last``; ``True`` in the second case. Its tables are verified releases (:func:`lns.improve`)."""
+        left = last - time.perf_counter()
+        if incumbent is None or left <= 2.0 or interrupt.stop_requested() or relaxation.finished.is_set():
+            return False
+        t1 = time.perf_counter()
+
+        def better(rel):  # as found: the next R(A) starts from it, and one at the bound stops the search
+            if rel.objective < incumbent.objective - 1e-9:
+                improved(rel)
+
+        rel, _ = search(incumbent, left, lambda: relaxation.finished.is_set() or at_bound(), better)
+        if rel.objective < incumbent.objective - 1e-9:
+            improved(rel)
+        it.searched, it.search_seconds = incumbent.objective, time.perf_counter() - t1
+        return at_bound()
 
     while True:
-        left = None if deadline is None else deadline - time.perf_counter()
+        left = None if last is None else last - time.perf_counter()
         if (left is not None and left <= 0) or interrupt.stop_requested():  # Ctrl-C: keep what is found
             return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
         keep = always.copy()
@@ -244,7 +292,10 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
                               f"{C} candidates")
         split = partial_split.PartialSplit.build(am, request, active) if merge else None
         model = sub if split is None else split.lm
-        beside = pending is not None and REPAIR_BESIDE and _isolated(solver, model, deadline)
+        beside = pending is not None and REPAIR_BESIDE and _isolated(solver, model, last)
+        with_search = beside and extended
+        if not with_search and deadline is not None and time.perf_counter() >= deadline:
+            return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log  # the stage's share is spent
         if pending is not None and not beside:  # the repair first: R(A) then starts from its table
             if repaired(pending):
                 log.converged = True
@@ -258,10 +309,11 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             seconds = out.seconds
         else:
             relaxation = _Relaxation(model, solver, grid, hint if split is None else split.hint(hint), best,
-                                     deadline)
-            if beside:  # R(A) in its own process on the other core, the repair in this thread meanwhile
+                                     last if with_search else deadline)
+            if beside:  # R(A) in its own process on the other core, the repair (then the search) here meanwhile
                 with relaxation.beside():
-                    if repaired(pending):
+                    if repaired(pending, end=last if with_search else deadline) \
+                            or (with_search and searched(pending[0], relaxation)):
                         relaxation.cancel()
                         log.converged = True
                         return incumbent, _finite(best), Status.OPTIMAL, solver_status, log
@@ -393,6 +445,8 @@ class _Relaxation:
     def __init__(self, model, solver, grid, hint, known, deadline):
         self.args = (model, solver, grid, hint, known, deadline)
         self.stop = threading.Event()
+        #: set once the solve has ended (its result is in)
+        self.finished = threading.Event()
         self.box: dict = {}
 
     def run(self) -> None:
@@ -403,6 +457,7 @@ class _Relaxation:
         except BaseException as exc:  # re-raised by result(), in the caller's thread
             self.box["error"] = exc
         self.box["seconds"] = time.perf_counter() - t0
+        self.finished.set()
 
     @contextlib.contextmanager
     def beside(self):

@@ -3,6 +3,7 @@ optimum (brute force, the whole model), the helpers it rests on (LinearModel.wit
 AssignmentModel.row_candidates, criteria.failing_groups)."""
 
 import threading
+import time
 
 import numpy as np
 import pandas as pd
@@ -468,11 +469,13 @@ def test_every_relaxation_starts_from_the_best_verified_table(monkeypatch):
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), crit=st.sampled_from([
     ma.TCloseness(0.2), ma.TCloseness(0.25, distance="ordered"), ma.LDiversity(3, kind="distinct"),
-    ma.LDiversity(3, kind="recursive", c=2), ma.PSensitivity(3)]), resolve=st.booleans())
-def test_repairs_beside_relaxations_in_their_own_process_reach_the_whole_models_optimum(seed, crit, resolve):
-    """Every R(A) in a child process (``isolate="always"``): each repair runs in this process while the next
-    R(A) runs, and the row generation still ends at the whole model's optimum, proven, with no child left
-    (40-row tables: several relaxations, where the brute-force tables mostly need one)."""
+    ma.LDiversity(3, kind="recursive", c=2), ma.PSensitivity(3)]), resolve=st.booleans(),
+    share=st.sampled_from([0.0, 0.25]))
+def test_repairs_beside_relaxations_in_their_own_process_reach_the_whole_models_optimum(seed, crit, resolve, share):
+    """Every R(A) in a child process (``isolate="always"``): each repair (with ``lns > 0`` then the search)
+    runs in this process while the next R(A) runs, and the row generation still ends at the whole model's
+    optimum, proven, with no child left (40-row tables: several relaxations, where the brute-force tables
+    mostly need one)."""
     from milp_anon import cleanup
 
     rng = np.random.default_rng(seed)
@@ -486,7 +489,7 @@ def test_repairs_beside_relaxations_in_their_own_process_reach_the_whole_models_
         mp.setattr(row_generation, "_isolated", lambda *a: beside.append(real(*a)) or beside[-1])
         mp.setattr(row_generation, "RESOLVE_FAILING", resolve)  # off: the restricted repair, more relaxations
         r = ma.Request(ma.KAnonymity(2), crit, criteria_rows="generated").solve(table, time_limit=120,
-                                                                               isolate="always")
+                                                                               isolate="always", lns=share)
     assert r.status == whole.status
     if whole.status == Status.OPTIMAL:
         assert r.objective == whole.objective and r.verified
@@ -549,6 +552,54 @@ def test_a_repair_reaching_the_bound_cancels_the_relaxation_beside_it(monkeypatc
     assert log.converged and len(log.iterations) == 1 and log.iterations[0].repaired == opt.objective
     assert r.bound == log.iterations[0].bound == opt.objective
     assert len(calls) == 2 and not calls[0][0] and calls[1][0]  # the second R(A) was cancelled
+    assert not cleanup._processes
+
+
+def test_a_search_beside_a_relaxation_that_reaches_the_bound_ends_the_iteration(monkeypatch):
+    """With the search asked for (``lns > 0``) and every R(A) in a child, the search runs after each repair while
+    the next R(A) runs, and that R(A) may run to the whole limit's end (past the stage's share): here the repairs
+    find nothing and the search gives the whole model's optimal table at once, so once a relaxation's bound
+    reaches it the iteration ends as optimal, the R(A) then running cancelled, with no child left."""
+    from milp_anon import cleanup
+    from milp_anon.release import Release
+
+    monkeypatch.setattr(row_generation, "RESOLVE_FAILING", False)
+    monkeypatch.setattr(row_generation, "repair", lambda *a, **k: None)
+    monkeypatch.setattr(row_generation, "FIRST_BY_REDUCTION", False)  # R(∅) as a MILP: a child like every R(A)
+    monkeypatch.setattr(pipeline, "BLOCKS_ROUNDING", False)  # the start as when the seeds were chosen
+    searches, calls, best = [], [], []
+    real = row_generation._solve_relaxation
+
+    def record(model, solver, grid, hint, known, deadline, cancel=None):
+        out = real(model, solver, grid, hint, known, deadline, cancel)
+        calls.append((deadline, cancel.is_set()))
+        return out
+
+    def search(table_, request, rel, seconds, solver, stop=None, on_better=None):
+        searches.append(rel.objective)
+        on_better(best[0])
+        return best[0], None
+
+    monkeypatch.setattr(row_generation, "_solve_relaxation", record)
+    monkeypatch.setattr(pipeline._lns, "improve", search)
+    for seed in (7, 10, 4, 6):  # R(∅)'s solution fails under HiGHS 1.15.1 (its bound below the optimum for 7)
+        table, req, opt = _close_case(seed)
+        best[:] = [Release.verified(table, req, opt.table, groups=opt.groups, source="test")]
+        searches.clear()
+        calls.clear()
+        t0 = time.perf_counter()
+        r = req.solve(table, time_limit=240, isolate="always", lns=0.25)
+        assert r.status == Status.OPTIMAL and r.objective == opt.objective and r.verified
+        if searches:
+            break
+    else:
+        pytest.fail("no table had a relaxation beside the search")
+    log = r.row_generation
+    assert log.converged and any(it.searched == opt.objective for it in log.iterations)
+    assert r.bound == opt.objective
+    # the first R(A) within the stage's 180 s, every one beside the search to the limit's 240 s
+    assert calls[0][0] < t0 + 181 and len(calls) >= 2 and all(d > t0 + 200 for d, _ in calls[1:])
+    assert calls[-1][1]  # the R(A) running when the bound was reached: cancelled
     assert not cleanup._processes
 
 
