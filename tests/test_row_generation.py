@@ -555,11 +555,14 @@ def test_a_repair_reaching_the_bound_cancels_the_relaxation_beside_it(monkeypatc
     assert not cleanup._processes
 
 
-def test_a_search_beside_a_relaxation_that_reaches_the_bound_ends_the_iteration(monkeypatch):
+@pytest.mark.parametrize("extend_gap", [float("inf"), 0.0])
+def test_a_search_beside_a_relaxation_that_reaches_the_bound_ends_the_iteration(monkeypatch, extend_gap):
     """With the search asked for (``lns > 0``) and every R(A) in a child, the search runs after each repair while
-    the next R(A) runs, and that R(A) may run to the whole limit's end (past the stage's share): here the repairs
-    find nothing and the search gives the whole model's optimal table at once, so once a relaxation's bound
-    reaches it the iteration ends as optimal, the R(A) then running cancelled, with no child left."""
+    the next R(A) runs: here the repairs find nothing and the search gives the whole model's optimal table at
+    once, so once a relaxation's bound reaches it the iteration ends as optimal, the R(A) then running
+    cancelled, with no child left. Such an R(A) runs to the whole limit's end (past the stage's share) when it
+    starts with the table within ``EXTEND_GAP`` of the bound: with any gap every one, with none none (a table
+    at the bound ends the iteration before)."""
     from milp_anon import cleanup
     from milp_anon.release import Release
 
@@ -567,6 +570,7 @@ def test_a_search_beside_a_relaxation_that_reaches_the_bound_ends_the_iteration(
     monkeypatch.setattr(row_generation, "repair", lambda *a, **k: None)
     monkeypatch.setattr(row_generation, "FIRST_BY_REDUCTION", False)  # R(∅) as a MILP: a child like every R(A)
     monkeypatch.setattr(pipeline, "BLOCKS_ROUNDING", False)  # the start as when the seeds were chosen
+    monkeypatch.setattr(row_generation, "EXTEND_GAP", extend_gap)
     searches, calls, best = [], [], []
     real = row_generation._solve_relaxation
 
@@ -590,15 +594,18 @@ def test_a_search_beside_a_relaxation_that_reaches_the_bound_ends_the_iteration(
         t0 = time.perf_counter()
         r = req.solve(table, time_limit=240, isolate="always", lns=0.25)
         assert r.status == Status.OPTIMAL and r.objective == opt.objective and r.verified
-        if searches:
+        if searches and len(calls) >= 3:  # R(∅), an R(A) beside the search, and the one the bound cancelled
             break
     else:
-        pytest.fail("no table had a relaxation beside the search")
+        pytest.fail("no table had two relaxations beside the search")
     log = r.row_generation
     assert log.converged and any(it.searched == opt.objective for it in log.iterations)
     assert r.bound == opt.objective
-    # the first R(A) within the stage's 180 s, every one beside the search to the limit's 240 s
-    assert calls[0][0] < t0 + 181 and len(calls) >= 2 and all(d > t0 + 200 for d, _ in calls[1:])
+    # the first R(A) within the stage's 180 s; beside the search, to the limit's 240 s where extended (with no
+    # gap only the last, started with the table at the bound and cancelled at once)
+    assert calls[0][0] < t0 + 181
+    assert all((d > t0 + 200) if extend_gap > 0 else (d < t0 + 181) for d, _ in calls[1:-1])
+    assert calls[-1][0] > t0 + 200
     assert calls[-1][1]  # the R(A) running when the bound was reached: cancelled
     assert not cleanup._processes
 
