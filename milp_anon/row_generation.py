@@ -35,9 +35,10 @@ time limit), the repair runs in this process meanwhile, on the other core
 :func:`_solve_relaxation` takes no start), so the repairs cost no time. The
 large-neighbourhood search the caller asks for then follows the repair on that
 core until the ``R(A)`` ends (:data:`SEARCH_BESIDE`), and a table it finds at
-the relaxations' bound ends the iteration as optimal; when the best table lies
-within :data:`EXTEND_GAP` of that bound as such an ``R(A)`` starts, it may run
-to the end of the whole time limit (``search_end``), past the stage's share.
+the relaxations' bound ends the iteration as optimal; such an ``R(A)`` may run
+to the end of the whole time limit (``search_end``), past the stage's share
+(when it starts with the best table within :data:`EXTEND_GAP` of that bound:
+by default always).
 
 Complexity: one MILP per iteration; the iterations' models are the whole
 model less the criterion rows of the candidates outside ``A``.
@@ -150,11 +151,12 @@ REPAIR_BESIDE = True
 #: before; the search then runs after the stage alone)
 SEARCH_BESIDE = True
 #: ... but past the stage's share only when it starts with the best table within this share of the relaxations'
-#: bound (a proof is then what is missing; farther, the search after the stage gets its share): at 5 QIs on Adult,
-#: 0.2-closeness (ordered) ran its fourth relaxation to the limit at 0.9 % from the bound and the search beside it
-#: found 8,190 and 8,200 where the search after the stage had found 8,175 twice; recursive (3, 2) needs its last
-#: relaxations run past the share, its table 0.1 % from the bound then
-EXTEND_GAP = 0.0025
+#: bound (farther, the search after the stage keeps its share). Unbounded: every such ``R(A)`` (a proof before a
+#: better table). At 5 QIs on Adult, 600 s: with every one extended, recursive (3, 2) was proven in 532 s and
+#: 0.2-closeness (ordered) ended at 8,190 and 8,200 / 8,135, against 8,175 twice with none; with 0.25 % the
+#: recursive table stayed 0.39 % from the bound (the search beside ran weaker that time), no relaxation was
+#: extended and the proof was lost (8,386 / 8,373)
+EXTEND_GAP = math.inf
 
 #: solve ``R(∅)``, where it would be isolated (a large model under a time limit), by the Lagrangian reduction of
 #: k-anonymity over the same candidates (:func:`_first_by_reduction`) instead of one MILP; off: as every ``R(A)``
@@ -246,8 +248,8 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
         return incumbent is not None and math.isfinite(best) and not grid.gap(incumbent.objective, best)
 
     def near() -> bool:  # the best table within EXTEND_GAP of the relaxations' bound
-        return incumbent is not None and math.isfinite(best) \
-            and incumbent.objective - best <= EXTEND_GAP * abs(incumbent.objective) + 1e-9
+        return incumbent is not None and math.isfinite(best) and (
+            EXTEND_GAP == math.inf or incumbent.objective - best <= EXTEND_GAP * abs(incumbent.objective) + 1e-9)
 
     def repaired(owed, hand_over=False, seconds=None, end=None) -> bool:
         """Repair the solution ``owed`` (``pending``), in ``seconds`` if given, before ``end`` (``deadline``
@@ -305,7 +307,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
         model = sub if split is None else split.lm
         beside = pending is not None and REPAIR_BESIDE and _isolated(solver, model, last)
         with_search = beside and extended
-        # past the stage's share only while the table is near the bound: a proof is then what is missing
+        # past the stage's share while the table is near the bound (EXTEND_GAP): a proof is then what is missing
         end = last if with_search and near() else deadline
         if end is not None and time.perf_counter() >= end:
             return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log  # the stage's share is spent
