@@ -153,9 +153,9 @@ SEARCH_BESIDE = True
 #: ... but past the stage's share only when it starts with the best table within this share of the relaxations'
 #: bound (farther, the search after the stage keeps its share). Unbounded: every such ``R(A)`` (a proof before a
 #: better table). At 5 QIs on Adult, 600 s: with every one extended, recursive (3, 2) was proven in 532 s and
-#: 0.2-closeness (ordered) ended at 8,190 and 8,200 / 8,135, against 8,175 twice with none; with 0.25 % the
-#: recursive table stayed 0.39 % from the bound (the search beside ran weaker that time), no relaxation was
-#: extended and the proof was lost (8,386 / 8,373)
+#: 0.2-closeness (ordered) ended at 8,190 and 8,200 / 8,135 (8,175 twice without the search beside); with
+#: 0.25 % the recursive table stayed 0.39 % from the bound (the search beside ran weaker that time), no
+#: relaxation was extended and the proof was lost (8,386 / 8,373), and 0.2-closeness still ended at 8,199
 EXTEND_GAP = math.inf
 
 #: solve ``R(∅)``, where it would be isolated (a large model under a time limit), by the Lagrangian reduction of
