@@ -561,8 +561,8 @@ def test_a_search_beside_a_relaxation_that_reaches_the_bound_ends_the_iteration(
     the next R(A) runs: here the repairs find nothing and the search gives the whole model's optimal table at
     once, so once a relaxation's bound reaches it the iteration ends as optimal, the R(A) then running
     cancelled, with no child left. Such an R(A) runs to the whole limit's end (past the stage's share) when it
-    starts with the table within ``EXTEND_GAP`` of the bound: with any gap every one, with none none (a table
-    at the bound ends the iteration before)."""
+    starts with the table within ``EXTEND_GAP`` of the bound: with any gap every one; with none only the one
+    that starts with the table at the bound (cancelled at once)."""
     from milp_anon import cleanup
     from milp_anon.release import Release
 
