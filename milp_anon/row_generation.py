@@ -289,8 +289,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
                 improved(rel)
 
         rel, _ = search(incumbent, left, lambda: relaxation.finished.is_set() or at_bound(), better)
-        if rel.objective < incumbent.objective - 1e-9:
-            improved(rel)
+        better(rel)  # its final table (already kept where the search reported it)
         it.searched, it.search_seconds = incumbent.objective, time.perf_counter() - t1
         return at_bound()
 
