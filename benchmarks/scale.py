@@ -6,7 +6,7 @@
                                                     cutoff,no-search-beside,no-root-cuts,no-cliques,
                                                     no-round-cliques,no-rank-rows,no-proof-share,
                                                     no-whole-limit,no-hard-end,unchunked,sorted-pricing,
-                                                    per-pair-prices]
+                                                    per-pair-prices,no-search-memory]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -58,6 +58,10 @@ in the LPs; ``after``: one thread).
 in the rounds that do not polish (``ROUND_CUTOFF``, off by default since its
 measurement, ``scale_reduction_cutoff_6qi_60s.md``, run at 704087c, where the
 cutoff was on in ``after`` and ``no-cutoff`` turned it off).
+``--variants no-search-memory`` starts every call of the search afresh
+(``lns.MEMORY = False``), the package before 2026-12-02 (``after``: the
+search beside each round goes on where the last stopped, skipping the
+neighbourhoods it solved, ``milp_anon.lns.SearchMemory``).
 ``--variants no-search-beside`` runs no large-neighbourhood search beside the
 rounds (``reduction.SEARCH_BESIDE = False``), the package before 2026-11-27
 (``after``: with ``--lns`` above 0, the search runs in the main process, from the
@@ -178,6 +182,10 @@ def run(job):
             from milp_anon import lagrangian
 
             lagrangian.block_values = _per_pair_values
+        elif v == "no-search-memory":
+            from milp_anon import lns
+
+            lns.MEMORY = False
         elif v == "no-hard-end":
             from milp_anon.solvers import isolated
 
@@ -222,7 +230,7 @@ def run(job):
         "fallback": r.fallback, "own_peak_mb": round(own_peak), "measured_until": measured_until,
         "certified": certified, "certify_seconds": certify_s,
         "search": "–" if r.lns is None else f"{r.lns.start:.6g} → {r.lns.end:.6g} ({r.lns.solved} solved, "
-                                            f"{r.lns.improved} improved)",
+                                            f"{r.lns.improved} improved, {r.lns.known} known)",
     }
 
 

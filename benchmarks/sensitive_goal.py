@@ -74,6 +74,10 @@ ascent in its time, the package before it. ``--variants no-search-beside`` runs
 no search beside the relaxations of the row generation
 (``row_generation.SEARCH_BESIDE = False``): every ``R(A)`` within the stage's
 share of the limit, the search after the stage alone, the package before it.
+``--variants no-search-memory`` starts every call of the search afresh
+(``lns.MEMORY = False``): at the first column order with the first
+neighbourhood size, re-solving what the last call solved, the package before
+it (``after``: one ``milp_anon.lns.SearchMemory`` per solve).
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -206,6 +210,10 @@ def run_one(job):
         from milp_anon import row_generation
 
         row_generation.SEARCH_BESIDE = False
+    if variant == "no-search-memory":  # every call of the search afresh (the package before)
+        from milp_anon import lns
+
+        lns.MEMORY = False
     if variant == "no-restricted":  # no restricted LP before an LP that may not finish (the package before)
         relaxation.RESTRICTED_SHARE = 0.0
     if variant == "no-ball-prune":  # keep candidates with no integer group in the ball (the package before)
@@ -283,7 +291,7 @@ def run_one(job):
             "objective": r.objective, "bound": r.bound, "gap": r.gap, "bound_from": source,
             "released_by": r.source, "models": models, "start": r.warm_start_cost, "lp_rounding": lp,
             "lns": "–" if ln is None else f"{ln.start:.6g} → {ln.end:.6g} ({ln.solved} solved, {ln.improved} "
-                                          f"improved, {ln.refined} refined)",
+                                          f"improved, {ln.refined} refined, {ln.known} known)",
             "blocks_rounding": "–" if r.blocks_rounding is None else
             (f"{r.blocks_rounding['rounded']} ({r.blocks_rounding['steps']} steps"
              f"{', refined ' + format(r.blocks_rounding['refined'], 'g') if r.blocks_rounding['refined'] else ''}, "
@@ -334,7 +342,7 @@ def main(argv=None):
              "no-slack", "slack-all", "lp-presolve-off", "no-restricted", "no-ball-prune",
              "no-frequency-prune", "no-resolve", "no-known-bound", "repair-first", "milp-first", "guessed-target",
              "no-floors", "no-restricted-model", "no-second-ascent", "no-ascent-beside",
-             "no-blocks-rounding", "no-unfinished-skip", "no-search-beside",
+             "no-blocks-rounding", "no-unfinished-skip", "no-search-beside", "no-search-memory",
              "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")

@@ -44,6 +44,19 @@ under a second, where 600 s of sub-problems had reached 14,313 and
 18,987). The greedy tables are refined before the solve as well
 (:func:`milp_anon.starts.heuristic_tables`).
 
+Memory. One solve may run the search several times on the same table and
+request: beside each round of the reduction, each relaxation of the row
+generation, the LP, then after the stage. Each call used to start again at
+the first column order with ``START_ROWS``, so it re-solved the
+neighbourhoods the last call had solved before it reached new ones. A
+:class:`SearchMemory` carries the pass count and ``max_rows`` from call to
+call, and what was learnt of each neighbourhood: a sub-problem proven
+optimal gives the least cost of its rows in any release (the rows' current
+classes are a solution of it), so while the rows cost no more than that it
+is skipped — exact; one that ended at its limit without a gain is skipped
+when asked again with the same rows released the same way (its inputs are
+identical; a heuristic skip, as the limit is).
+
 Complexity: one pass solves about ``n / max_rows`` sub-problems, each a
 full pipeline run on at most ``max_rows`` rows (or one class) with at most
 ``SUB_LIMIT`` seconds; sorting and splicing are ``O(n log n)`` numpy.
@@ -52,6 +65,7 @@ full pipeline run on at most ``max_rows`` rows (or one class) with at most
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import threading
 import time
@@ -60,6 +74,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
+import pandas as pd
 
 from . import interrupt, progress
 from .criteria import TCloseness
@@ -71,7 +86,7 @@ from .solvers import SolverOptions
 from .solvers.isolated import should_isolate
 from .table import Table
 
-__all__ = ["LNS_SOURCE", "RESOLVE_SOURCE", "LnsLog", "beside", "beside_possible", "improve", "neighbourhoods",
+__all__ = ["LNS_SOURCE", "RESOLVE_SOURCE", "LnsLog", "SearchMemory", "beside", "beside_possible", "improve", "neighbourhoods",
            "resolve_failing", "sub_criteria", "unavailable"]
 
 T = TypeVar("T")
@@ -120,9 +135,48 @@ class LnsLog:
     refined: int = 0
     max_rows: int = START_ROWS
     seconds: float = 0.0
+    #: neighbourhoods skipped as already solved (:class:`SearchMemory`)
+    known: int = 0
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
+
+
+#: carry a :class:`SearchMemory` from call to call where the caller gives one (off: every call starts afresh,
+#: the package before)
+MEMORY = True
+
+
+@dataclass
+class SearchMemory:
+    """What the search learnt on one table for one request, kept from call to call (module docstring, "Memory").
+
+    Bound to the first ``(table, request)`` it is used with; :func:`improve` ignores it for any other."""
+
+    #: passes run so far (the next pass's column order)
+    passes: int = 0
+    max_rows: int = START_ROWS
+    #: neighbourhood (its rows) → its sub-problem's proven optimum: the least its rows can cost
+    least: dict = dataclasses.field(default_factory=dict)
+    #: neighbourhoods (rows and their released values) whose sub-problem ended at its limit without a gain
+    tried: set = dataclasses.field(default_factory=set)
+    owner: tuple | None = dataclasses.field(default=None, repr=False)
+
+    def usable(self, table: Table, request) -> bool:
+        """Whether this memory is ``table``'s for ``request`` (binding it to them on first use)."""
+        if self.owner is None:
+            self.owner = (table, request)
+        return self.owner[0] is table and self.owner[1] is request
+
+
+def _rows_key(rows: np.ndarray) -> bytes:
+    return hashlib.blake2b(np.ascontiguousarray(rows, dtype=np.int64).tobytes(), digest_size=16).digest()
+
+
+def _start_key(rows: np.ndarray, released) -> bytes:
+    values = pd.util.hash_pandas_object(released.iloc[rows], index=False).to_numpy()
+    return hashlib.blake2b(np.ascontiguousarray(rows, dtype=np.int64).tobytes() + values.tobytes(),
+                           digest_size=16).digest()
 
 
 def _cores() -> int:
@@ -235,10 +289,12 @@ def _sub_table(table: Table, rows: np.ndarray) -> Table:
 
 def improve(table: Table, request, release: Release, seconds: float, solver,
             stop: Callable[[], bool] | None = None,
-            on_better: Callable[[Release], None] | None = None) -> tuple[Release, LnsLog]:
+            on_better: Callable[[Release], None] | None = None,
+            memory: SearchMemory | None = None) -> tuple[Release, LnsLog]:
     """Improve ``release`` for ``seconds`` at most (module docstring), or until ``stop()`` is true (asked
     between sub-problems); the result is verified, never worse. ``on_better`` gets every verified table
-    cheaper than the last, as it is found."""
+    cheaper than the last, as it is found. ``memory``: the last calls' on this table and request, continued
+    (:class:`SearchMemory`; a fresh one where none is given)."""
     from .pipeline import solve  # the same pipeline solves each sub-problem
 
     t0 = time.perf_counter()
@@ -249,13 +305,16 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
     best = release
     qi = list(table.qi)
     idle = 0
-    max_rows = START_ROWS
+    if memory is None or not MEMORY or not memory.usable(table, request):
+        memory = SearchMemory()
+    max_rows = memory.max_rows
     sub_request = _sub_request(table, request)
     stop = stop or (lambda: False)
     refinable = isinstance(request.recoding, Suppression)  # cell suppression: the refinement's cost model
     while idle < IDLE_PASSES and time.perf_counter() < deadline - 1.0 and not interrupt.stop_requested() \
             and not stop():
-        order = qi[log.passes % len(qi):] + qi[:log.passes % len(qi)]
+        order = qi[memory.passes % len(qi):] + qi[:memory.passes % len(qi)]
+        memory.passes += 1
         log.passes += 1
         refined_now = False
         if refinable:
@@ -276,12 +335,22 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
                 break
             sub = _sub_table(table, rows)
             now = Release.verified(sub, sub_request, released.iloc[rows].reset_index(drop=True))
-            if now.objective > 0:
-                hoods.append((rows, sub, now))
+            if now.objective <= 0:
+                continue
+            key, started = _rows_key(rows), _start_key(rows, released)
+            if now.objective <= memory.least.get(key, -np.inf) + 1e-9:
+                log.known += 1
+                quick += 1  # proven before: as if proven at once now
+                continue
+            if started in memory.tried:
+                log.known += 1
+                continue
+            hoods.append((rows, sub, now, key, started))
         hoods.sort(key=lambda h: -h[2].objective)  # the costliest first: they have the most to give
-        for rows, sub, now in hoods:
+        for rows, sub, now, key, started in hoods:
             left = deadline - time.perf_counter()
             if left < 1.0 or interrupt.stop_requested() or stop():
+                memory.passes -= 1  # cut short: the next call resumes this pass (what it solved is known)
                 break
             limit = min(SUB_LIMIT, left)
             with progress.muted():
@@ -291,11 +360,14 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
             if res.is_optimal:
                 log.proven += 1
                 quick += res.timings.total <= QUICK * limit
+                memory.least[key] = res.objective
             else:
                 limited += 1
             if res.table is not None and res.objective < now.objective - 1e-9:
                 released.iloc[rows] = res.table[released.columns].to_numpy()
                 gained += 1
+            elif not res.is_optimal and limit >= SUB_LIMIT and not interrupt.stop_requested():
+                memory.tried.add(started)  # (not one cut short by the call's end: it may gain with its full time)
         if gained:
             best = Release.verified(table, request, released, source=LNS_SOURCE)
             if best.objective > release.objective - 1e-9:  # pragma: no cover - the splice argument failed
@@ -313,6 +385,7 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
             max_rows = max(MIN_ROWS, max_rows // 2)
         elif quick and not limited:
             max_rows = min(MAX_ROWS, max_rows * 2)
+        memory.max_rows = max_rows
     log.end, log.max_rows = best.objective, max_rows
     log.seconds = round(time.perf_counter() - t0, 3)
     return best, log

@@ -111,22 +111,26 @@ def solve(table: Table, request, solver: SolverOptions | None = None, *, start: 
     stage = solver
     if searched and not (reduced and _reduction.keeps_whole_limit(request, solver, instance.candidates.n_pairs)):
         stage = dataclasses.replace(solver, time_limit=(1.0 - solver.lns) * solver.time_limit)
+    # one memory for every call of the search in this solve: each goes on where the last stopped (lns.SearchMemory)
+    memory = _lns.SearchMemory() if searched else None
     if reduced:
         outcome = _reduction.LagrangianReduction(instance, request, stage, timings, size, start=start,
-                                                 since=time.perf_counter() - timings.elapsed()).run()
+                                                 since=time.perf_counter() - timings.elapsed(),
+                                                 search_memory=memory).run()
     else:
         # the whole limit's end: an R(A) with the search beside it may run to it (row_generation.SEARCH_BESIDE)
         end = time.perf_counter() + solver.time_limit - timings.elapsed() if searched else None
-        outcome = _solve_whole(instance, request, stage, timings, size, start, search_end=end)
+        outcome = _solve_whole(instance, request, stage, timings, size, start, search_end=end, memory=memory)
     if searched:  # in what is left (nothing, when the reduction kept the whole limit and used it)
-        outcome = _improve(outcome, instance.table, request, solver, timings)
+        outcome = _improve(outcome, instance.table, request, solver, timings, memory)
     outcome = _second_ascent(outcome, solver, timings)
     return _finish(outcome, request, solver, timings, origin)
 
 
-def _improve(outcome: Outcome, table: Table, request, solver: SolverOptions, timings: Timings) -> Outcome:
+def _improve(outcome: Outcome, table: Table, request, solver: SolverOptions, timings: Timings,
+             memory: _lns.SearchMemory | None = None) -> Outcome:
     """The large-neighbourhood search (:mod:`.lns`) in what is left of the time limit, when the stage
-    ended with a verified release and a gap."""
+    ended with a verified release and a gap; ``memory``: the stage's searches' (:class:`~.lns.SearchMemory`)."""
     rel, grid = outcome.release, outcome.grid
     left = solver.time_limit - timings.elapsed()
     if rel is None or left < 2.0 or interrupt.stop_requested() \
@@ -136,7 +140,7 @@ def _improve(outcome: Outcome, table: Table, request, solver: SolverOptions, tim
     job = _ascent_job(outcome, solver, left)
     with timings.phase("lns"):
         if job is None:
-            better, log = _lns.improve(table, request, rel, left, solver)
+            better, log = _lns.improve(table, request, rel, left, solver, memory=memory)
         else:
             # the second ascent on the other core for the whole time left, the search here until it idles
             end = time.perf_counter() + left
@@ -153,7 +157,8 @@ def _improve(outcome: Outcome, table: Table, request, solver: SolverOptions, tim
 
             out, (better, log) = _lns.beside(
                 ascend, lambda done: _lns.improve(table, request, rel, left, solver, stop=done,
-                                                  on_better=lambda r: found.__setitem__(0, r.objective)))
+                                                  on_better=lambda r: found.__setitem__(0, r.objective),
+                                                  memory=memory))
     outcome = dataclasses.replace(outcome, release=better, lns=log)
     if job is not None and out is not None:
         ascent = outcome.ascent[2]  # the first ascent, where this one started
@@ -235,19 +240,22 @@ def _solve_full_domain(table, request, solver: SolverOptions, timings: Timings, 
 
 
 def _solve_whole(instance: Instance, request, solver: SolverOptions, timings: Timings, size: ModelSize,
-                 start: Release | None = None, search_end: float | None = None) -> Outcome:
+                 start: Release | None = None, search_end: float | None = None,
+                 memory: _lns.SearchMemory | None = None) -> Outcome:
     """The whole assignment model in one solver run; the certificate is the solver's own Optimal.
     A ``start`` release is the model's start and replaces the heuristic tables as the fallback. The outcome
     carries the group blocks' ascent, if its bound stage ran one, for :func:`_second_ascent`. ``search_end``:
     the whole time limit's end (``perf_counter``) where the search is asked for, past the stage's own limit
-    (``solver``'s): the row generation's relaxations beside the search may run to it."""
+    (``solver``'s): the row generation's relaxations beside the search may run to it; ``memory``: what every
+    search of this solve carries to the next (:class:`~.lns.SearchMemory`)."""
     held: dict = {}
-    outcome = _solve_whole_model(instance, request, solver, timings, size, start, held, search_end)
+    outcome = _solve_whole_model(instance, request, solver, timings, size, start, held, search_end, memory)
     return dataclasses.replace(outcome, ascent=held.get("ascent"), blocks_rounding=held.get("blocks_rounding"))
 
 
 def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timings: Timings, size: ModelSize,
-                       start: Release | None, held: dict, search_end: float | None = None) -> Outcome:
+                       start: Release | None, held: dict, search_end: float | None = None,
+                       memory: _lns.SearchMemory | None = None) -> Outcome:
     """:func:`_solve_whole`'s body; ``held["ascent"]``: the bound stage's ascent, once it ran."""
     check_memory(instance, request.criteria, request.model.max_memory_gb, pulp_model=not solver.in_bulk)
     with timings.phase("build"):
@@ -273,7 +281,7 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
         t0 = time.perf_counter()
         rg = _generate_rows(am, request, hs, timings, size, grid, hint, ws_cost, start, relaxed, relaxed_source,
                             max_failing=ROW_GENERATION_MAX_FAILING if auto else None, k_bounds=k_bounds,
-                            heuristic=heuristic, search_end=search_end)
+                            heuristic=heuristic, search_end=search_end, memory=memory)
         left = None if hs.time_limit is None else hs.time_limit - (time.perf_counter() - t0)
         if not rg.row_generation.handed_over or (left is not None and left < 1.0) or interrupt.stop_requested():
             return rg
@@ -295,7 +303,7 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
             search = None
             if hs.lns > 0 and _lns.unavailable(request) is None:  # the search beside the LP, on another core
                 def search(rel, seconds, stop):
-                    return _lns.improve(instance.table, request, rel, seconds, hs, stop=stop)
+                    return _lns.improve(instance.table, request, rel, seconds, hs, stop=stop, memory=memory)
             exact = held.get("ascent") is not None and held["ascent"][0].exact and SECOND_ASCENT
             lp_bound, rounded, lp_log = _relaxation.lp_rounding_stage(am, request, hs, grid, start, search,
                                                                       pair_bounds, bound=relaxed, blocks_exact=exact)
@@ -373,12 +381,13 @@ ROW_GENERATION_SOURCE = ("HiGHS's bound of the model with the criteria's rows on
 def _generate_rows(am: AssignmentModel, request, solver: SolverOptions, timings: Timings, size: ModelSize,
                    grid: ObjectiveGrid, hint, ws_cost, start: Release | None, relaxed, relaxed_source,
                    max_failing: float | None = None, k_bounds=None, heuristic: Release | None = None,
-                   search_end: float | None = None) -> Outcome:
+                   search_end: float | None = None, memory: _lns.SearchMemory | None = None) -> Outcome:
     """The whole model's criteria by row generation (:mod:`.row_generation`); the fallback table as for
     the whole model when it ends without a verified release or with a poorer one. ``k_bounds``: the bound
     stage's k-anonymity LP bounds over ``am``'s candidates (``R(∅)`` by the reduction reuses them);
     ``heuristic``: the best heuristic table when already computed (:func:`_relaxation_bound`);
-    ``search_end``: as :func:`_solve_whole`'s (the search then runs beside the relaxations in their children)."""
+    ``search_end``, ``memory``: as :func:`_solve_whole`'s (the search then runs beside the relaxations in their
+    children)."""
     deadline = None if solver.time_limit is None else time.perf_counter() + solver.time_limit
     if start is None and not request.model.withholds:
         # the heuristic table first (seconds; it is the fallback anyway): the repairs start from it, every
@@ -397,7 +406,8 @@ def _generate_rows(am: AssignmentModel, request, solver: SolverOptions, timings:
     search = None
     if search_end is not None and solver.lns > 0 and _lns.unavailable(request) is None:
         def search(rel, seconds, stop, on_better):
-            return _lns.improve(am.table, request, rel, seconds, solver, stop=stop, on_better=on_better)
+            return _lns.improve(am.table, request, rel, seconds, solver, stop=stop, on_better=on_better,
+                                memory=memory)
     progress.report(solver_bound_is_global=True)  # every R(A) is a relaxation: its bound is the problem's
     with timings.phase("solve"):
         release, bound, status, solver_status, log = _rows.row_generation(am, request, solver, grid, hint=hint,

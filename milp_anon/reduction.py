@@ -250,8 +250,10 @@ class LagrangianReduction:
 
     def __init__(self, instance: Instance, request, solver: SolverOptions, timings: Timings, size: ModelSize,
                  bounds: Callable = k_anonymity_bounds, start: Release | None = None, heuristics: bool = True,
-                 since: float | None = None):
+                 since: float | None = None, search_memory: lns.SearchMemory | None = None):
         self.instance, self.request, self.solver, self.timings = instance, request, solver, timings
+        #: what the search beside each round carries to the next (:class:`~milp_anon.lns.SearchMemory`)
+        self.search_memory = search_memory
         #: whether heuristic tables may be incumbents (and the fallback); off: every table the reduction
         #: returns is a solution of the model over ``instance``'s candidates (the heuristics' may use others)
         self.heuristics = heuristics
@@ -612,7 +614,8 @@ class LagrangianReduction:
                                        max_memory_bytes=self.max_memory_bytes()),
             lambda done: lns.improve(self.instance.table, self.request, self.best, options.time_limit, self.solver,
                                      stop=done, on_better=lambda rel: known.__setitem__(0, min(known[0],
-                                                                                               rel.objective))))
+                                                                                               rel.objective)),
+                                     memory=self.search_memory))
         if found.objective < self.ub - 1e-9:
             self.best, self.best_pairs = found, None
             progress.report(incumbent=self.ub)

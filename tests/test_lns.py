@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import types
 
 import numpy as np
 import pandas as pd
@@ -307,3 +308,119 @@ def test_resolve_failing_grows_into_the_neighbours_when_a_piece_has_no_release()
     assert (rows == np.arange(4, 22)).all()  # b, c, d, e: two more classes on the left of the piece {d, e}
     assert (rel.table["a"][:4] == "a").all()
     assert verify_release(frame, rel.table, ["a"], request.criteria, sensitive=["s"]).cost == rel.objective
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), st.integers(2, 6), st.integers(1, 4))
+def test_calls_sharing_a_memory_are_verified_never_worse_and_never_below_the_optimum(monkeypatch_rows, data, rows,
+                                                                                     cut):
+    """The search cut into calls of about ``cut`` sub-problems each (as beside each relaxation), one
+    ``SearchMemory`` carried through them, each call from the last one's table: every table verified, never
+    worse than the call's start, never below the brute-force optimum; a last call run to its end from the
+    first start reaches no worse than that start."""
+    frame, qi, k = data.draw(sensitive_tables(n=(6, 9)))
+    crits = [ma.KAnonymity(k), data.draw(criteria_for(frame, ["p", "frequency", "distinct", "t-ordered"]))]
+    expected = brute(frame, qi, crits)
+    if expected is None:
+        return
+    table = ma.Table.from_frame(frame, qi, "s")
+    request = ma.Request(*crits)
+    memory = lns.SearchMemory()
+    first = rel = whole_table(table, request)
+    with monkeypatch_rows(rows):
+        for call in range(5):
+            asks = [0]
+
+            def stop():  # asked before each sub-problem (and each pass)
+                asks[0] += 1
+                return call < 4 and asks[0] > cut
+
+            better, log = lns.improve(table, request, rel if call < 4 else first, 60, OPTIONS, stop=stop,
+                                      memory=memory)
+            v = verify_release(frame, better.table, qi, crits, sensitive=("s",))  # from the definitions
+            assert v.cost == pytest.approx(better.objective, abs=1e-9)
+            assert better.objective <= (rel if call < 4 else first).objective + 1e-9
+            assert better.objective >= float(expected) - 1e-9
+            rel = better
+    assert memory.passes > 0 and memory.owner[0] is table
+
+
+def test_a_neighbourhood_proven_before_is_skipped_only_while_its_rows_cost_its_optimum(monkeypatch):
+    """One neighbourhood (a table below ``START_ROWS`` rows): the first call proves its optimum; a second
+    call from that table solves nothing (the rows cost the optimum); a third from the first start again
+    solves it (its rows now cost more than the optimum) and reaches the optimum. Without the memory the
+    second call solves it again. (The refinement is switched off: it would reach the optimum alone.)"""
+    monkeypatch.setattr(lns, "refine_release", lambda table, criteria, released, deadline=None: (
+        released, int((released[list(table.qi)] == SUPPRESSED).to_numpy().sum())))  # the table as it is
+    frame = pd.DataFrame({"v": ["a", "b", "a", "b"], "w": ["1", "2", "3", "4"]})
+    table = ma.Table.from_frame(frame, ["v", "w"])
+    request = ma.Request(ma.KAnonymity(2))
+    expected = float(brute_force(frame.to_numpy(), [ma.KAnonymity(2)])[0])
+    start = Release.verified(table, request, release_blocks(table, [np.array([0, 1]), np.array([2, 3])],
+                                                            request.recoding))
+    assert start.objective > expected
+    memory = lns.SearchMemory()
+    first, log1 = lns.improve(table, request, start, 60, OPTIONS, memory=memory)
+    assert first.objective == pytest.approx(expected) and log1.proven >= 1
+    again, log2 = lns.improve(table, request, first, 60, OPTIONS, memory=memory)
+    assert log2.solved == 0 and log2.known >= 1 and again.objective == pytest.approx(expected)
+    third, log3 = lns.improve(table, request, start, 60, OPTIONS, memory=memory)
+    assert log3.solved >= 1 and third.objective == pytest.approx(expected)
+    fresh, log4 = lns.improve(table, request, first, 60, OPTIONS)
+    assert log4.solved == 1 and log4.known == log4.passes - 1  # afresh: once, then known within the call
+    assert memory.passes == log1.passes + log2.passes + log3.passes  # each call went on from the last
+
+
+def test_a_sub_problem_that_ended_at_its_limit_is_not_asked_again_with_the_same_start(monkeypatch):
+    """A sub-problem that reached its limit without a gain is skipped when its rows are released as before
+    (identical inputs), solved again once they are released otherwise; a memory of another table or request
+    is ignored (a fresh one is used)."""
+    frame = pd.DataFrame({"v": list("aabbabab"), "w": list("xxyyxyxy")})
+    table = ma.Table.from_frame(frame, ["v", "w"])
+    request = ma.Request(ma.KAnonymity(2))
+    def unproven(sub, req, options, start=None):  # as if cut at its limit with nothing better than its start
+        return types.SimpleNamespace(is_optimal=False, table=None, objective=None)
+
+    monkeypatch.setattr(pipeline, "solve", unproven)
+    monkeypatch.setattr(lns, "refine_release", lambda table, criteria, released, deadline=None: (
+        released, int((released[list(table.qi)] == SUPPRESSED).to_numpy().sum())))  # the table as it is
+    start = whole_table(table, request)
+    memory = lns.SearchMemory()
+    _, log = lns.improve(table, request, start, 60, OPTIONS, memory=memory)
+    assert log.solved == 1 and log.known == lns.IDLE_PASSES - 1  # the later passes skip it
+    _, log = lns.improve(table, request, start, 60, OPTIONS, memory=memory)
+    assert log.solved == 0
+    other = Release.verified(table, request, release_blocks(table, [np.array([0, 1, 2, 4, 6]), np.array([3, 5, 7])],
+                                                            request.recoding))
+    _, log = lns.improve(table, request, other, 60, OPTIONS, memory=memory)
+    assert log.solved >= 1  # released otherwise: asked again
+    copy = ma.Table.from_frame(frame, ["v", "w"])
+    _, log = lns.improve(copy, ma.Request(ma.KAnonymity(2)), whole_table(copy, request), 60, OPTIONS, memory=memory)
+    assert log.solved == 1 and log.known == lns.IDLE_PASSES - 1  # another table: the memory left alone
+    assert memory.owner[0] is table
+
+
+def test_every_search_of_a_solve_shares_one_memory(monkeypatch):
+    """The pipeline gives every call of the search in one solve the same ``SearchMemory`` (here the search
+    after a stage forced to end with the whole table), and a new one to the next solve."""
+    frame = pd.DataFrame({"v": list("aabbabab"), "w": list("xxyyxyxy")})
+    table = ma.Table.from_frame(frame, ["v", "w"])
+    seen = []
+    real = lns.improve
+
+    def recording(*a, memory=None, **kw):
+        seen.append(memory)
+        return real(*a, memory=memory, **kw)
+
+    monkeypatch.setattr(lns, "improve", recording)
+    real_whole = pipeline._solve_whole
+
+    def stopped_early(instance, request_, solver, *a, **kw):
+        out = real_whole(instance, request_, solver, *a, **kw)
+        return dataclasses.replace(out, release=whole_table(table, request_), status=Status.TIME_LIMIT, bound=0.0)
+
+    monkeypatch.setattr(pipeline, "_solve_whole", stopped_early)
+    for _ in range(2):
+        res = ma.anonymize(table, ma.KAnonymity(2), reduction="none", time_limit=40, lns=0.5)
+        assert res.verified and res.lns is not None
+    assert len(seen) == 2 and all(isinstance(m, lns.SearchMemory) for m in seen) and seen[0] is not seen[1]

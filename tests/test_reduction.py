@@ -714,7 +714,7 @@ def test_the_search_beside_a_round_hands_on_a_cheaper_table(monkeypatch):
     calls = []
     for table, request, whole, optimum, start in _cases_for_a_search(np.random.default_rng(20261128), 6):
 
-        def search(table_, request_, release, seconds, solver, stop=None, on_better=None):
+        def search(table_, request_, release, seconds, solver, stop=None, on_better=None, memory=None):
             calls.append(release.objective)
             return optimum, lns.LnsLog(start=release.objective, end=optimum.objective)
 
@@ -755,7 +755,7 @@ def test_a_round_beside_the_search_is_told_the_search_s_tables(monkeypatch):
     monkeypatch.setattr(reduction, "solve_model", spy)
     for table, request, whole, optimum, start in _cases_for_a_search(np.random.default_rng(20261129), 4):
 
-        def search(table_, request_, release, seconds, solver, stop=None, on_better=None):
+        def search(table_, request_, release, seconds, solver, stop=None, on_better=None, memory=None):
             on_better(optimum)
             while not stop():
                 time.sleep(0.02)

@@ -579,7 +579,7 @@ def test_a_search_beside_a_relaxation_that_reaches_the_bound_ends_the_iteration(
         calls.append((deadline, cancel.is_set()))
         return out
 
-    def search(table_, request, rel, seconds, solver, stop=None, on_better=None):
+    def search(table_, request, rel, seconds, solver, stop=None, on_better=None, memory=None):
         searches.append(rel.objective)
         on_better(best[0])
         return best[0], None
