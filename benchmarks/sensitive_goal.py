@@ -78,9 +78,6 @@ share of the limit, the search after the stage alone, the package before it.
 (``lns.MEMORY = False``): at the first column order with the first
 neighbourhood size, re-solving what the last call solved, the package before
 it (``after``: one ``milp_anon.lns.SearchMemory`` per solve).
-``--variants search-from-best`` starts the search beside each relaxation from
-the best table (``row_generation.SEARCH_FROM_REPAIR = False``), the package
-before it (``after``: from the table the repair beside it just made).
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -213,10 +210,6 @@ def run_one(job):
         from milp_anon import row_generation
 
         row_generation.SEARCH_BESIDE = False
-    if variant == "search-from-best":  # the search beside the relaxations from the best table (the package before)
-        from milp_anon import row_generation
-
-        row_generation.SEARCH_FROM_REPAIR = False
     if variant == "no-search-memory":  # every call of the search afresh (the package before)
         from milp_anon import lns
 
@@ -350,7 +343,6 @@ def main(argv=None):
              "no-frequency-prune", "no-resolve", "no-known-bound", "repair-first", "milp-first", "guessed-target",
              "no-floors", "no-restricted-model", "no-second-ascent", "no-ascent-beside",
              "no-blocks-rounding", "no-unfinished-skip", "no-search-beside", "no-search-memory",
-             "search-from-best",
              "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")

@@ -34,7 +34,8 @@ time limit), the repair runs in this process meanwhile, on the other core
 (:data:`REPAIR_BESIDE`): the two are independent (the cutoff solve of
 :func:`_solve_relaxation` takes no start), so the repairs cost no time. The
 large-neighbourhood search the caller asks for then follows the repair on that
-core until the ``R(A)`` ends (:data:`SEARCH_BESIDE`), and a table it finds at
+core, from the repair's table (:data:`SEARCH_FROM_REPAIR`), until the ``R(A)`` ends
+(:data:`SEARCH_BESIDE`), and a table it finds at
 the relaxations' bound ends the iteration as optimal; such an ``R(A)`` may run
 to the end of the whole time limit (``search_end``), past the stage's share
 (when it starts with the best table within :data:`EXTEND_GAP` of that bound:
@@ -157,12 +158,6 @@ SEARCH_BESIDE = True
 #: 0.25 % the recursive table stayed 0.39 % from the bound (the search beside ran weaker that time), no
 #: relaxation was extended and the proof was lost (8,386 / 8,373), and 0.2-closeness still ended at 8,199
 EXTEND_GAP = math.inf
-#: ... from the table the repair beside it just made (the last ``R(A)`` solution, its failing classes re-solved),
-#: even when dearer than the best: the relaxation's solution is where a cheaper table lies near. Off: from the
-#: best table (the package before; at 5 QIs, 0.2-closeness (ordered), the search from the best table beside the
-#: relaxations reached 8,200 / 8,206 in 480–550 s, where 141 s of it after the stage, from the last repair, reached
-#: 8,175)
-SEARCH_FROM_REPAIR = True
 
 #: solve ``R(∅)``, where it would be isolated (a large model under a time limit), by the Lagrangian reduction of
 #: k-anonymity over the same candidates (:func:`_first_by_reduction`) instead of one MILP; off: as every ``R(A)``
@@ -238,7 +233,6 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
     solver_status = ""
     merge = PARTIAL_SPLIT and partial_split.applies(request) and am.units.n_units > am.instance.types.t_in
     pending = None  # the last R(A) solution whose groups fail, to repair: (iteration, g, failing, used, A ≠ ∅)
-    newest: Release | None = None  # the last repair's table (SEARCH_FROM_REPAIR)
     # an R(A) with the search beside it may run to the whole limit's end (``last``, while ``near()``); all else ends
     # at ``deadline``
     extended = SEARCH_BESIDE and REPAIR_BESIDE and search is not None and search_end is not None \
@@ -261,7 +255,6 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
     def repaired(owed, hand_over=False, seconds=None, end=None) -> bool:
         """Repair the solution ``owed`` (``pending``), in ``seconds`` if given, before ``end`` (``deadline``
         if not given); ``True`` when the incumbent then reaches ``best``."""
-        nonlocal newest
         it, g, failing, used, any_active = owed
         end = deadline if end is None else end
         left = None if end is None else end - time.perf_counter()
@@ -280,17 +273,13 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             rel = repair(am, request, solver, grid, used, incumbent, max(1.0, budget - (time.perf_counter() - t1)))
         it.repaired = None if rel is None else rel.objective
         it.repair_seconds = time.perf_counter() - t1
-        if rel is not None:
-            newest = rel
         if rel is not None and (incumbent is None or rel.objective < incumbent.objective - 1e-9):
             improved(rel)
         return at_bound()
 
     def searched(it: Iteration, relaxation: _Relaxation) -> bool:
-        """The search from the last repair's table (``SEARCH_FROM_REPAIR``; else, or without one, the best) until
-        ``relaxation`` (beside it) ends, a table reaches the relaxations' bound, or ``last``; ``True`` in the
-        second case. Its tables are verified releases (:func:`lns.improve`); those cheaper than the best are
-        kept."""
+        """The search from the best table until ``relaxation`` (beside it) ends, a table reaches the relaxations'
+        bound, or ``last``; ``True`` in the second case. Its tables are verified releases (:func:`lns.improve`)."""
         left = last - time.perf_counter()
         if incumbent is None or left <= 2.0 or interrupt.stop_requested() or relaxation.finished.is_set():
             return False
@@ -300,8 +289,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             if rel.objective < incumbent.objective - 1e-9:
                 improved(rel)
 
-        origin = newest if SEARCH_FROM_REPAIR and newest is not None else incumbent
-        rel, _ = search(origin, left, lambda: relaxation.finished.is_set() or at_bound(), better)
+        rel, _ = search(incumbent, left, lambda: relaxation.finished.is_set() or at_bound(), better)
         better(rel)  # its final table (already kept where the search reported it)
         it.searched, it.search_seconds = incumbent.objective, time.perf_counter() - t1
         return at_bound()

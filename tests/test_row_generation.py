@@ -610,53 +610,6 @@ def test_a_search_beside_a_relaxation_that_reaches_the_bound_ends_the_iteration(
     assert not cleanup._processes
 
 
-@pytest.mark.parametrize("from_repair", [True, False])
-def test_the_search_beside_a_relaxation_starts_from_the_last_repair(monkeypatch, from_repair):
-    """The search beside an R(A) starts from the table the repair beside it just made, even where that is
-    dearer than the best (``SEARCH_FROM_REPAIR``), else from the best; either way only tables cheaper than the
-    best become it, and the search's optimum ends the iteration as optimal. Here every repair returns the
-    whole table (dearer than the heuristic start) and the search hands over the optimum."""
-    from milp_anon.partition import release_blocks
-    from milp_anon.release import Release
-
-    monkeypatch.setattr(row_generation, "FIRST_BY_REDUCTION", False)
-    monkeypatch.setattr(pipeline, "BLOCKS_ROUNDING", False)
-    monkeypatch.setattr(row_generation, "SEARCH_FROM_REPAIR", from_repair)
-    starts, best, whole = [], [], []
-    monkeypatch.setattr(row_generation.lns, "resolve_failing", lambda *a, **k: (whole[0], None) if whole else None)
-
-    def search(table_, request, rel, seconds, solver, stop=None, on_better=None, memory=None):
-        starts.append(rel.objective)
-        on_better(best[0])
-        return best[0], None
-
-    monkeypatch.setattr(pipeline._lns, "improve", search)
-    for seed in (7, 10, 4, 6):
-        whole.clear()  # (the optimum below solved with the repairs as they are)
-        table, req, opt = _close_case(seed)
-        best[:] = [Release.verified(table, req, opt.table, groups=opt.groups, source="test")]
-        whole[:] = [Release.verified(table, req, release_blocks(table, [np.arange(table.n)], req.recoding))]
-        starts.clear()
-        r = req.solve(table, time_limit=240, isolate="always", lns=0.25)
-        assert r.status == Status.OPTIMAL and r.objective == opt.objective and r.verified
-        if starts:
-            break
-    else:
-        pytest.fail("no relaxation had the search beside it")
-    assert all(it.repaired in (None, whole[0].objective) for it in r.row_generation.iterations)
-    if from_repair:
-        assert starts == [whole[0].objective] * len(starts)
-    else:
-        assert all(x < whole[0].objective for x in starts)  # the heuristic start, cheaper than the whole table
-    assert not cleanup_left()
-
-
-def cleanup_left():
-    from milp_anon import cleanup
-
-    return bool(cleanup._processes)
-
-
 def test_a_relaxation_in_one_thread_drops_only_its_own_incumbents():
     """progress.relaxed() holds for the thread inside it (and the callbacks it hands to HiGHS's thread,
     progress.reporter()): a repair's incumbent reported from another thread meanwhile is kept."""
