@@ -6,8 +6,7 @@
                                                     cutoff,no-search-beside,no-root-cuts,no-cliques,
                                                     no-round-cliques,no-rank-rows,no-proof-share,
                                                     no-whole-limit,no-hard-end,unchunked,sorted-pricing,
-                                                    per-pair-prices,no-search-memory,
-                                                    heuristic-after]
+                                                    per-pair-prices,no-search-memory]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -59,10 +58,6 @@ in the LPs; ``after``: one thread).
 in the rounds that do not polish (``ROUND_CUTOFF``, off by default since its
 measurement, ``scale_reduction_cutoff_6qi_60s.md``, run at 704087c, where the
 cutoff was on in ``after`` and ``no-cutoff`` turned it off).
-``--variants heuristic-after`` computes the heuristic table after the first
-round only (``reduction.HEURISTIC_BESIDE = False``), the package before
-2026-12-02 (``after``: where it is owed, beside the first round the search
-runs beside, before that search, which then starts from the better table).
 ``--variants no-search-memory`` starts every call of the search afresh
 (``lns.MEMORY = False``), the package before 2026-12-02 (``after``: the
 search beside each round goes on where the last stopped, skipping the
@@ -187,8 +182,6 @@ def run(job):
             from milp_anon import lagrangian
 
             lagrangian.block_values = _per_pair_values
-        elif v == "heuristic-after":
-            _reduction.HEURISTIC_BESIDE = False
         elif v == "no-search-memory":
             from milp_anon import lns
 

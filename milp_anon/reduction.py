@@ -73,11 +73,6 @@ POLISH_SHARED = True
 #: incumbent is further than this from the bound (on Adult it lands 3–6 % above the best known
 #: and takes 10–40 s at 6–8 QIs, which would otherwise come after the limit)
 HEURISTIC_GAP = 0.01
-#: ... or beside the first round the search runs beside (:data:`SEARCH_BESIDE`), before the search, on the core
-#: the round's process leaves: then the search starts from the better of the two tables (on Adult at 8 QIs with
-#: ARX hierarchies the level greedy's table lies 3–4 % below the LP rounding's, which the search had started
-#: from). Off: after the first round only (the package before)
-HEURISTIC_BESIDE = True
 #: ... for which the first round leaves this share of the remaining time
 HEURISTIC_SHARE = 0.25
 #: the LP rounding (:mod:`milp_anon.rounding`) improves its table for at most this share of the time
@@ -259,7 +254,6 @@ class LagrangianReduction:
         self.instance, self.request, self.solver, self.timings = instance, request, solver, timings
         #: what the search beside each round carries to the next (:class:`~milp_anon.lns.SearchMemory`)
         self.search_memory = search_memory
-        self.heuristic_ran = False  # :meth:`heuristic` computed (once is enough: it is deterministic)
         #: whether heuristic tables may be incumbents (and the fallback); off: every table the reduction
         #: returns is a solution of the model over ``instance``'s candidates (the heuristics' may use others)
         self.heuristics = heuristics
@@ -312,16 +306,10 @@ class LagrangianReduction:
         gap = self.solver.gap
         return bool(gap) and self.best is not None and self.grid.gap(self.ub, self.lb) <= gap
 
-    def heuristic_owed(self) -> bool:
-        """Whether the heuristic table is still to be computed within the limit (``HEURISTIC_GAP``)."""
-        return self.heuristics and not self.heuristic_ran and self.request.model.warm_start != "greedy" \
-            and (self.best is None or self.grid.gap(self.ub, self.lb) > HEURISTIC_GAP)
-
     def heuristic(self) -> None:
         """The best verified heuristic table replaces a poorer incumbent (unless ``heuristics`` is off)."""
         if not self.heuristics:
             return
-        self.heuristic_ran = True
         with self.timings.phase("warm_start"):
             rel = best_heuristic(self.instance.table, self.request)
         if rel is not None:
@@ -560,7 +548,9 @@ class LagrangianReduction:
             rnd.status = "stopped at G"  # no solution cheaper than G in the restriction
         self.lb = max(self.lb, min(bound, G))
         progress.report(bound=self.lb, incumbent=self.ub if math.isfinite(self.ub) else None)
-        if first and (self.left() is None or self.left() > 0) and self.heuristic_owed():
+        if first and (self.left() is None or self.left() > 0) \
+                and self.request.model.warm_start != "greedy" \
+                and (self.best is None or self.grid.gap(self.ub, self.lb) > HEURISTIC_GAP):
             # later rounds stop at G with poor incumbents: the heuristic table now (inside a time
             # limit, not after it), when the first round left a gap
             self.heuristic()
@@ -612,27 +602,20 @@ class LagrangianReduction:
 
     def _round_and_search(self, am, options: SolverOptions, hint, stop, method=None):
         """The round in its own process, the large-neighbourhood search from the incumbent in this one until it
-        ends (:func:`milp_anon.lns.beside`), after the heuristic table where that is still owed
-        (:data:`HEURISTIC_BESIDE`); the search's table becomes the incumbent when it is cheaper (the
+        ends (:func:`milp_anon.lns.beside`); the search's table becomes the incumbent when it is cheaper (the
         round's own is compared after). :meth:`search_beside` asks for ``heuristics``: the search's
         sub-problems choose their own candidates, which the instance may not hold. Returns ``(outcome, the
         search's log as a dict)``. A round through its root's cuts aims below the search's best table as it is
         found (``ceiling``): at ``G`` = ``UB`` that narrows the room its reduced costs are held against."""
         known = [self.ub]  # the cost of the best verified table, as the search finds it (read by the round's child)
-
-        def search(done):
-            if HEURISTIC_BESIDE and self.heuristic_owed():  # on this core while the round's process runs
-                self.heuristic()
-                known[0] = min(known[0], self.ub)
-            return lns.improve(self.instance.table, self.request, self.best, options.time_limit, self.solver,
-                               stop=done, on_better=lambda rel: known.__setitem__(0, min(known[0], rel.objective)),
-                               memory=self.search_memory)
-
         out, (found, log) = lns.beside(
             lambda cancel: solve_model(am.lm, options, self.grid, hint=hint, stop_bound=stop, cancel=cancel,
                                        method=method, ceiling=lambda: known[0], hard_end=self.hard_end(),
                                        max_memory_bytes=self.max_memory_bytes()),
-            search)
+            lambda done: lns.improve(self.instance.table, self.request, self.best, options.time_limit, self.solver,
+                                     stop=done, on_better=lambda rel: known.__setitem__(0, min(known[0],
+                                                                                               rel.objective)),
+                                     memory=self.search_memory))
         if found.objective < self.ub - 1e-9:
             self.best, self.best_pairs = found, None
             progress.report(incumbent=self.ub)

@@ -704,11 +704,9 @@ def test_the_search_beside_a_round_hands_on_a_cheaper_table(monkeypatch):
     """A table the search beside a round finds becomes the incumbent: here the search (stubbed) returns the
     whole model's optimal table, labelled, at once, while the first round runs from a table with every cell
     suppressed; a round's table replaces the incumbent only when strictly cheaper, so the labelled table is
-    the one released, at the optimum, proven. (The heuristic table, which would be the search's start
-    otherwise, is left to after the round: the search starts from the given table.)"""
+    the one released, at the optimum, proven."""
     from milp_anon import lns
 
-    monkeypatch.setattr(reduction, "HEURISTIC_BESIDE", False)
     monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
     monkeypatch.setattr(reduction, "LP_ROUNDING", False)
     monkeypatch.setattr(reduction, "SEARCH_BESIDE_MIN_SECONDS", 0.0)
@@ -727,45 +725,6 @@ def test_the_search_beside_a_round_hands_on_a_cheaper_table(monkeypatch):
         assert red.reduction.rounds[0].search == {**lns.LnsLog(start.objective, whole.objective).as_dict()}
         assert red.source == "the search (test)"
     assert calls
-
-
-@pytest.mark.parametrize("beside", [True, False])
-def test_the_search_beside_the_first_round_starts_from_the_heuristic_table(monkeypatch, beside):
-    """Where the heuristic table is owed (the incumbent, every cell suppressed, lies more than
-    ``HEURISTIC_GAP`` above the bound), it is computed beside the first round, before the search there, which
-    then starts from the cheaper of the two (``HEURISTIC_BESIDE``); off, the search starts from the given
-    table and the heuristic follows the round (if that round left a gap). Never twice; the result is the whole
-    model's optimum, proven."""
-    from milp_anon import lns
-    from milp_anon.starts import best_heuristic
-
-    monkeypatch.setattr(reduction, "HEURISTIC_BESIDE", beside)
-    monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
-    monkeypatch.setattr(reduction, "LP_ROUNDING", False)
-    monkeypatch.setattr(reduction, "SEARCH_BESIDE_MIN_SECONDS", 0.0)
-    monkeypatch.setattr(lns, "_cores", lambda: 2)
-    heuristics = []
-    monkeypatch.setattr(reduction, "best_heuristic", lambda *a, **k: heuristics.append(1) or best_heuristic(*a, **k))
-    seen = 0
-    for table, request, whole, optimum, start in _cases_for_a_search(np.random.default_rng(20261202), 6):
-        heur = best_heuristic(table, request)  # computed here, apart from the run
-        calls = []
-
-        def search(table_, request_, release, seconds, solver, stop=None, on_better=None, memory=None):
-            calls.append(release.objective)
-            return release, lns.LnsLog(start=release.objective, end=release.objective)
-
-        monkeypatch.setattr(lns, "improve", search)
-        heuristics.clear()
-        red = pipeline.solve(table, request, ma.SolverOptions(time_limit=120, lns=0.25, isolate="always"),
-                             start=start)
-        assert red.status == "optimal" and red.objective == whole.objective and red.verified
-        if not calls:
-            continue
-        seen += 1
-        assert len(heuristics) == 1 if beside else len(heuristics) <= 1  # (after a round that proved: none)
-        assert calls[0] == (min(start.objective, heur.objective) if beside else start.objective)
-    assert seen
 
 
 def test_a_round_beside_the_search_is_told_the_search_s_tables(monkeypatch):
