@@ -34,8 +34,7 @@ time limit), the repair runs in this process meanwhile, on the other core
 (:data:`REPAIR_BESIDE`): the two are independent (the cutoff solve of
 :func:`_solve_relaxation` takes no start), so the repairs cost no time. The
 large-neighbourhood search the caller asks for then follows the repair on that
-core, from the repair's table (:data:`SEARCH_FROM_REPAIR`), until the ``R(A)`` ends
-(:data:`SEARCH_BESIDE`), and a table it finds at
+core until the ``R(A)`` ends (:data:`SEARCH_BESIDE`), and a table it finds at
 the relaxations' bound ends the iteration as optimal; such an ``R(A)`` may run
 to the end of the whole time limit (``search_end``), past the stage's share
 (when it starts with the best table within :data:`EXTEND_GAP` of that bound:
