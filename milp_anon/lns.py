@@ -86,8 +86,8 @@ from .solvers import SolverOptions
 from .solvers.isolated import should_isolate
 from .table import Table
 
-__all__ = ["LNS_SOURCE", "RESOLVE_SOURCE", "LnsLog", "SearchMemory", "beside", "beside_possible", "improve", "neighbourhoods",
-           "resolve_failing", "sub_criteria", "unavailable"]
+__all__ = ["LNS_SOURCE", "RESOLVE_SOURCE", "LnsLog", "SearchMemory", "beside", "beside_possible", "improve",
+           "neighbourhoods", "resolve_failing", "sub_criteria", "unavailable"]
 
 T = TypeVar("T")
 S = TypeVar("S")
