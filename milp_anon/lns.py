@@ -173,10 +173,10 @@ def _rows_key(rows: np.ndarray) -> bytes:
     return hashlib.blake2b(np.ascontiguousarray(rows, dtype=np.int64).tobytes(), digest_size=16).digest()
 
 
-def _start_key(rows: np.ndarray, released) -> bytes:
+def _start_key(key: bytes, rows: np.ndarray, released) -> bytes:
+    """``rows``' key (:func:`_rows_key`) with their released values."""
     values = pd.util.hash_pandas_object(released.iloc[rows], index=False).to_numpy()
-    return hashlib.blake2b(np.ascontiguousarray(rows, dtype=np.int64).tobytes() + values.tobytes(),
-                           digest_size=16).digest()
+    return hashlib.blake2b(key + values.tobytes(), digest_size=16).digest()
 
 
 def _cores() -> int:
@@ -337,11 +337,12 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
             now = Release.verified(sub, sub_request, released.iloc[rows].reset_index(drop=True))
             if now.objective <= 0:
                 continue
-            key, started = _rows_key(rows), _start_key(rows, released)
+            key = _rows_key(rows)
             if now.objective <= memory.least.get(key, -np.inf) + 1e-9:
                 log.known += 1
                 quick += 1  # proven before: as if proven at once now
                 continue
+            started = _start_key(key, rows, released)
             if started in memory.tried:
                 log.known += 1
                 continue
