@@ -55,7 +55,9 @@ reduction over the same candidates, the package before it.
 the heuristic table's objective as its target (``upper=None``: the target
 guessed above the best bound), the package before it. ``--variants no-floors``
 gives every candidate the size floor ``k`` (not its least legal group's), the
-package before floor rows. ``--variants no-restricted-model`` solves the LP
+package before floor rows. ``--variants no-whole-search`` runs the whole model
+after the LP stage without the search beside it (``pipeline.WHOLE_SEARCH_BESIDE
+= False``), the package before it. ``--variants no-restricted-model`` solves the LP
 after the restricted LP even where the restricted LP's optimum shows it cannot
 raise the bound (``relaxation.RESTRICTED_MODEL = False``), not the restricted
 model in its place, the package before it. ``--variants no-second-ascent``
@@ -150,7 +152,9 @@ def lp_summary(lr) -> str:
     if lr.slack_status is not None:
         parts.append(_lp_part("slack LP", lr.slack_status, lr.slack_objective, lr.slack_seconds, lr.slack_rounded,
                               lr.slack_refined, lr.slack_search))
-    return "; ".join(parts) + (", model skipped" if lr.model_skipped else "")
+    whole = "" if not lr.whole_search else \
+        f"; search beside the whole model {lr.whole_search['start']:.6g} → {lr.whole_search['end']:.6g}"
+    return "; ".join(parts) + (", model skipped" if lr.model_skipped else "") + whole
 
 
 def run_one(job):
@@ -196,6 +200,10 @@ def run_one(job):
         lp_rounding.SUPPORT_TOL = -math.inf
     if variant == "lp-presolve-off":  # the LP relaxation in pieces without presolve at any size (the package before)
         relaxation.LP_PRESOLVE_MAX_COLUMNS = -1
+    if variant == "no-whole-search":  # no search beside the whole model's solve (the package before)
+        from milp_anon import pipeline as _pipeline
+
+        _pipeline.WHOLE_SEARCH_BESIDE = False
     if variant == "no-restricted-model":  # the LP even where it cannot raise the bound (the package before)
         relaxation.RESTRICTED_MODEL = False
     if variant == "no-second-ascent":  # no second ascent in the time the search leaves (the package before)
@@ -343,7 +351,7 @@ def main(argv=None):
              "no-frequency-prune", "no-resolve", "no-known-bound", "repair-first", "milp-first", "guessed-target",
              "no-floors", "no-restricted-model", "no-second-ascent", "no-ascent-beside",
              "no-blocks-rounding", "no-unfinished-skip", "no-search-beside", "no-search-memory",
-             "after")
+             "no-whole-search", "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")
     jobs = [(q, c, a.k, a.time_limit, a.lns, v) for q in qis for c in cases for v in variants]

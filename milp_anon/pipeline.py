@@ -203,6 +203,12 @@ SECOND_ASCENT = True
 #: the second ascent beside the search after the stage, on the other core, rather than after it (off: only
 #: after it, in what the search leaves)
 SECOND_ASCENT_BESIDE = True
+#: the large-neighbourhood search beside the whole model's solve after the LP stage (two cores, ``lns > 0``): the
+#: model in its own process, the search here from the best table until it ends. Off: the search only after it
+#: (the package before). Why: at 4 QIs (0.3-closeness, equal and hierarchical) HiGHS ran the whole model for
+#: 350–384 s without finding a better table while this process waited, and the search after it, in the 148 s
+#: left, still improved 63 of 293 neighbourhoods (``benchmarks/results/refresh_4qi_closeness_525047a.md``)
+WHOLE_SEARCH_BESIDE = True
 
 
 def _second_ascent(outcome: Outcome, solver: SolverOptions, timings: Timings) -> Outcome:
@@ -337,8 +343,22 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
     with timings.phase("solve"):
         # a model in its own process is killed at the stage's end at the latest, not after its own margins
         end = None if hs.time_limit is None else time.perf_counter() + hs.time_limit
-        out = solve_model(am.lm, hs, grid, hint=hint, hard_end=end,
-                          max_memory_bytes=cap_bytes(request.model.max_memory_gb))
+        cap = cap_bytes(request.model.max_memory_gb)
+        if WHOLE_SEARCH_BESIDE and lp_log is not None and start is not None and hs.lns > 0 \
+                and hs.time_limit is not None and _lns.unavailable(request) is None \
+                and _lns.beside_possible(hs, am.lm.n_cols) and not interrupt.stop_requested():
+            # the model in its own process on the other core, the search here from the best table until it ends
+            # (WHOLE_SEARCH_BESIDE); HiGHS's bound is the problem's whichever table is released
+            iso = dataclasses.replace(hs, isolate="always")
+            out, (searched, search_log) = _lns.beside(
+                lambda cancel: solve_model(am.lm, iso, grid, hint=hint, cancel=cancel, hard_end=end,
+                                           max_memory_bytes=cap),
+                lambda done: _lns.improve(instance.table, request, start, hs.time_limit, hs, stop=done,
+                                          memory=memory))
+            lp_log = dataclasses.replace(lp_log, whole_search=search_log.as_dict())
+            start = _relaxation.better_release(start, searched)
+        else:
+            out = solve_model(am.lm, hs, grid, hint=hint, hard_end=end, max_memory_bytes=cap)
     # HiGHS's dual bound (its branch-and-bound's, rounded up to the grid) holds at a limit as at Optimal: when
     # a table found elsewhere (the search) reaches it, that is the same proof as its own Optimal (stricter:
     # no mip_rel_gap); a PuLP solver's report is trusted at Optimal only

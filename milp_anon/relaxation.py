@@ -173,6 +173,9 @@ class LpRoundingLog:
     model_objective: float | None = None
     model_seconds: float | None = None
     model_search: dict | None = None
+    #: the search beside the whole model's solve after this stage (``pipeline.WHOLE_SEARCH_BESIDE``), when it
+    #: ran: its log (:class:`~milp_anon.lns.LnsLog` as a dict)
+    whole_search: dict | None = None
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)

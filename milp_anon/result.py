@@ -502,7 +502,9 @@ class Result:
                             + (f", table {lr.model_objective:g}" if lr.model_objective is not None else "")
                             + (f", search beside it {lr.model_search['start']:g} -> {lr.model_search['end']:g}"
                                if lr.model_search else ""))
-                         + ("; the whole model skipped" if lr.model_skipped else ""))
+                         + ("; the whole model skipped" if lr.model_skipped else "")
+                         + (f"; search beside the whole model {lr.whole_search['start']:g} -> "
+                            f"{lr.whole_search['end']:g}" if lr.whole_search else ""))
         if self.full_domain is not None:
             fd = self.full_domain
             lines.append("levels        " + "  ".join(f"{c} {v}" for c, v in fd.get("levels", {}).items())

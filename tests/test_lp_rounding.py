@@ -577,3 +577,76 @@ def test_a_solve_gives_an_unfinished_lps_time_to_the_search_under_exact_blocks(m
                                    "blocks' dual is at least the LP's)")
     else:
         assert lr.lp_status == "Optimal" and not r.solver_status.startswith("the whole model skipped")
+
+
+def _two_cores() -> bool:
+    import os
+
+    return len(os.sched_getaffinity(0)) >= 2
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_the_search_runs_beside_the_whole_model_and_the_result_stays_exact(monkeypatch, on):
+    """After the LP stage the whole model runs in its own process with the search beside it
+    (``pipeline.WHOLE_SEARCH_BESIDE``, two cores, ``lns > 0``); its log is the stage's ``whole_search``. The
+    result is verified and its bound and table bracket the optimum either way."""
+    if not _two_cores():
+        return  # the search runs beside the model on a second core only
+    monkeypatch.setattr(pipeline, "WHOLE_SEARCH_BESIDE", on)
+    table = ma.Table.from_frame(_frame(7, 60), ["a", "b"], "s")
+    request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.25), criteria_rows="all")
+    r = request.solve(table, time_limit=30, lns=0.5, isolate="always")
+    assert r.verified and r.lp_rounding is not None and not r.lp_rounding.model_skipped
+    search = r.lp_rounding.whole_search
+    assert (search is not None) is on
+    if on:
+        assert search["end"] <= search["start"] and r.objective <= search["end"] + 1e-9
+    exact = request.solve(table)
+    assert r.bound <= exact.objective <= r.objective
+
+
+def test_the_table_of_the_search_beside_the_whole_model_is_released_when_the_model_finds_none(monkeypatch):
+    """The whole model stops without a table (a stand-in); the search beside it (a stand-in returning the
+    exact optimum's verified table) improves on the stage's start (the heuristic table: no LP rounding, no
+    search beside the LP): that table is released, with a bound at most the optimum."""
+    import threading
+
+    from milp_anon.release import Release
+    from milp_anon.solvers.outcome import SolveOutcome
+    from milp_anon.status import Status
+
+    if not _two_cores():
+        return
+    table = ma.Table.from_frame(_frame(14, 60), ["a", "b"], "s")  # heuristic 46, optimum 36
+    request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.25), criteria_rows="all")
+    exact = request.solve(table)
+    assert exact.status == "optimal"
+    best = Release.verified(table, request, exact.table)
+    calls = {"model": 0, "improved": []}
+    searched = threading.Event()
+
+    def no_table(lm, options, grid, **kw):
+        searched.wait(10.0)  # beside the search, the model ends after it (alone, after 10 s)
+        calls["model"] += 1
+        return SolveOutcome(Status.NO_SOLUTION, None, None, None, "stand-in: no table", 0.0)
+
+    def improve(tbl, req, rel, seconds, solver, stop=None, on_better=None, memory=None):
+        log = lns.LnsLog(start=rel.objective, end=min(rel.objective, best.objective))
+        if rel.objective > best.objective:
+            calls["improved"].append(calls["model"])  # how many model solves had ended then
+            searched.set()
+            return best, log
+        return rel, log
+
+    monkeypatch.setattr(pipeline, "solve_model", no_table)
+    monkeypatch.setattr(lns, "improve", improve)
+    monkeypatch.setattr(relaxation, "_rounded", lambda *a, **k: (None, None, None))
+    monkeypatch.setattr(relaxation, "SLACK", False)
+    monkeypatch.setattr(relaxation, "SEARCH_BESIDE", False)
+    monkeypatch.setattr(pipeline, "SECOND_ASCENT", False)
+    r = request.solve(table, time_limit=30, lns=0.5, isolate="always")
+    assert calls["model"] == 1
+    assert calls["improved"] == [0]  # one improving search: beside the model, while it ran
+    assert r.verified and r.objective == pytest.approx(exact.objective)
+    assert r.lp_rounding.whole_search["end"] == pytest.approx(exact.objective)
+    assert r.bound is None or r.bound <= exact.objective
