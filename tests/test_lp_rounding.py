@@ -52,6 +52,12 @@ def _frame(seed: int, n: int) -> pd.DataFrame:
                          "s": rng.choice(list("uvwxyz"), n)})
 
 
+def _two_cores() -> bool:
+    import os
+
+    return len(os.sched_getaffinity(0)) >= 2
+
+
 def _instance(frame, qi, criteria):
     table = ma.Table.from_frame(frame, qi, "s")
     request = ma.Request(*criteria)
@@ -201,9 +207,7 @@ def test_rounding_refuses_values_that_are_not_finite():
 
 
 def test_the_search_runs_beside_an_isolated_lp_and_the_result_stays_exact():
-    import os
-
-    if len(os.sched_getaffinity(0)) < 2:
+    if not _two_cores():
         return  # the search runs beside the LP on a second core only
     frame = _frame(7, 60)
     table = ma.Table.from_frame(frame, ["a", "b"], "s")
@@ -577,12 +581,6 @@ def test_a_solve_gives_an_unfinished_lps_time_to_the_search_under_exact_blocks(m
                                    "blocks' dual is at least the LP's)")
     else:
         assert lr.lp_status == "Optimal" and not r.solver_status.startswith("the whole model skipped")
-
-
-def _two_cores() -> bool:
-    import os
-
-    return len(os.sched_getaffinity(0)) >= 2
 
 
 @pytest.mark.parametrize("on", [True, False])
