@@ -3,7 +3,7 @@
 Sensitive ``occupation``, k = 5, Adult (30,162 rows). For a QI set and a
 case of :mod:`benchmarks.sensitive_goal`, the whole model (``build_model``,
 what ``milp-anon export`` writes) is solved by HiGHS, presolve off, four
-ways in one process, one after another:
+ways, one at a time, each in its own process:
 
 * ``LP``: every column continuous (the LP relaxation);
 * ``y``: the candidates' opening variables ``y_j`` integer, every count continuous: a group is
@@ -55,7 +55,7 @@ def run_one(job):
     h.setOptionValue("mip_rel_gap", 0.0)
     h.setOptionValue("time_limit", float(limit))
     keep = {"LP": (), "y": ("y",), "y + size": ("y", "size"), "MILP": None}[way]
-    integer = lm.arrays()["integer"]
+    integer = np.concatenate(lm.col_integer).astype(bool)  # (``to_highs`` built the matrix once already)
     if keep is not None:
         kept = np.zeros(lm.n_cols, dtype=bool)
         for name, block in lm.var_blocks.items():

@@ -11,7 +11,8 @@ solution of cost 6 is feasible in the continuous form too). The package keeps ``
 
     python benchmarks/highs/rdiv_continuous_g.py benchmarks/highs/rdiv_continuous_g.npz
 
-prints the four combinations (start yes/no, ``g`` integer yes/no).
+prints the four combinations (start yes/no, ``g`` integer yes/no). It builds the model from the arrays with
+highspy alone (as ``LinearModel.to_highs`` does), so the report needs nothing of this package.
 """
 import sys
 import highspy
@@ -38,14 +39,16 @@ def main(path):
             lp.a_matrix_.start_ = d["start"].astype(np.int32)
             lp.a_matrix_.index_ = d["index"].astype(np.int32)
             lp.a_matrix_.value_ = d["value"]
-            lp.integrality_ = [highspy.HighsVarType.kInteger if f else highspy.HighsVarType.kContinuous for f in integer]
+            kinds = (highspy.HighsVarType.kContinuous, highspy.HighsVarType.kInteger)
+            lp.integrality_ = [kinds[int(f)] for f in integer]
             h = highspy.Highs()
             h.setOptionValue("output_flag", False)
             h.setOptionValue("presolve", "off")
             h.setOptionValue("mip_rel_gap", 0.0)
             h.passModel(lp)
             if with_start:
-                h.setSolution(len(d["hint_index"]), d["hint_index"].astype(np.int32), d["hint_value"].astype(float))
+                idx = d["hint_index"].astype(np.int32)
+                h.setSolution(len(idx), idx, d["hint_value"].astype(float))
                 h.setOptionValue("mip_heuristic_run_feasibility_jump", False)
             h.run()
             print(f"start={with_start} g_integer={integer_g}: {h.modelStatusToString(h.getModelStatus())} "
