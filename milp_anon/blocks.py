@@ -64,10 +64,13 @@ from .criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, exact
 from .instance import group_floors
 from .lagrangian import BlockPrices, block_prices
 
+#: t-closeness adds the ball's integer block (:func:`ball_blocks`) to the distinct and cap blocks; off: those alone
+#: (for measurement, ``benchmarks.sensitive_goal``'s ``no-ball-blocks``)
+BALL_BLOCKS = True
 #: steps of :meth:`RequestBlocks.ascend_balls` per call, and steps without a better bound before its θ halves
 BALL_STEPS, BALL_PATIENCE = 30, 3
 
-__all__ = ["RequestBlocks", "TVBall", "combine", "distinct_blocks", "frequency_blocks", "request_blocks"]
+__all__ = ["RequestBlocks", "TVBall", "ball_blocks", "combine", "distinct_blocks", "frequency_blocks", "request_blocks"]
 
 
 @dataclass(frozen=True)
@@ -163,6 +166,8 @@ class RequestBlocks:
             value = self.unit_value[:, col]
             if kind == "distinct":
                 out.append(distinct_blocks(pi, n, w, pu, pc, value, k, a, shift=shift))
+            elif kind == "ball":
+                out.append(ball_blocks(pi, n, w, pu, pc, value, k, a.P, a.tau, k_prices=kp, shift=shift))
             else:
                 out.append(frequency_blocks(pi, n, w, pu, pc, value, k, a, b, k_prices=kp,
                                             strict=kind == "strict cap", shift=shift))
@@ -240,6 +245,8 @@ def request_blocks(instance, request) -> RequestBlocks | None:
                 ball = crit.tv_ball(instance.table, col)
                 if ball is not None:
                     balls.append(TVBall(col, ball[0], float(ball[1].sum()), ball[2]))
+                    if BALL_BLOCKS:
+                        specs.append(("ball", col, balls[-1], None))
                 D, cap = crit.necessary_shape(instance.table, col)
                 if D > 1:
                     specs.append(("distinct", col, D, None))
@@ -492,6 +499,300 @@ def _frequency_one(v, n, val, k, a, b, strict=False):
     out = np.empty_like(x)
     out[o] = x
     return best, out
+
+
+#: sizes scanned together in :func:`_ball_one` at first (the chunk doubles up to ``_S_CHUNK_MAX``), and at most this many per candidate (beyond them the block takes
+#: the k-anonymity bound of the remaining sizes, the cheapest rows without the ball: valid, weaker)
+_S_CHUNK, _S_CHUNK_MAX, _S_CAP = 64, 1024, 1 << 13
+
+
+def ball_blocks(pi, n, w, pair_unit, pair_cand, value, k, P, tau: float,
+                k_prices: BlockPrices | None = None, shift=None) -> BlockPrices:
+    """Every candidate's block under "size >= k and total variation ``TV(q, P) <= τ``", over the integers.
+
+    Parameters as :func:`distinct_blocks`; ``P`` the reference share of each value code of the column
+    (summing to less than 1 where the reference holds values the table lacks), ``τ`` the ball's radius
+    (:meth:`~milp_anon.criteria.TCloseness.tv_ball`: ``t`` itself under the equal distance, where the ball
+    *is* t-closeness). For a size ``s``, ``s · TV = s − Σ_σ min(c_σ, P_σ s)`` (the coverage of
+    :func:`~milp_anon.criteria.least_ball_size`): the ``c``-th cheapest row of value ``σ`` covers 1 while
+    ``c <= ⌊P_σ s⌋`` (a *full* row), ``frac(P_σ s)`` at ``c = ⌊P_σ s⌋ + 1`` (the value's *partial* row),
+    0 after (a *zero* row), and a group of ``s`` rows must cover ``(1 − τ) s``. Exchanges (a dearer row of a
+    value for a cheaper one of the same value never lowers the coverage) make the rows taken per value its
+    cheapest, so per size the block is: ``A`` full rows, ``π`` partial rows and ``s − A − π`` zero rows, each
+    the cheapest of its pool, with ``A + (the π largest fractions) >= (1 − τ) s``. Pricing the ``π`` partial
+    rows at the ``π`` cheapest while crediting the ``π`` largest fractions is the one relaxation (exact when
+    the fractions are equal, e.g. a uniform reference): a lower bound on the group problem, at or above the
+    k-anonymity block, with integer counts (the LP's ball rows allow fractional ones). With ``A`` free the
+    cost is convex in ``A``, so ``A`` is the unconstrained optimum (the cheapest ``s − π`` full or zero rows)
+    or ``A_req``. ``O(S · (U + V) · V)`` per candidate over its sizes ``S``; run only where the k-anonymity
+    block is negative, and ``forced`` is ``max(rc_j, forced_k)``, as in :func:`frequency_blocks`.
+    """
+    pi, n, w = (np.asarray(a_, dtype=float) for a_ in (pi, n, w))
+    C = w.shape[0]
+    if k_prices is None:
+        k_prices = block_prices(pi, n, w, pair_unit, pair_cand, k, shift=shift)
+    v = w[pair_cand] - pi[pair_unit] + (0.0 if shift is None else shift)
+    nu = n[pair_unit]
+    val = np.asarray(value, dtype=np.int64)[pair_unit]
+    P = np.asarray(P, dtype=float)
+    rc = k_prices.rc.copy()
+    take = k_prices.take.copy()
+    order = np.argsort(pair_cand, kind="stable")
+    start = np.searchsorted(pair_cand[order], np.arange(C + 1))
+    for j in np.flatnonzero(k_prices.rc < -1e-12):
+        idx = order[start[j]:start[j + 1]]
+        best, x = _ball_one(v[idx], nu[idx], val[idx], k if np.ndim(k) == 0 else k[j], P, tau)
+        if best > rc[j]:
+            rc[j] = best
+            if x is not None:
+                take[idx] = x
+    forced = np.maximum(rc[pair_cand], k_prices.forced)
+    return _prices(pi, n, rc, take, forced)
+
+
+def _prefix(cum_n, cum_v, c, q):
+    """Per row of the ``(m, U)`` running counts/costs of a pool (units in cost order ``c``) and per query of
+    ``q`` (``(m, Q)``), the cost of its cheapest ``q`` rows (inf where the pool holds fewer), the index of the
+    unit holding the ``q``-th row, and the rows before that unit (each ``(m, Q)``)."""
+    m, U = cum_n.shape
+    if U == 0:
+        return np.where(q <= 0, 0.0, np.inf), np.zeros(q.shape, dtype=np.int64), np.zeros(q.shape)
+    span = float(cum_n[:, -1].max()) + 2.0
+    off = (np.arange(m) * span)[:, None]
+    i = np.searchsorted((cum_n + off).ravel(), (q + off - 1e-9).ravel(), side="left").reshape(q.shape)
+    i = np.clip(i - np.arange(m)[:, None] * U, 0, U - 1)
+    r = np.arange(m)[:, None]
+    before_n = np.where(i > 0, cum_n[r, i - 1], 0.0)
+    before_v = np.where(i > 0, cum_v[r, i - 1], 0.0)
+    cost = before_v + (q - before_n) * c[i]
+    cost = np.where(q <= 0, 0.0, np.where(q > cum_n[:, -1:] + 1e-9, np.inf, cost))
+    return cost, i, before_n
+
+
+def _ball_pools(S, P, val_s, before_s, n_s):
+    """Per size (rows of ``S``) and unit (units sorted by (value, cost)): full rows, partial row (0/1) and the
+    fraction of the value's reference mass its partial row covers (0 where none)."""
+    Ps = P[None, :] * S[:, None].astype(float)
+    fl = np.floor(Ps + 1e-9)
+    fr = np.maximum(Ps - fl, 0.0)
+    flu = fl[:, val_s]
+    full = np.clip(flu - before_s[None, :], 0.0, n_s[None, :])
+    part = (before_s[None, :] <= flu) & (flu < before_s[None, :] + n_s[None, :]) & (fr[:, val_s] > 0)
+    return full, part.astype(float), np.where(part, fr[:, val_s], 0.0)
+
+
+def _ball_one(v, n, val, k, P, tau):
+    """One candidate's ball block: ``(lower bound on its group problem, take per unit or None)``
+    (:func:`ball_blocks`).
+
+    The fractional block ``V(s)`` (:func:`_ball_continuous`) is convex in the size ``s`` (the value of a
+    linear program whose feasible set in ``(x, s)`` is convex) and lies below the integer block at every size,
+    so the sizes are scanned outward from its least point, each side until ``V`` reaches ``min(0, best)``
+    (only ``min(0, rc_j)`` enters ``L``), at each size the larger of the two; past ``_S_CAP`` sizes, ``V`` at
+    the window's edges bounds every size outside it."""
+    V = P.shape[0]
+    o = np.lexsort((v, val))  # by value, then cost: the rows before a unit within its value are cheaper
+    v, n, val = v[o], n[o], val[o]
+    cum = np.cumsum(n)
+    vstart = np.searchsorted(val, val, side="left")
+    before = cum - n - np.concatenate([[0.0], cum])[vstart]
+    g = np.argsort(v, kind="stable")  # the pools' cost order
+    c = v[g]
+    lo_s, hi_s = int(k), int(n.sum())
+    if lo_s > hi_s:
+        return math.inf, None
+
+    def cont(sizes):
+        return _ball_continuous(np.asarray(sizes, dtype=np.int64), P, tau, val, before, n, g, c)
+
+    a, b = lo_s, hi_s  # the least integer point of the convex V: its first size with V(s + 1) >= V(s)
+    while a < b:
+        mid = (a + b) // 2
+        vm = cont([mid, mid + 1])
+        if vm[1] >= vm[0] - 1e-12:
+            b = mid
+        else:
+            a = mid + 1
+    best, arg = math.inf, None
+    left, right = a - 1, a  # sizes <= left and >= right are still to scan
+    chunk, scanned = _S_CHUNK, 0
+    while left >= lo_s or right <= hi_s:
+        if scanned >= _S_CAP:  # V at the window's edges bounds every size left
+            for edge in (left, right):
+                if lo_s <= edge <= hi_s:
+                    ve = float(cont([edge])[0])
+                    if ve < best:
+                        best, arg = ve, (edge, None)
+            break
+        sides = []
+        if right <= hi_s:
+            sides.append(np.arange(right, min(right + chunk, hi_s + 1), dtype=np.int64))
+        if left >= lo_s:
+            sides.append(np.arange(max(left - chunk + 1, lo_s), left + 1, dtype=np.int64))
+        S = np.concatenate(sides)
+        scanned += S.shape[0]
+        chunk = min(2 * chunk, _S_CHUNK_MAX)
+        val_s, cont_s, p_s = _ball_sizes(S, P, tau, val, before, n, g, c)
+        per_size = np.maximum(val_s, cont_s)  # both bound every group of that size
+        si = int(np.argmin(per_size))
+        if per_size[si] < best:
+            best = float(per_size[si])
+            arg = (int(S[si]), int(p_s[si]) if val_s[si] >= cont_s[si] else None)  # p_s: (π, d) flattened
+        stop = min(best, 0.0)
+        if right <= hi_s:
+            r_end = int(sides[0][-1])
+            right = r_end + 1 if cont_s[S == r_end][0] < stop else hi_s + 1
+        if left >= lo_s:
+            l_end = int(sides[-1][0])
+            left = l_end - 1 if cont_s[S == l_end][0] < stop else lo_s - 1
+    if arg is None:
+        return best, None
+    return best, _ball_take(arg, v, n, val, before, g, c, P, tau, o)
+
+
+#: multipliers ``μ`` of the partial rows' coverage at which :func:`_ball_sizes` prices every set of ``π`` partial
+#: rows (each gives a lower bound on the cheapest ``π`` rows covering ``θ``; ``μ = 0`` alone: the ``π``
+#: cheapest rows, whatever they cover)
+_MU = np.array([0.0, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0])
+
+
+def _ball_sizes(S, P, tau, val, before, n, g, c):
+    """Per size of ``S``: the integer block's value (:func:`ball_blocks`), the fractional block's, and the
+    ``(π, d)`` of the integer block's best (``π`` partial rows that lower the full rows needed by ``d``).
+
+    With ``need = (1 − τ) s`` and ``O`` the values whose partial row is taken, the group covers ``need`` iff
+    its full rows number at least ``⌈need⌉ − d`` where ``Σ_O f >= θ_d = need − ⌈need⌉ + d``. Per ``(π, d)``
+    the rest is the cheapest ``s − π`` full or zero rows with at least ``⌈need⌉ − d`` full (``H``), and the
+    partial rows cost at least ``K(π, θ_d) >= μ θ_d + (the π least c − μ f)`` for every ``μ >= 0`` (weak
+    duality of the small knapsack), infinite where the ``π`` largest fractions fall short of ``θ_d``."""
+    V = P.shape[0]
+    m = S.shape[0]
+    full, part, frac = _ball_pools(S, P, val, before, n)
+    full, part, frac = full[:, g], part[:, g], frac[:, g]
+    zero = n[g][None, :] - full - part
+    merged = full + zero
+    cf, cfv = np.cumsum(full, axis=1), np.cumsum(full * c, axis=1)
+    cz, czv = np.cumsum(zero, axis=1), np.cumsum(zero * c, axis=1)
+    cm, cmv = np.cumsum(merged, axis=1), np.cumsum(merged * c, axis=1)
+    # the partial rows per size (at most one per value): cost and fraction, padded with (inf, 0)
+    W = min(V, part.shape[1])
+    has = part > 0
+    rank = np.cumsum(has, axis=1) - 1
+    pcost = np.full((m, W), np.inf)
+    pfrac = np.zeros((m, W))
+    rr, uu = np.nonzero(has)
+    pcost[rr, rank[rr, uu]] = c[uu]
+    pfrac[rr, rank[rr, uu]] = frac[rr, uu]
+    top_f = np.concatenate([np.zeros((m, 1)), np.cumsum(-np.sort(-pfrac, axis=1), axis=1)], axis=1)  # (m, π)
+    need = (1.0 - tau) * S - 1e-9 * S - 1e-7  # the coverage asked, erring towards keeping
+    a0 = np.ceil(need)
+    d = np.arange(W + 1)
+    theta = (need - a0)[:, None] + d[None, :]  # (m, d)
+    # K(π, θ_d) from below: the largest over μ of μ θ_d + (the π least c − μ f)
+    adj = np.sort(pcost[:, None, :] - _MU[None, :, None] * pfrac[:, None, :], axis=2)  # (m, μ, W)
+    least = np.concatenate([np.zeros((m, _MU.shape[0], 1)), np.cumsum(adj, axis=2)], axis=2)  # (m, μ, π)
+    with np.errstate(invalid="ignore"):
+        K = np.max(_MU[None, :, None, None] * theta[:, None, None, :] + least[:, :, :, None], axis=1)  # (m, π, d)
+    K = np.where(np.isnan(K), np.inf, K)
+    K = np.where(top_f[:, :, None] >= theta[:, None, :] - 1e-12, K, np.inf)
+    K = np.where(d[None, None, :] <= np.arange(W + 1)[None, :, None], K, np.inf)
+    # H(s − π, ⌈need⌉ − d)
+    pi_ = np.arange(W + 1)
+    rest = np.broadcast_to((S[:, None] - pi_[None, :]).astype(float)[:, :, None], K.shape)  # (m, π, d)
+    a_req = np.broadcast_to(np.maximum(0.0, a0[:, None] - d[None, :])[:, None, :], K.shape)
+    flat_rest, flat_a = rest.reshape(m, -1), a_req.reshape(m, -1)
+    m_cost, i, bn = _prefix(cm, cmv, c, flat_rest)
+    r = np.arange(m)[:, None]
+    a_star = np.where(i > 0, cf[r, i - 1], 0.0) + np.minimum(full[r, i], np.maximum(flat_rest - bn, 0.0))
+    f_cost, _, _ = _prefix(cf, cfv, c, flat_a)
+    z_cost, _, _ = _prefix(cz, czv, c, flat_rest - flat_a)
+    bounded = np.where(flat_rest - flat_a < -1e-9, np.inf, f_cost + z_cost)
+    H = np.where(a_star >= flat_a - 1e-9, m_cost, bounded).reshape(K.shape)
+    vals = np.where(rest >= 0, K + H, np.inf).reshape(m, -1)
+    best = np.argmin(vals, axis=1)
+    return vals[np.arange(m), best], _ball_continuous(S, P, tau, val, before, n, g, c), best
+
+
+def _ball_continuous(S, P, tau, val, before, n, g, c):
+    """Per size of ``S``, the block with fractional rows (the LP's group problem at that size): every row of
+    value ``σ`` up to ``P_σ s`` covers 1, the rest 0, and ``(1 − τ) s`` must be covered."""
+    full = np.clip(P[val][None, :] * S[:, None] - before[None, :], 0.0, n[None, :])[:, g]
+    zero = n[g][None, :] - full
+    merged = full + zero
+    cf, cfv = np.cumsum(full, axis=1), np.cumsum(full * c, axis=1)
+    cz, czv = np.cumsum(zero, axis=1), np.cumsum(zero * c, axis=1)
+    cm, cmv = np.cumsum(merged, axis=1), np.cumsum(merged * c, axis=1)
+    need = ((1.0 - tau) * S - 1e-9 * S - 1e-7)[:, None]
+    rest = S[:, None].astype(float)
+    m_cost, i, bn = _prefix(cm, cmv, c, rest)
+    r = np.arange(S.shape[0])[:, None]
+    a_star = np.where(i > 0, cf[r, i - 1], 0.0) + np.minimum(full[r, i], np.maximum(rest - bn, 0.0))
+    need = np.maximum(need, 0.0)
+    f_cost, _, _ = _prefix(cf, cfv, c, need)
+    z_cost, _, _ = _prefix(cz, czv, c, rest - need)
+    return np.where(a_star >= need - 1e-9, m_cost, f_cost + z_cost)[:, 0]
+
+
+def _ball_take(arg, v, n, val, before, g, c, P, tau, o):
+    """The rows per unit (in the caller's order) of a solution at the integer block's best ``(s, π, d)``
+    (:func:`_ball_sizes`; the ``π`` partial rows least in ``c − μ f`` at the ``μ`` that priced them), or of the
+    fractional block at size ``s`` where the second item is ``None`` (:func:`_ball_one`)."""
+    s, flat = arg
+    if flat is None:
+        return _ball_continuous_take(s, v, n, val, before, g, c, P, tau, o)
+    full, part, frac = _ball_pools(np.asarray([s]), P, val, before, n)
+    full, part, frac = full[0, g], part[0, g], frac[0, g]
+    zero = n[g] - full - part
+    units = np.flatnonzero(part > 0)
+    W = min(P.shape[0], part.shape[0])
+    p, d = divmod(flat, W + 1)
+    need = (1.0 - tau) * s - 1e-9 * s - 1e-7
+    theta = need - math.ceil(need) + d
+    adj = c[units][None, :] - _MU[:, None] * frac[units][None, :]
+    order = np.argsort(adj, axis=1)
+    price = _MU * theta + np.take_along_axis(adj, order, axis=1)[:, :p].sum(axis=1)
+    chosen = units[order[int(np.argmax(price)), :p]]
+    x = np.zeros_like(c)
+    x[chosen] += 1.0
+    a_req = max(0.0, math.ceil(need) - d)
+    rest = float(s - p)
+
+    def first(avail, q):  # the cheapest q rows of a pool, per unit
+        before_ = np.cumsum(avail) - avail
+        return np.clip(q - before_, 0.0, avail)
+
+    merged = first(full + zero, rest)
+    if np.minimum(full, merged).sum() >= a_req - 1e-9:  # a unit's full rows before its zero rows
+        x += merged
+    else:
+        x += first(full, a_req) + first(zero, rest - a_req)
+    out_sorted = np.empty_like(x)
+    out_sorted[g] = x
+    out = np.empty_like(x)
+    out[o] = out_sorted
+    return out
+
+
+def _ball_continuous_take(s, v, n, val, before, g, c, P, tau, o):
+    """The fractional block's rows per unit at size ``s`` (:func:`_ball_continuous`), in the caller's order."""
+    full = np.clip(P[val] * s - before, 0.0, n)[g]
+    zero = n[g] - full
+    need = max(0.0, (1.0 - tau) * s - 1e-9 * s - 1e-7)
+
+    def first(avail, q):
+        before_ = np.cumsum(avail) - avail
+        return np.clip(q - before_, 0.0, avail)
+
+    merged = first(full + zero, float(s))
+    if np.minimum(full, merged).sum() >= need - 1e-9:
+        x = merged
+    else:
+        x = first(full, need) + first(zero, s - need)
+    out_sorted = np.empty_like(x)
+    out_sorted[g] = x
+    out = np.empty_like(x)
+    out[o] = out_sorted
+    return out
 
 
 def combine(blocks: list[BlockPrices], pi, n, pair_cand) -> BlockPrices:

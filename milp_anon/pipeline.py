@@ -313,10 +313,17 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
                 def search(rel, seconds, stop):
                     return _lns.improve(instance.table, request, rel, seconds, hs, stop=stop, memory=memory)
             exact = held.get("ascent") is not None and held["ascent"][0].exact and SECOND_ASCENT
-            lp_bound, rounded, lp_log = _relaxation.lp_rounding_stage(am, request, hs, grid, start, search,
-                                                                      pair_bounds, bound=relaxed, blocks_exact=exact)
+            at_lp = []
+            lp_bound, rounded, lp_log = _relaxation.lp_rounding_stage(
+                am, request, hs, grid, start, search, pair_bounds, bound=relaxed, blocks_exact=exact,
+                on_multipliers=at_lp.append if _prices_at_lp(held) else None)
         if lp_bound is not None and (relaxed is None or lp_bound > relaxed):
             relaxed, relaxed_source = lp_bound, _relaxation.LP_BOUND_SOURCE
+        if at_lp:
+            lp_log, blocks_bound = _blocks_at_lp(held, at_lp[-1], lp_log, timings)
+            if relaxed is None or grid.ceil(blocks_bound) > relaxed:
+                relaxed, relaxed_source = grid.ceil(blocks_bound), BLOCK_LP_SOURCE
+                progress.report(bound=relaxed)
         if rounded is not None:
             start, hint = rounded, release_start(am, rounded)
             progress.report(incumbent=rounded.objective)
@@ -467,6 +474,13 @@ def _or_fallback(release: Release | None, instance: Instance, request, start: Re
 K_BOUND_SOURCE = ("the k-anonymity LP bound over the same candidates (column generation, with the conflict "
                   "cliques its masters violate): every release "
                   "meeting the criteria is k-anonymous")
+BLOCK_LP_SOURCE = ("the Lagrangian bound of the groups under the criteria at the LP relaxation's multipliers of "
+                   "the assignment rows (every candidate's group problem solved over the integers; t-closeness "
+                   "relaxed to the total-variation ball every close group lies in, exact under the equal "
+                   "distance but for the partial rows' knapsack, bounded by its duals)")
+#: price the group blocks at the LP's multipliers where t-closeness gives them the ball's integer block
+#: (:func:`_blocks_at_lp`); off: the package before, for measurement
+BLOCKS_AT_LP = True
 #: the release source of the group blocks' rounding (:func:`_blocks_rounding`)
 BLOCKS_ROUNDING_SOURCE = "the group blocks' rounding"
 BLOCK_BOUND_SOURCE = ("the Lagrangian bound of the groups under the criteria (every candidate's group problem "
@@ -507,6 +521,29 @@ def _blocks_rounding(instance: Instance, request, pb, heuristic: Release | None,
         progress.report(incumbent=release.objective)
         return release
     return heuristic
+
+
+def _prices_at_lp(held: dict) -> bool:
+    """Whether the bound stage's group blocks hold the ball's integer block (t-closeness), so that pricing them at
+    the LP's multipliers may lift the LP's bound (``BLOCKS_AT_LP``)."""
+    asc = held.get("ascent")
+    return BLOCKS_AT_LP and asc is not None and any(spec[0] == "ball" for spec in asc[0].specs)
+
+
+def _blocks_at_lp(held: dict, pi: np.ndarray, lp_log, timings: Timings):
+    """``(lp_log with the bound, L(π_LP))``: the group blocks priced at the LP's multipliers of the assignment
+    rows. At the LP's optimal multipliers the blocks' fractional part alone gives the LP's optimum (each
+    candidate's LP rows are its fractional block), so with the integer part it is at least that; at any
+    multipliers it is a valid bound. Where it beats the bound stage's ascent, the second ascent starts there."""
+    blocks, pi0, asc = held["ascent"]
+    t0 = time.perf_counter()
+    with timings.phase("lp"):
+        prices = blocks.prices(pi)
+    seconds = time.perf_counter() - t0
+    if prices.bound > asc.bound:
+        held["ascent"] = (blocks, pi, dataclasses.replace(asc, pi=pi, prices=prices, start_bound=prices.bound))
+    return dataclasses.replace(lp_log, blocks_at_lp=prices.bound, blocks_at_lp_seconds=round(seconds, 3)), \
+        prices.bound
 
 
 def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: ObjectiveGrid, timings: Timings,

@@ -176,6 +176,10 @@ class LpRoundingLog:
     #: the search beside the whole model's solve after this stage (``pipeline.WHOLE_SEARCH_BESIDE``), when it
     #: ran: its log (:class:`~milp_anon.lns.LnsLog` as a dict)
     whole_search: dict | None = None
+    #: the group blocks' Lagrangian bound at the LP's multipliers of the assignment rows (``pipeline.BLOCKS_AT_LP``:
+    #: t-closeness, whose ball block is integer) and the seconds it took, when priced
+    blocks_at_lp: float | None = None
+    blocks_at_lp_seconds: float | None = None
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -348,7 +352,8 @@ def _skipped(why: str, used: bool, **fields) -> LpRoundingLog:
 
 
 def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Release | None, search=None,
-                      pair_bounds=None, bound: float | None = None, blocks_exact: bool = False):
+                      pair_bounds=None, bound: float | None = None, blocks_exact: bool = False,
+                      on_multipliers=None):
     """Solve the LP relaxation of ``am``'s model and round it: ``(bound or None, release or None, log)``.
 
     ``bound`` is the dual bound of the LP's best multipliers (the optimum's, or the best seen at the ends
@@ -363,7 +368,10 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     for the restricted model (``RESTRICTED_MODEL``); the log then says the whole model is skipped too.
     ``blocks_exact``: the exact group blocks bound (their Lagrangian dual, which the second ascent climbs
     beside the search, is at least the LP's); when the restricted LP does not finish, the LP and the whole
-    model are then skipped (``UNFINISHED_SKIPS``)."""
+    model are then skipped (``UNFINISHED_SKIPS``). ``on_multipliers(pi)`` hears the multipliers of the
+    assignment rows (one per unit) at the LP's best bound, when the LP returned any: the group blocks'
+    Lagrangian bound holds at any multipliers, so the caller may price them there
+    (``formulations/reduction.md``, "The ball's integer block")."""
     t_start = time.perf_counter()
     lp = am.lm.relaxed()
     beside = search is not None and incumbent is not None and SEARCH_BESIDE and beside_possible(solver, lp.n_cols)
@@ -412,6 +420,9 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     out, searched, search_log = _lp_and_search(lp, lp_options, grid, beside, search, best)
     best = better_release(best, searched)  # the table to beat
     lp_bound = out.multiplier_bound  # evaluated where the LP ran, at the ends of its pieces
+    if on_multipliers is not None and out.row_dual is not None and "assign" in am.lm.row_blocks:
+        rows = am.lm.row_blocks["assign"]
+        on_multipliers(np.asarray(out.row_dual, dtype=float)[rows.start:rows.start + rows.size].copy())
     bound = grid.ceil(lp_bound)
     if out.status != Status.OPTIMAL or out.x is None:
         found = best if best is not incumbent else None

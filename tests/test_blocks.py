@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from milp_anon import blocks
-from milp_anon.blocks import combine, distinct_blocks, frequency_blocks
+from milp_anon.blocks import ball_blocks, combine, distinct_blocks, frequency_blocks
 from milp_anon.lagrangian import block_prices
 
 
@@ -286,3 +286,29 @@ def test_a_floor_per_candidate_prices_each_block_as_its_own_k(inst, data):
     D = data.draw(st.integers(1, 3))
     each(lambda k: distinct_blocks(pi, n, w, pu, pc, value, k, D))
     each(lambda k: frequency_blocks(pi, n, w, pu, pc, value, k, 3, 2))
+
+
+@settings(max_examples=300, deadline=None)
+@given(blocks_instance(), st.booleans(), st.data())
+def test_ball_block_lies_between_the_k_block_and_the_t_close_group_problem(inst, uniform, data):
+    """The ball's integer block (:func:`ball_blocks`) is at least the k-anonymity block and at most the
+    enumerated optimum over groups of size ``>= k`` within total variation ``τ`` of the reference (every forced
+    block likewise); with a uniform reference (every value's fraction of ``P_σ s`` equal, so the partial rows'
+    knapsack is exact) it equals that optimum wherever the k-block is negative."""
+    pi, n, w, pu, pc, value, k = inst
+    bl = data.draw(ball(V=4))
+    if uniform:
+        bl = blocks.TVBall(0, np.full(4, 0.25), 0.0, bl.tau)
+    kp = block_prices(pi, n, w, pu, pc, k)
+    got = ball_blocks(pi, n, w, pu, pc, value, k, bl.P, bl.tau, k_prices=kp)
+    for j in range(w.shape[0]):
+        idx = np.flatnonzero(pc == j)
+        units = pu[idx]
+        v = [w[j] - pi[u] for u in units]
+        best, forced = enumerate_block(v, n[units], value[units], tv_ok(value[units], k, bl, 0))
+        assert kp.rc[j] - 1e-9 <= got.rc[j] <= best + 1e-9
+        for p, f in zip(idx, forced):
+            assert got.forced[p] <= f + 1e-9
+        if uniform and kp.rc[j] < -1e-12 and best < 0:
+            assert math.isclose(got.rc[j], best, abs_tol=1e-7)
+        assert np.all(got.take[idx] >= -1e-12) and np.all(got.take[idx] <= n[units] + 1e-12)

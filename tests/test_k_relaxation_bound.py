@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon import pipeline, reduction
+from milp_anon import blocks, pipeline, reduction
 from milp_anon.formulations import build, read_assignment
 from milp_anon.grid import ObjectiveGrid
 from milp_anon.release import Outcome
@@ -162,6 +162,7 @@ def test_ball_multipliers_lift_the_t_closeness_block_bound(monkeypatch):
     (numbers derived by running both and the exact solve), both ascents starting at the LP's multipliers
     (with the conflict cliques' the ascent starts at 43.9 and both reach 43.92)."""
     monkeypatch.setattr(reduction, "CLIQUES", False)
+    monkeypatch.setattr(blocks, "BALL_BLOCKS", False)  # the ball's multipliers on the necessary-shape blocks
     frame, qi = _adult_like()
     table = ma.Table.from_frame(frame, qi, "s")
     request = ma.Request(ma.KAnonymity(2), ma.TCloseness(0.15))
@@ -171,6 +172,36 @@ def test_ball_multipliers_lift_the_t_closeness_block_bound(monkeypatch):
     monkeypatch.setattr(reduction, "request_blocks", lambda i, r: dataclasses.replace(real(i, r), balls=()))
     shapes = reduction.block_bounds(instance, request, grid, SolverOptions(), 20.0)
     assert grid.ceil(shapes.bound) + 1 <= grid.ceil(with_balls.bound) <= request.solve(table).objective
+
+
+def test_the_balls_integer_block_lifts_the_t_closeness_block_bound_further(monkeypatch):
+    """The same table and request: the ball's integer block (``blocks.BALL_BLOCKS``) gives the ascent a bound at
+    least the necessary-shape blocks' with the ball's multipliers, and still at most the optimum; at the whole
+    model's LP multipliers of the assignment rows its ``L`` is at least the LP's optimum (each candidate's LP
+    rows are its fractional block at a real size, the block's fractional part at every integer size)."""
+    import highspy
+
+    monkeypatch.setattr(reduction, "CLIQUES", False)
+    frame, qi = _adult_like()
+    table = ma.Table.from_frame(frame, qi, "s")
+    request = ma.Request(ma.KAnonymity(2), ma.TCloseness(0.15))
+    instance, grid = _instance_and_grid(table, request)
+    opt = request.solve(table).objective
+    with_ball = reduction.block_bounds(instance, request, grid, SolverOptions(), 20.0)
+    monkeypatch.setattr(blocks, "BALL_BLOCKS", False)
+    shapes = reduction.block_bounds(instance, request, grid, SolverOptions(), 20.0)
+    assert shapes.bound - 1e-9 <= with_ball.bound <= opt + 1e-9
+    monkeypatch.setattr(blocks, "BALL_BLOCKS", True)
+    am = build(instance, request)
+    h = am.lm.relaxed().to_highs()
+    h.setOptionValue("output_flag", False)
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    rows = am.lm.row_blocks["assign"]
+    pi = np.asarray(h.getSolution().row_dual)[rows.start:rows.start + rows.size]
+    at_lp = blocks.request_blocks(instance, request).prices(pi).bound
+    lp = h.getInfo().objective_function_value
+    assert lp - 1e-6 * max(1.0, abs(lp)) <= at_lp <= opt + 1e-9
 
 
 def test_no_k_bound_without_a_time_limit_or_for_k_alone():
