@@ -289,7 +289,8 @@ def run_one(job):
     r = ma.Request(ma.KAnonymity(k), crit, criteria_rows=rows).solve(table, time_limit=time_limit, lns=share)
     ln = r.lns
     source = {None: "HiGHS", pipeline.K_BOUND_SOURCE: "k-anonymity LP",
-              pipeline.BLOCK_BOUND_SOURCE: "group blocks", pipeline.ROW_GENERATION_SOURCE: "row generation",
+              pipeline.BLOCK_BOUND_SOURCE: "group blocks", pipeline.BLOCK_LP_SOURCE: "group blocks at the LP's multipliers",
+              pipeline.ROW_GENERATION_SOURCE: "row generation",
               relaxation.LP_BOUND_SOURCE: "LP relaxation"}[
         r.bound_source]
     rg = r.row_generation

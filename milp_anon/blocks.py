@@ -38,6 +38,13 @@ enumeration):
   Recursive (c, 2)-diversity, ``r_1 < c · (|G| − r_1)``, is the same block
   with a strict cap: ``|G| > (c + 1) q / c``.
 
+* :func:`ball_blocks` — total variation at most ``τ`` from the reference (t-closeness's ball,
+  ``τ = t / d_min``; t-closeness itself under the equal distance): per size, the cheapest full, partial and
+  zero rows of the coverage ``Σ_σ min(c_σ, P_σ s) >= (1 − τ) s``, over the integers but for the partial
+  rows' knapsack (bounded by its duals), and never below the fractional block of that size
+  (``formulations/reduction.md``, "The ball's integer block"). ``O(S (U + V²))`` per candidate over its
+  sizes ``S``, run where the k-anonymity block is negative.
+
 Recursive (c, ℓ)-diversity with ``ℓ > 2`` is relaxed to the distinct block
 with ``D = ℓ`` (``r_1 < c · (r_ℓ + …)`` needs ``r_ℓ > 0``). t-closeness is
 relaxed to what every close group must hold: ``EMD >= d_min · TV`` (``d_min``
@@ -113,7 +120,8 @@ class RequestBlocks:
 
     ``pair_unit``/``pair_cand`` are the unit pairs in the order of
     :meth:`~milp_anon.rowtypes.Units.expand_pairs` (each type pair's units
-    together); ``specs`` are ``(kind, column, a, b)`` per exact block: ``("distinct", col, D, None)``,
+    together); ``specs`` are ``(kind, column, a, b)`` per exact block: ``("ball", col, TVBall, None)``,
+    ``("distinct", col, D, None)``,
     ``("cap", col, a, b)`` (every value at most ``|G| b / a`` times) and ``("strict cap", col, a, b)``;
     ``balls`` one :class:`TVBall` per t-closeness column.
 

@@ -319,7 +319,9 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
                 on_multipliers=at_lp.append if _prices_at_lp(held) else None)
         if lp_bound is not None and (relaxed is None or lp_bound > relaxed):
             relaxed, relaxed_source = lp_bound, _relaxation.LP_BOUND_SOURCE
-        if at_lp:
+        asc = held.get("ascent")
+        # one block solve, about one ascent step: priced only where that fits in half the time left
+        if at_lp and asc[2].seconds / (asc[2].iterations + 1) <= 0.5 * (hs.time_limit - (time.perf_counter() - t0)):
             lp_log, blocks_bound = _blocks_at_lp(held, at_lp[-1], lp_log, timings)
             if relaxed is None or grid.ceil(blocks_bound) > relaxed:
                 relaxed, relaxed_source = grid.ceil(blocks_bound), BLOCK_LP_SOURCE
