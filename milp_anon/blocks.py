@@ -61,6 +61,7 @@ relaxation of the group problem, so every combination stays a valid bound.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -71,9 +72,18 @@ from .criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, exact
 from .instance import group_floors
 from .lagrangian import BlockPrices, block_prices
 
-#: t-closeness adds the ball's integer block (:func:`ball_blocks`) to the distinct and cap blocks; off: those alone
-#: (for measurement, ``benchmarks.sensitive_goal``'s ``no-ball-blocks``)
+#: t-closeness adds the ball's integer block (:func:`ball_blocks`) to the distinct and cap blocks where they are priced
+#: once (:meth:`RequestBlocks.with_ball_blocks`: at the first ascent's best multipliers and at the LP's) and in the
+#: second ascent; off: those alone (for measurement, ``benchmarks.sensitive_goal``'s ``no-ball-blocks``)
 BALL_BLOCKS = True
+#: the ball's integer block also in every step of the bound stage's first ascent (the package at stop 76). Off: a
+#: step with it costs about ``BALL_STEP_FACTOR`` steps without (Adult, 4 QIs, occupation), so that ascent took its
+#: whole share of the limit and, at 0.2-closeness (hierarchical), the LP its time to finish
+#: (``benchmarks/results/ball_blocks_4qi_more.md``)
+BALL_IN_FIRST_ASCENT = False
+#: what a pricing with the ball's integer block costs in pricings without it, to decide whether one fits in the
+#: time left (measured: Adult, 4 QIs, occupation, 0.2-closeness (equal): 2.6 s against 0.09 s)
+BALL_STEP_FACTOR = 30
 #: steps of :meth:`RequestBlocks.ascend_balls` per call, and steps without a better bound before its θ halves
 BALL_STEPS, BALL_PATIENCE = 30, 3
 
@@ -146,6 +156,18 @@ class RequestBlocks:
     #: groups, inside the LP's rows for that candidate, so the Lagrangian dual is at least the whole model's
     #: LP bound (``formulations/reduction.md``, "Sensitive criteria: exact group blocks")
     exact: bool = False
+
+    def with_ball_blocks(self) -> "RequestBlocks":
+        """The same blocks with the ball's integer block (:func:`ball_blocks`) of every ball added (itself where
+        there is no ball, it has them already, or ``BALL_BLOCKS`` is off): a relaxation at least as strong at every
+        ``π`` (:func:`combine` keeps the larger block), each pricing dearer."""
+        if not BALL_BLOCKS or not self.balls or self.has_ball_blocks:
+            return self
+        return dataclasses.replace(self, specs=self.specs + tuple(("ball", b.col, b, None) for b in self.balls))
+
+    @property
+    def has_ball_blocks(self) -> bool:
+        return any(spec[0] == "ball" for spec in self.specs)
 
     def start_betas(self) -> tuple:
         """Every ``β = 0``: the blocks without the t-closeness terms."""
@@ -236,7 +258,8 @@ class RequestBlocks:
 
 
 def request_blocks(instance, request) -> RequestBlocks | None:
-    """The exact blocks of ``request``, or ``None`` when no criterion adds one to k-anonymity's.
+    """The exact blocks of ``request``, or ``None`` when no criterion adds one to k-anonymity's (t-closeness's
+    ball's integer block only with ``BALL_IN_FIRST_ASCENT``: :meth:`RequestBlocks.with_ball_blocks` adds it).
 
     Per criterion and sensitive column it reads: p-sensitivity ``p`` and distinct ℓ-diversity ``ℓ`` give
     :func:`distinct_blocks`; frequency ℓ and recursive (c, 2) give :func:`frequency_blocks`; recursive
@@ -253,7 +276,7 @@ def request_blocks(instance, request) -> RequestBlocks | None:
                 ball = crit.tv_ball(instance.table, col)
                 if ball is not None:
                     balls.append(TVBall(col, ball[0], float(ball[1].sum()), ball[2]))
-                    if BALL_BLOCKS:
+                    if BALL_BLOCKS and BALL_IN_FIRST_ASCENT:
                         specs.append(("ball", col, balls[-1], None))
                 D, cap = crit.necessary_shape(instance.table, col)
                 if D > 1:
@@ -414,6 +437,17 @@ def frequency_blocks(pi, n, w, pair_unit, pair_cand, value, k: int, a: int, b: i
     ``min(0, rc_j)`` enters ``L``. ``forced`` is ``max(rc_j, forced_k)``, a
     lower bound on the exact forced block.
     """
+    return _per_candidate(lambda v, n_, val, k_j: _frequency_one(v, n_, val, k_j, a, b, strict),
+                          pi, n, w, pair_unit, pair_cand, value, k, k_prices, shift)
+
+
+def _per_candidate(solve_one, pi, n, w, pair_unit, pair_cand, value, k, k_prices, shift) -> BlockPrices:
+    """Every candidate's block by ``solve_one(v, n, value, k_j) -> (lower bound, take or None)`` over its pairs,
+    run only where the k-anonymity block (``k_prices``, computed when not given) is negative: the block lies
+    above it (a restriction, or a relaxation of the criterion that still holds ``size >= k``), and only
+    ``min(0, rc_j)`` enters ``L``. Each candidate keeps the larger of the two values (both bound its group
+    problem), with the take of the block that gives it; ``forced`` is ``max(rc_j, forced_k)``, a lower bound on
+    the exact forced block."""
     pi, n, w = (np.asarray(a_, dtype=float) for a_ in (pi, n, w))
     C = w.shape[0]
     if k_prices is None:
@@ -427,9 +461,11 @@ def frequency_blocks(pi, n, w, pair_unit, pair_cand, value, k: int, a: int, b: i
     start = np.searchsorted(pair_cand[order], np.arange(C + 1))
     for j in np.flatnonzero(k_prices.rc < -1e-12):
         idx = order[start[j]:start[j + 1]]
-        best, x = _frequency_one(v[idx], nu[idx], val[idx], k if np.ndim(k) == 0 else k[j], a, b, strict)
-        rc[j] = best
-        take[idx] = x
+        best, x = solve_one(v[idx], nu[idx], val[idx], k if np.ndim(k) == 0 else k[j])
+        if best >= rc[j]:
+            rc[j] = best
+            if x is not None:
+                take[idx] = x
     forced = np.maximum(rc[pair_cand], k_prices.forced)
     return _prices(pi, n, rc, take, forced)
 
@@ -535,27 +571,9 @@ def ball_blocks(pi, n, w, pair_unit, pair_cand, value, k, P, tau: float,
     or ``A_req``. ``O(S · (U + V) · V)`` per candidate over its sizes ``S``; run only where the k-anonymity
     block is negative, and ``forced`` is ``max(rc_j, forced_k)``, as in :func:`frequency_blocks`.
     """
-    pi, n, w = (np.asarray(a_, dtype=float) for a_ in (pi, n, w))
-    C = w.shape[0]
-    if k_prices is None:
-        k_prices = block_prices(pi, n, w, pair_unit, pair_cand, k, shift=shift)
-    v = w[pair_cand] - pi[pair_unit] + (0.0 if shift is None else shift)
-    nu = n[pair_unit]
-    val = np.asarray(value, dtype=np.int64)[pair_unit]
     P = np.asarray(P, dtype=float)
-    rc = k_prices.rc.copy()
-    take = k_prices.take.copy()
-    order = np.argsort(pair_cand, kind="stable")
-    start = np.searchsorted(pair_cand[order], np.arange(C + 1))
-    for j in np.flatnonzero(k_prices.rc < -1e-12):
-        idx = order[start[j]:start[j + 1]]
-        best, x = _ball_one(v[idx], nu[idx], val[idx], k if np.ndim(k) == 0 else k[j], P, tau)
-        if best > rc[j]:
-            rc[j] = best
-            if x is not None:
-                take[idx] = x
-    forced = np.maximum(rc[pair_cand], k_prices.forced)
-    return _prices(pi, n, rc, take, forced)
+    return _per_candidate(lambda v, n_, val, k_j: _ball_one(v, n_, val, k_j, P, tau),
+                          pi, n, w, pair_unit, pair_cand, value, k, k_prices, shift)
 
 
 def _prefix(cum_n, cum_v, c, q):
@@ -678,10 +696,6 @@ def _ball_sizes(S, P, tau, val, before, n, g, c):
     full, part, frac = _ball_pools(S, P, val, before, n)
     full, part, frac = full[:, g], part[:, g], frac[:, g]
     zero = n[g][None, :] - full - part
-    merged = full + zero
-    cf, cfv = np.cumsum(full, axis=1), np.cumsum(full * c, axis=1)
-    cz, czv = np.cumsum(zero, axis=1), np.cumsum(zero * c, axis=1)
-    cm, cmv = np.cumsum(merged, axis=1), np.cumsum(merged * c, axis=1)
     # the partial rows per size (at most one per value): cost and fraction, padded with (inf, 0)
     W = min(V, part.shape[1])
     has = part > 0
@@ -708,14 +722,7 @@ def _ball_sizes(S, P, tau, val, before, n, g, c):
     pi_ = np.arange(W + 1)
     rest = np.broadcast_to((S[:, None] - pi_[None, :]).astype(float)[:, :, None], K.shape)  # (m, π, d)
     a_req = np.broadcast_to(np.maximum(0.0, a0[:, None] - d[None, :])[:, None, :], K.shape)
-    flat_rest, flat_a = rest.reshape(m, -1), a_req.reshape(m, -1)
-    m_cost, i, bn = _prefix(cm, cmv, c, flat_rest)
-    r = np.arange(m)[:, None]
-    a_star = np.where(i > 0, cf[r, i - 1], 0.0) + np.minimum(full[r, i], np.maximum(flat_rest - bn, 0.0))
-    f_cost, _, _ = _prefix(cf, cfv, c, flat_a)
-    z_cost, _, _ = _prefix(cz, czv, c, flat_rest - flat_a)
-    bounded = np.where(flat_rest - flat_a < -1e-9, np.inf, f_cost + z_cost)
-    H = np.where(a_star >= flat_a - 1e-9, m_cost, bounded).reshape(K.shape)
+    H = _cheapest_with_full(full, zero, c, rest.reshape(m, -1), a_req.reshape(m, -1)).reshape(K.shape)
     vals = np.where(rest >= 0, K + H, np.inf).reshape(m, -1)
     best = np.argmin(vals, axis=1)
     return vals[np.arange(m), best], _ball_continuous(S, P, tau, val, before, n, g, c), best
@@ -726,19 +733,28 @@ def _ball_continuous(S, P, tau, val, before, n, g, c):
     value ``σ`` up to ``P_σ s`` covers 1, the rest 0, and ``(1 − τ) s`` must be covered."""
     full = np.clip(P[val][None, :] * S[:, None] - before[None, :], 0.0, n[None, :])[:, g]
     zero = n[g][None, :] - full
+    need = np.maximum((1.0 - tau) * S - 1e-9 * S - 1e-7, 0.0)[:, None]
+    return _cheapest_with_full(full, zero, c, S[:, None].astype(float), need)[:, 0]
+
+
+def _cheapest_with_full(full, zero, c, rest, a_req):
+    """Per row of the ``(m, U)`` pools (``full`` and ``zero`` rows per unit, units in cost order ``c``) and per
+    query of ``rest``, ``a_req`` (``(m, Q)``): the cost of the cheapest ``rest`` rows of both pools with at least
+    ``a_req`` full rows (inf where impossible). The cost is convex in the number of full rows taken, so it is
+    the cheapest ``rest`` rows of the merged pool (a unit's full rows before its zero rows) where those hold
+    ``a_req`` full rows, and else the cheapest ``a_req`` full rows plus the cheapest ``rest − a_req`` zero
+    rows."""
     merged = full + zero
     cf, cfv = np.cumsum(full, axis=1), np.cumsum(full * c, axis=1)
     cz, czv = np.cumsum(zero, axis=1), np.cumsum(zero * c, axis=1)
     cm, cmv = np.cumsum(merged, axis=1), np.cumsum(merged * c, axis=1)
-    need = ((1.0 - tau) * S - 1e-9 * S - 1e-7)[:, None]
-    rest = S[:, None].astype(float)
     m_cost, i, bn = _prefix(cm, cmv, c, rest)
-    r = np.arange(S.shape[0])[:, None]
+    r = np.arange(full.shape[0])[:, None]
     a_star = np.where(i > 0, cf[r, i - 1], 0.0) + np.minimum(full[r, i], np.maximum(rest - bn, 0.0))
-    need = np.maximum(need, 0.0)
-    f_cost, _, _ = _prefix(cf, cfv, c, need)
-    z_cost, _, _ = _prefix(cz, czv, c, rest - need)
-    return np.where(a_star >= need - 1e-9, m_cost, f_cost + z_cost)[:, 0]
+    f_cost, _, _ = _prefix(cf, cfv, c, a_req)
+    z_cost, _, _ = _prefix(cz, czv, c, rest - a_req)
+    bounded = np.where(rest - a_req < -1e-9, np.inf, f_cost + z_cost)
+    return np.where(a_star >= a_req - 1e-9, m_cost, bounded)
 
 
 def _ball_take(arg, v, n, val, before, g, c, P, tau, o):
@@ -762,23 +778,8 @@ def _ball_take(arg, v, n, val, before, g, c, P, tau, o):
     chosen = units[order[int(np.argmax(price)), :p]]
     x = np.zeros_like(c)
     x[chosen] += 1.0
-    a_req = max(0.0, math.ceil(need) - d)
-    rest = float(s - p)
-
-    def first(avail, q):  # the cheapest q rows of a pool, per unit
-        before_ = np.cumsum(avail) - avail
-        return np.clip(q - before_, 0.0, avail)
-
-    merged = first(full + zero, rest)
-    if np.minimum(full, merged).sum() >= a_req - 1e-9:  # a unit's full rows before its zero rows
-        x += merged
-    else:
-        x += first(full, a_req) + first(zero, rest - a_req)
-    out_sorted = np.empty_like(x)
-    out_sorted[g] = x
-    out = np.empty_like(x)
-    out[o] = out_sorted
-    return out
+    x += _take_with_full(full, zero, float(s - p), max(0.0, math.ceil(need) - d))
+    return _in_caller_order(x, g, o)
 
 
 def _ball_continuous_take(s, v, n, val, before, g, c, P, tau, o):
@@ -786,16 +787,24 @@ def _ball_continuous_take(s, v, n, val, before, g, c, P, tau, o):
     full = np.clip(P[val] * s - before, 0.0, n)[g]
     zero = n[g] - full
     need = max(0.0, (1.0 - tau) * s - 1e-9 * s - 1e-7)
+    return _in_caller_order(_take_with_full(full, zero, float(s), need), g, o)
 
-    def first(avail, q):
-        before_ = np.cumsum(avail) - avail
-        return np.clip(q - before_, 0.0, avail)
 
-    merged = first(full + zero, float(s))
-    if np.minimum(full, merged).sum() >= need - 1e-9:
-        x = merged
-    else:
-        x = first(full, need) + first(zero, s - need)
+def _take_with_full(full, zero, rest, a_req):
+    """The rows per unit (units in cost order) of :func:`_cheapest_with_full`'s solution for one pool."""
+
+    def first(avail, q):  # the cheapest q rows of a pool, per unit
+        return np.clip(q - (np.cumsum(avail) - avail), 0.0, avail)
+
+    merged = first(full + zero, rest)
+    if np.minimum(full, merged).sum() >= a_req - 1e-9:  # a unit's full rows before its zero rows
+        return merged
+    return first(full, a_req) + first(zero, rest - a_req)
+
+
+def _in_caller_order(x, g, o):
+    """``x`` per unit in the pools' cost order ``g`` of the (value, cost)-sorted units ``o``, back in the
+    caller's unit order."""
     out_sorted = np.empty_like(x)
     out_sorted[g] = x
     out = np.empty_like(x)

@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 from . import interrupt, progress
+from . import blocks as _blocks
 from . import lns as _lns
 from . import reduction as _reduction
 from . import relaxation as _relaxation
@@ -320,8 +321,8 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
         if lp_bound is not None and (relaxed is None or lp_bound > relaxed):
             relaxed, relaxed_source = lp_bound, _relaxation.LP_BOUND_SOURCE
         asc = held.get("ascent")
-        # one block solve, about one ascent step: priced only where that fits in half the time left
-        if at_lp and asc[2].seconds / (asc[2].iterations + 1) <= 0.5 * (hs.time_limit - (time.perf_counter() - t0)):
+        # one block solve with the ball's block: priced only where that fits in half the time left
+        if at_lp and _ball_pricing_seconds(asc) <= 0.5 * (hs.time_limit - (time.perf_counter() - t0)):
             lp_log, blocks_bound = _blocks_at_lp(held, at_lp[-1], lp_log, timings)
             if relaxed is None or grid.ceil(blocks_bound) > relaxed:
                 relaxed, relaxed_source = grid.ceil(blocks_bound), BLOCK_LP_SOURCE
@@ -526,10 +527,18 @@ def _blocks_rounding(instance: Instance, request, pb, heuristic: Release | None,
 
 
 def _prices_at_lp(held: dict) -> bool:
-    """Whether the bound stage's group blocks hold the ball's integer block (t-closeness), so that pricing them at
-    the LP's multipliers may lift the LP's bound (``BLOCKS_AT_LP``)."""
+    """Whether the bound stage's group blocks take the ball's integer block (t-closeness), so that pricing them with
+    it at the LP's multipliers may lift the LP's bound (``BLOCKS_AT_LP``)."""
     asc = held.get("ascent")
-    return BLOCKS_AT_LP and asc is not None and any(spec[0] == "ball" for spec in asc[0].specs)
+    return BLOCKS_AT_LP and asc is not None and asc[0].with_ball_blocks().has_ball_blocks
+
+
+def _ball_pricing_seconds(asc) -> float:
+    """About what one pricing of the blocks ``asc = (blocks, pi0, ascent)`` with the ball's integer block takes: an
+    ascent step, times ``BALL_STEP_FACTOR`` where the ascent's blocks lack the ball's."""
+    blocks, _, ascent = asc
+    step = ascent.seconds / (ascent.iterations + 1)
+    return step if blocks.has_ball_blocks else _blocks.BALL_STEP_FACTOR * step
 
 
 def _blocks_at_lp(held: dict, pi: np.ndarray, lp_log, timings: Timings):
@@ -538,12 +547,15 @@ def _blocks_at_lp(held: dict, pi: np.ndarray, lp_log, timings: Timings):
     candidate's LP rows are its fractional block), so with the integer part it is at least that; at any
     multipliers it is a valid bound. Where it beats the bound stage's ascent, the second ascent starts there."""
     blocks, pi0, asc = held["ascent"]
+    blocks = blocks.with_ball_blocks()
     t0 = time.perf_counter()
     with timings.phase("lp"):
         prices = blocks.prices(pi)
     seconds = time.perf_counter() - t0
     if prices.bound > asc.bound:
-        held["ascent"] = (blocks, pi, dataclasses.replace(asc, pi=pi, prices=prices, start_bound=prices.bound))
+        # at β = 0: the ball multipliers of the first ascent belong to its own π
+        asc = dataclasses.replace(asc, pi=pi, prices=prices, start_bound=prices.bound, betas=())
+        held["ascent"] = (blocks, pi, asc)
     return dataclasses.replace(lp_log, blocks_at_lp=prices.bound, blocks_at_lp_seconds=round(seconds, 3)), \
         prices.bound
 

@@ -30,6 +30,7 @@ from typing import Callable
 import numpy as np
 
 from . import interrupt, lns, progress
+from . import blocks as _blocks
 from .blocks import request_blocks
 from .errors import InputError, ModelTooLargeError
 from .formulations import build, read_assignment, release_assignment
@@ -232,12 +233,32 @@ def block_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: Solve
     left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
     primal = PrimalAverage(blocks.pair_cand)
     asc = alternating_ascent(blocks, pi0, upper=upper, time_limit=left, on_prices=primal)
+    blocks, asc = _with_ball_blocks(blocks, asc,
+                                    None if time_limit is None else time_limit - (time.perf_counter() - t0))
     log = dataclasses.replace(kb.log, block_bound=asc.bound, block_start=asc.start_bound,
                               ascent_steps=asc.iterations, ascent_seconds=round(asc.seconds, 3),
                               multipliers=None)  # per unit, not the row types' (certify reads k alone)
     pair = blocks.per_type_pair(grid.ceil_array(asc.prices.pair_bounds(blocks.pair_cand)))
     return PairBounds(max(kb.bound, asc.bound), np.maximum(kb.thresholds, pair), log,
                       time.perf_counter() - t0, k_anonymity=kb, ascent=(blocks, pi0, asc), primal=primal)
+
+
+def _with_ball_blocks(blocks, asc, left: float | None):
+    """``(blocks, asc)`` after pricing the blocks with the ball's integer block (t-closeness,
+    :meth:`~milp_anon.blocks.RequestBlocks.with_ball_blocks`) once at the ascent's best multipliers, where one such
+    pricing (about ``BALL_STEP_FACTOR`` of the ascent's steps) fits in the time ``left`` of the stage: the larger
+    ``L`` at the same ``(π, β)`` (every block lies at or above its own without the ball's, :func:`~milp_anon.blocks.combine`),
+    and the blocks with the ball's block for every later pricing. Unchanged where it does not raise ``L``."""
+    wider = blocks.with_ball_blocks()
+    if wider is blocks:
+        return blocks, asc
+    step = asc.seconds / max(1, asc.iterations + 1)
+    if left is not None and _blocks.BALL_STEP_FACTOR * step > left:
+        return blocks, asc
+    prices = wider.prices(asc.pi, asc.betas or None)
+    if prices.bound <= asc.bound:
+        return blocks, asc
+    return wider, dataclasses.replace(asc, prices=prices)
 
 
 class LagrangianReduction:

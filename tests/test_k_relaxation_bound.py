@@ -175,10 +175,12 @@ def test_ball_multipliers_lift_the_t_closeness_block_bound(monkeypatch):
 
 
 def test_the_balls_integer_block_lifts_the_t_closeness_block_bound_further(monkeypatch):
-    """The same table and request: the ball's integer block (``blocks.BALL_BLOCKS``) gives the ascent a bound at
-    least the necessary-shape blocks' with the ball's multipliers, and still at most the optimum; at the whole
-    model's LP multipliers of the assignment rows its ``L`` is at least the LP's optimum (each candidate's LP
-    rows are its fractional block at a real size, the block's fractional part at every integer size)."""
+    """The same table and request: the ball's integer block (``blocks.BALL_BLOCKS``), in every step of the first
+    ascent (``BALL_IN_FIRST_ASCENT``) or priced once at its best multipliers (the default), gives a bound at least
+    the necessary-shape blocks' with the ball's multipliers, and still at most the optimum; priced once it keeps
+    the ascent's multipliers and holds the ball's block for the later pricings. At the whole model's LP
+    multipliers of the assignment rows its ``L`` is at least the LP's optimum (each candidate's LP rows are its
+    fractional block at a real size, the block's fractional part at every integer size)."""
     import highspy
 
     monkeypatch.setattr(reduction, "CLIQUES", False)
@@ -187,10 +189,21 @@ def test_the_balls_integer_block_lifts_the_t_closeness_block_bound_further(monke
     request = ma.Request(ma.KAnonymity(2), ma.TCloseness(0.15))
     instance, grid = _instance_and_grid(table, request)
     opt = request.solve(table).objective
-    with_ball = reduction.block_bounds(instance, request, grid, SolverOptions(), 20.0)
+    once = reduction.block_bounds(instance, request, grid, SolverOptions(), 20.0)
+    monkeypatch.setattr(blocks, "BALL_IN_FIRST_ASCENT", True)
+    every_step = reduction.block_bounds(instance, request, grid, SolverOptions(), 20.0)
+    monkeypatch.setattr(blocks, "BALL_IN_FIRST_ASCENT", False)
     monkeypatch.setattr(blocks, "BALL_BLOCKS", False)
     shapes = reduction.block_bounds(instance, request, grid, SolverOptions(), 20.0)
-    assert shapes.bound - 1e-9 <= with_ball.bound <= opt + 1e-9
+    assert not shapes.ascent[0].has_ball_blocks and every_step.ascent[0].has_ball_blocks
+    for with_ball in (once, every_step):
+        assert shapes.bound - 1e-9 <= with_ball.bound <= opt + 1e-9
+    # priced once: the bound is L at the ascent's own multipliers with the ball's block (recomputed here)
+    b, _, asc = once.ascent
+    if b.has_ball_blocks:
+        assert b.prices(asc.pi, asc.betas or None).bound == pytest.approx(asc.bound, rel=1e-12)
+        plain = dataclasses.replace(b, specs=tuple(spec for spec in b.specs if spec[0] != "ball"))
+        assert plain.prices(asc.pi, asc.betas or None).bound < asc.bound
     monkeypatch.setattr(blocks, "BALL_BLOCKS", True)
     am = build(instance, request)
     h = am.lm.relaxed().to_highs()
@@ -199,7 +212,7 @@ def test_the_balls_integer_block_lifts_the_t_closeness_block_bound_further(monke
     assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
     rows = am.lm.row_blocks["assign"]
     pi = np.asarray(h.getSolution().row_dual)[rows.start:rows.start + rows.size]
-    at_lp = blocks.request_blocks(instance, request).prices(pi).bound
+    at_lp = blocks.request_blocks(instance, request).with_ball_blocks().prices(pi).bound
     lp = h.getInfo().objective_function_value
     assert lp - 1e-6 * max(1.0, abs(lp)) <= at_lp <= opt + 1e-9
 
