@@ -542,9 +542,10 @@ def _ball_pricing_seconds(asc) -> float:
 
 
 def _blocks_at_lp(held: dict, pi: np.ndarray, lp_log, timings: Timings):
-    """``(lp_log with the bound, L(π_LP))``: the group blocks priced at the LP's multipliers of the assignment
-    rows. At the LP's optimal multipliers the blocks' fractional part alone gives the LP's optimum (each
-    candidate's LP rows are its fractional block), so with the integer part it is at least that; at any
+    """``(lp_log with the bound, L(π_LP))``: the group blocks, with the ball's integer block, priced at the LP's
+    multipliers of the assignment rows. Under the equal distance, where the ball is t-closeness itself, each
+    candidate's LP rows are its fractional block, so at the LP's optimal multipliers ``L`` is at least the LP's
+    optimum; under the other distances the ball is wider than the LP's rows and ``L`` may lie below it. At any
     multipliers it is a valid bound. Where it beats the bound stage's ascent, the second ascent starts there."""
     blocks, pi0, asc = held["ascent"]
     blocks = blocks.with_ball_blocks()
