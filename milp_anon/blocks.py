@@ -82,7 +82,8 @@ BALL_BLOCKS = True
 #: (``benchmarks/results/ball_blocks_4qi_more.md``)
 BALL_IN_FIRST_ASCENT = False
 #: what a pricing with the ball's integer block costs in pricings without it, to decide whether one fits in the
-#: time left (measured: Adult, 4 QIs, occupation, 0.2-closeness (equal): 2.6 s against 0.09 s)
+#: time left (:meth:`RequestBlocks.ball_pricing_seconds`; measured: Adult, 4 QIs, occupation, the first ascent's
+#: steps 2.6–3.2 s with it against about 0.1 s without, ``benchmarks/results/ball_blocks_4qi_more.md``)
 BALL_STEP_FACTOR = 30
 #: steps of :meth:`RequestBlocks.ascend_balls` per call, and steps without a better bound before its θ halves
 BALL_STEPS, BALL_PATIENCE = 30, 3
@@ -168,6 +169,12 @@ class RequestBlocks:
     @property
     def has_ball_blocks(self) -> bool:
         return any(spec[0] == "ball" for spec in self.specs)
+
+    def ball_pricing_seconds(self, ascent) -> float:
+        """About what one pricing of these blocks with the ball's integer block takes, from ``ascent``'s steps over
+        them: a step, times ``BALL_STEP_FACTOR`` where they lack the ball's block."""
+        step = ascent.seconds / (ascent.iterations + 1)
+        return step if self.has_ball_blocks else BALL_STEP_FACTOR * step
 
     def start_betas(self) -> tuple:
         """Every ``β = 0``: the blocks without the t-closeness terms."""

@@ -23,7 +23,6 @@ import time
 import numpy as np
 
 from . import interrupt, progress
-from . import blocks as _blocks
 from . import lns as _lns
 from . import reduction as _reduction
 from . import relaxation as _relaxation
@@ -322,7 +321,7 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
             relaxed, relaxed_source = lp_bound, _relaxation.LP_BOUND_SOURCE
         asc = held.get("ascent")
         # one block solve with the ball's block: priced only where that fits in half the time left
-        if at_lp and _ball_pricing_seconds(asc) <= 0.5 * (hs.time_limit - (time.perf_counter() - t0)):
+        if at_lp and asc[0].ball_pricing_seconds(asc[2]) <= 0.5 * (hs.time_limit - (time.perf_counter() - t0)):
             lp_log, blocks_bound = _blocks_at_lp(held, at_lp[-1], lp_log, timings)
             if relaxed is None or grid.ceil(blocks_bound) > relaxed:
                 relaxed, relaxed_source = grid.ceil(blocks_bound), BLOCK_LP_SOURCE
@@ -532,13 +531,6 @@ def _prices_at_lp(held: dict) -> bool:
     asc = held.get("ascent")
     return BLOCKS_AT_LP and asc is not None and asc[0].with_ball_blocks().has_ball_blocks
 
-
-def _ball_pricing_seconds(asc) -> float:
-    """About what one pricing of the blocks ``asc = (blocks, pi0, ascent)`` with the ball's integer block takes: an
-    ascent step, times ``BALL_STEP_FACTOR`` where the ascent's blocks lack the ball's."""
-    blocks, _, ascent = asc
-    step = ascent.seconds / (ascent.iterations + 1)
-    return step if blocks.has_ball_blocks else _blocks.BALL_STEP_FACTOR * step
 
 
 def _blocks_at_lp(held: dict, pi: np.ndarray, lp_log, timings: Timings):

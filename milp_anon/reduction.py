@@ -30,7 +30,6 @@ from typing import Callable
 import numpy as np
 
 from . import interrupt, lns, progress
-from . import blocks as _blocks
 from .blocks import request_blocks
 from .errors import InputError, ModelTooLargeError
 from .formulations import build, read_assignment, release_assignment
@@ -246,14 +245,11 @@ def block_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: Solve
 def _with_ball_blocks(blocks, asc, left: float | None):
     """``(blocks, asc)`` after pricing the blocks with the ball's integer block (t-closeness,
     :meth:`~milp_anon.blocks.RequestBlocks.with_ball_blocks`) once at the ascent's best multipliers, where one such
-    pricing (about ``BALL_STEP_FACTOR`` of the ascent's steps) fits in the time ``left`` of the stage: the larger
-    ``L`` at the same ``(π, β)`` (every block lies at or above its own without the ball's, :func:`~milp_anon.blocks.combine`),
-    and the blocks with the ball's block for every later pricing. Unchanged where it does not raise ``L``."""
+    pricing (:meth:`~milp_anon.blocks.RequestBlocks.ball_pricing_seconds`) fits in the time ``left`` of the
+    stage: the larger ``L`` at the same ``(π, β)`` (:func:`~milp_anon.blocks.combine` keeps every candidate's larger
+    block), and the blocks with the ball's block for every later pricing. Unchanged where it does not raise ``L``."""
     wider = blocks.with_ball_blocks()
-    if wider is blocks:
-        return blocks, asc
-    step = asc.seconds / max(1, asc.iterations + 1)
-    if left is not None and _blocks.BALL_STEP_FACTOR * step > left:
+    if wider is blocks or (left is not None and blocks.ball_pricing_seconds(asc) > left):
         return blocks, asc
     prices = wider.prices(asc.pi, asc.betas or None)
     if prices.bound <= asc.bound:
