@@ -532,7 +532,6 @@ def _prices_at_lp(held: dict) -> bool:
     return BLOCKS_AT_LP and asc is not None and asc[0].with_ball_blocks().has_ball_blocks
 
 
-
 def _blocks_at_lp(held: dict, pi: np.ndarray, lp_log, timings: Timings):
     """``(lp_log with the bound, L(π_LP))``: the group blocks, with the ball's integer block, priced at the LP's
     multipliers of the assignment rows. Under the equal distance, where the ball is t-closeness itself, each

@@ -198,12 +198,13 @@ def test_the_balls_integer_block_lifts_the_t_closeness_block_bound_further(monke
     assert not shapes.ascent[0].has_ball_blocks and every_step.ascent[0].has_ball_blocks
     for with_ball in (once, every_step):
         assert shapes.bound - 1e-9 <= with_ball.bound <= opt + 1e-9
-    # priced once: the bound is L at the ascent's own multipliers with the ball's block (recomputed here)
+    # priced once, it lifts L here (a 20-s stage: the ascent stops by its own rules, the pricing always fits): the
+    # bound is L at the ascent's own multipliers with the ball's block (recomputed here), above the plain blocks' L
     b, _, asc = once.ascent
-    if b.has_ball_blocks:
-        assert b.prices(asc.pi, asc.betas or None).bound == pytest.approx(asc.bound, rel=1e-12)
-        plain = dataclasses.replace(b, specs=tuple(spec for spec in b.specs if spec[0] != "ball"))
-        assert plain.prices(asc.pi, asc.betas or None).bound < asc.bound
+    assert b.has_ball_blocks
+    assert b.prices(asc.pi, asc.betas or None).bound == pytest.approx(asc.bound, rel=1e-12)
+    plain = dataclasses.replace(b, specs=tuple(spec for spec in b.specs if spec[0] != "ball"))
+    assert plain.prices(asc.pi, asc.betas or None).bound < asc.bound
     monkeypatch.setattr(blocks, "BALL_BLOCKS", True)
     am = build(instance, request)
     h = am.lm.relaxed().to_highs()
