@@ -44,6 +44,12 @@ enumeration):
   rows' knapsack (bounded by its duals), and never below the fractional block of that size
   (``formulations/reduction.md``, "The ball's integer block"). ``O(S (U + V²))`` per candidate over its
   sizes ``S``, run where the k-anonymity block is negative.
+* :func:`emd_blocks` — t-closeness under the ordered or hierarchical distance itself: one small integer
+  program per candidate (counts ``x_u``, the EMD's flow, the closeness row of ``formulations/t-closeness.md``
+  built by the same :func:`~milp_anon.formulations.rows.closeness_form`), solved by HiGHS with presolve off;
+  the block's value is its proven dual bound (``formulations/reduction.md``, "The EMD's integer block").
+  Priced once, at the LP's multipliers, within a time budget; a block that does not finish keeps the
+  k-anonymity block.
 
 Recursive (c, ℓ)-diversity with ``ℓ > 2`` is relaxed to the distinct block
 with ``D = ℓ`` (``r_1 < c · (r_ℓ + …)`` needs ``r_ℓ > 0``). t-closeness is
@@ -69,6 +75,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, exact
+from .formulations.rows import closeness_form
 from .instance import group_floors
 from .lagrangian import BlockPrices, block_prices
 
@@ -85,10 +92,19 @@ BALL_IN_FIRST_ASCENT = False
 #: time left (:meth:`RequestBlocks.ball_pricing_seconds`; measured: Adult, 4 QIs, occupation, the first ascent's
 #: steps 2.6–3.2 s with it against about 0.1 s without, ``benchmarks/results/ball_blocks_4qi_more.md``)
 BALL_STEP_FACTOR = 30
+#: t-closeness under the ordered and the hierarchical distance adds its exact integer block (:func:`emd_blocks`, each
+#: candidate's group problem as a small integer program) where the blocks are priced once
+#: (:meth:`RequestBlocks.with_emd_blocks`: at the LP's multipliers, then in the second ascent); off: the package
+#: before it (``benchmarks.sensitive_goal``'s ``no-emd-blocks``)
+EMD_BLOCKS = True
+#: seconds one pricing of :func:`emd_blocks` may take (candidates most negative first; the rest keep the
+#: k-anonymity block, a valid bound), and seconds per candidate's program (its dual bound where it stops)
+EMD_PRICING_SECONDS, EMD_BLOCK_SECONDS = 60.0, 2.0
 #: steps of :meth:`RequestBlocks.ascend_balls` per call, and steps without a better bound before its θ halves
 BALL_STEPS, BALL_PATIENCE = 30, 3
 
-__all__ = ["RequestBlocks", "TVBall", "ball_blocks", "combine", "distinct_blocks", "frequency_blocks", "request_blocks"]
+__all__ = ["EMDRows", "RequestBlocks", "TVBall", "ball_blocks", "combine", "distinct_blocks", "emd_blocks",
+           "frequency_blocks", "request_blocks"]
 
 
 @dataclass(frozen=True)
@@ -126,6 +142,22 @@ class TVBall:
 
 
 @dataclass(frozen=True)
+class EMDRows:
+    """t-closeness on one sensitive column in the model's compact exact form
+    (:func:`~milp_anon.formulations.rows.closeness_form`):
+    ``Σ_e |Σ_{σ∈e} (n c_σ − N_σ s)| <= (a/b) · scale · n · s`` over the rows of ``member`` (mass groups × positions in the metric's order), ``code_pos`` each value code's
+    position, ``N`` the reference's count per position."""
+
+    col: int
+    code_pos: np.ndarray
+    N: np.ndarray
+    member: np.ndarray
+    scale: float
+    a: int
+    b: int
+
+
+@dataclass(frozen=True)
 class RequestBlocks:
     """The block solver of one request over an instance's (unit, candidate) pairs (:func:`request_blocks`).
 
@@ -152,6 +184,8 @@ class RequestBlocks:
     k: np.ndarray  # (C,) each candidate's floor (:func:`~milp_anon.instance.group_floors`)
     specs: tuple
     balls: tuple = ()
+    #: one :class:`EMDRows` per t-closeness column under the ordered or the hierarchical distance
+    emds: tuple = ()
     #: whether the blocks are the request's group problem itself: one block (one criterion on one column),
     #: solved exactly, no criterion relaxed or left out. Then each candidate's block is the convex hull of its
     #: groups, inside the LP's rows for that candidate, so the Lagrangian dual is at least the whole model's
@@ -169,6 +203,36 @@ class RequestBlocks:
     @property
     def has_ball_blocks(self) -> bool:
         return any(spec[0] == "ball" for spec in self.specs)
+
+    def with_emd_blocks(self) -> "RequestBlocks":
+        """The same blocks with the EMD's exact integer block (:func:`emd_blocks`) of every ordered or hierarchical
+        t-closeness column added (itself where there is none, it has them already, or ``EMD_BLOCKS`` is off); each
+        such pricing takes up to ``EMD_PRICING_SECONDS`` more."""
+        if not EMD_BLOCKS or not self.emds or self.has_emd_blocks:
+            return self
+        return dataclasses.replace(self, specs=self.specs + tuple(("emd", e.col, e, None) for e in self.emds))
+
+    @property
+    def has_emd_blocks(self) -> bool:
+        return any(spec[0] == "emd" for spec in self.specs)
+
+    @property
+    def has_integer_blocks(self) -> bool:
+        return self.has_ball_blocks or self.has_emd_blocks
+
+    def with_integer_blocks(self) -> "RequestBlocks":
+        """The blocks priced once rather than in every step of the first ascent: the ball's integer block
+        (:meth:`with_ball_blocks`) and the EMD's (:meth:`with_emd_blocks`)."""
+        return self.with_ball_blocks().with_emd_blocks()
+
+    def integer_pricing_seconds(self, ascent) -> float:
+        """About what one pricing of :meth:`with_integer_blocks` takes, from ``ascent``'s steps over these blocks: a
+        step (:meth:`ball_pricing_seconds` where the ball's blocks are added), plus ``EMD_PRICING_SECONDS`` where the
+        EMD's are."""
+        wider = self.with_integer_blocks()
+        step = ascent.seconds / (ascent.iterations + 1)
+        return (self.ball_pricing_seconds(ascent) if wider.has_ball_blocks else step) \
+            + (EMD_PRICING_SECONDS if wider.has_emd_blocks and not self.has_emd_blocks else 0.0)
 
     def ball_pricing_seconds(self, ascent) -> float:
         """About what one pricing of these blocks with the ball's integer block takes, from ``ascent``'s steps over
@@ -205,6 +269,8 @@ class RequestBlocks:
                 out.append(distinct_blocks(pi, n, w, pu, pc, value, k, a, shift=shift))
             elif kind == "ball":
                 out.append(ball_blocks(pi, n, w, pu, pc, value, k, a.P, a.tau, k_prices=kp, shift=shift))
+            elif kind == "emd":
+                out.append(emd_blocks(pi, n, w, pu, pc, value, k, a, k_prices=kp, shift=shift))
             else:
                 out.append(frequency_blocks(pi, n, w, pu, pc, value, k, a, b, k_prices=kp,
                                             strict=kind == "strict cap", shift=shift))
@@ -272,9 +338,10 @@ def request_blocks(instance, request) -> RequestBlocks | None:
     :func:`distinct_blocks`; frequency ℓ and recursive (c, 2) give :func:`frequency_blocks`; recursive
     (c, ℓ > 2) the distinct block with ``D = ℓ``, a relaxation; t-closeness the distinct and the
     frequency block of what every close group must hold (:meth:`~milp_anon.criteria.TCloseness.necessary_shape`),
-    relaxations too.
+    relaxations too, and under the ordered and the hierarchical distance its compact EMD rows (:class:`EMDRows`) for
+    the EMD's integer block, which :meth:`RequestBlocks.with_emd_blocks` adds.
     The blocks of all of them are combined (:func:`combine`)."""
-    specs, balls = [], []
+    specs, balls, emds = [], [], []
     relaxed = False  # a criterion replaced by a weaker block, or by none
     for crit in request.criteria:
         if isinstance(crit, TCloseness):
@@ -285,6 +352,13 @@ def request_blocks(instance, request) -> RequestBlocks | None:
                     balls.append(TVBall(col, ball[0], float(ball[1].sum()), ball[2]))
                     if BALL_BLOCKS and BALL_IN_FIRST_ASCENT:
                         specs.append(("ball", col, balls[-1], None))
+                if crit.distance_kind in ("ordered", "hierarchical"):
+                    form = closeness_form(crit, instance.table, col)
+                    member = np.zeros((len(form.groups), form.N.shape[0]), dtype=bool)
+                    for e, grp in enumerate(form.groups):
+                        member[e, grp] = True
+                    t = exact(crit.t)
+                    emds.append(EMDRows(col, form.code_pos, form.N, member, form.scale, t.numerator, t.denominator))
                 D, cap = crit.necessary_shape(instance.table, col)
                 if D > 1:
                     specs.append(("distinct", col, D, None))
@@ -313,6 +387,9 @@ def request_blocks(instance, request) -> RequestBlocks | None:
             else:  # recursive (c, 1): r_1 < c |G|, left out
                 relaxed = True
     if not specs and not balls:
+        # the EMD's block alone does not start the bound stage (its first ascent would price k-anonymity's block
+        # alone, where the k-anonymity LP's bound serves): under the ordered distance on many values nothing else
+        # applies, and its requests keep the path they were proven on
         return None
     units, cands = instance.units, instance.candidates
     pair_unit, pair_cand = units.expand_pairs(cands.pair_type, cands.pair_cand)
@@ -321,7 +398,7 @@ def request_blocks(instance, request) -> RequestBlocks | None:
     return RequestBlocks(n=units.counts.astype(float), w=cands.cost.astype(float), unit_value=units.sensitive,
                          pair_unit=pair_unit, pair_cand=pair_cand, type_pair_start=np.cumsum(reps) - reps,
                          k=group_floors(instance, request).astype(float), specs=tuple(specs), balls=tuple(balls),
-                         exact=not relaxed and len(specs) == 1 and not balls)
+                         emds=tuple(emds), exact=not relaxed and len(specs) == 1 and not balls)
 
 
 def _group_start(keys: np.ndarray, n_groups: int) -> np.ndarray:
@@ -453,8 +530,8 @@ def _per_candidate(solve_one, pi, n, w, pair_unit, pair_cand, value, k, k_prices
     run only where the k-anonymity block (``k_prices``, computed when not given) is negative: the block lies
     above it (a restriction, or a relaxation of the criterion that still holds ``size >= k``), and only
     ``min(0, rc_j)`` enters ``L``. Each candidate keeps the larger of the two values (both bound its group
-    problem), with the take of the block that gives it; ``forced`` is ``max(rc_j, forced_k)``, a lower bound on
-    the exact forced block."""
+    problem), with the take of the block that gives it (the criterion's block at a tie within ``1e-9``); ``forced``
+    is ``max(rc_j, forced_k)``, a lower bound on the exact forced block."""
     pi, n, w = (np.asarray(a_, dtype=float) for a_ in (pi, n, w))
     C = w.shape[0]
     if k_prices is None:
@@ -466,11 +543,12 @@ def _per_candidate(solve_one, pi, n, w, pair_unit, pair_cand, value, k, k_prices
     take = k_prices.take.copy()
     order = np.argsort(pair_cand, kind="stable")
     start = np.searchsorted(pair_cand[order], np.arange(C + 1))
-    for j in np.flatnonzero(k_prices.rc < -1e-12):
+    neg = np.flatnonzero(k_prices.rc < -1e-12)
+    for j in neg[np.argsort(k_prices.rc[neg], kind="stable")]:  # most negative first (a block may stop at a limit)
         idx = order[start[j]:start[j + 1]]
         best, x = solve_one(v[idx], nu[idx], val[idx], k if np.ndim(k) == 0 else k[j])
-        if best >= rc[j]:
-            rc[j] = best
+        if best >= rc[j] - 1e-9 * max(1.0, abs(rc[j])):  # a tie within tolerances keeps the stronger block's take
+            rc[j] = max(rc[j], best)
             if x is not None:
                 take[idx] = x
     forced = np.maximum(rc[pair_cand], k_prices.forced)
@@ -817,6 +895,84 @@ def _in_caller_order(x, g, o):
     out = np.empty_like(x)
     out[o] = out_sorted
     return out
+
+
+def emd_blocks(pi, n, w, pair_unit, pair_cand, value, k, rows: EMDRows, k_prices: BlockPrices | None = None,
+               shift=None, seconds: float | None = None) -> BlockPrices:
+    """Every candidate's block under "size >= k and t-closeness" in the compact exact form ``rows`` of the
+    ordered or hierarchical distance (:class:`EMDRows`), over the integers: a small integer program per candidate
+    (its units' rows ``x_u ∈ {0, …, n_u}``, one ``|·|`` column per mass group), solved by HiGHS (presolve off, one
+    thread, ``EMD_BLOCK_SECONDS`` each) — the group problem itself, so its Lagrangian dual is the Dantzig–Wolfe
+    bound of t-closeness (``formulations/reduction.md``, "The EMD's integer block").
+
+    Each candidate's value is the program's dual bound (its optimum where it finishes), lowered by a relative
+    ``1e-9`` against the solver's tolerances, so a program stopped at its limit still gives a valid bound. Run
+    only where the k-anonymity block is negative, most negative first, for at most ``seconds``
+    (``EMD_PRICING_SECONDS``), and no further once a quarter of that is spent and the programs solved so far, at
+    their mean time, project past it (the first, most negative, are the largest): an unfinished pricing leaves every candidate it did not reach at its k-anonymity block, far
+    below its LP rows (a valid ``L``, and a useless one). ``forced`` is ``max(rc_j, forced_k)``, as in
+    :func:`frequency_blocks`. Parameters as :func:`distinct_blocks`."""
+    t0 = time.perf_counter()
+    budget = EMD_PRICING_SECONDS if seconds is None else seconds
+    k_prices = block_prices(pi, n, w, pair_unit, pair_cand, k, shift=shift) if k_prices is None else k_prices
+    todo = int((k_prices.rc < -1e-12).sum())
+    done = [0]
+
+    def solve_one(v, n_, val, k_j):
+        spent = time.perf_counter() - t0
+        if spent >= budget or (spent >= budget / 4 and done[0] and spent / done[0] * todo > budget):
+            return -math.inf, None
+        done[0] += 1
+        return _emd_one(v, n_, rows.code_pos[val], k_j, rows, min(EMD_BLOCK_SECONDS, budget - spent))
+
+    return _per_candidate(solve_one, pi, n, w, pair_unit, pair_cand, value, k, k_prices, shift)
+
+
+def _emd_one(v, n, pos, k, rows: EMDRows, limit: float):
+    """One candidate's EMD block (:func:`emd_blocks`): ``(lower bound, take or None)``; ``pos`` is each unit's
+    value position. Columns ``x_u`` (integer) then ``u_e >= 0``; rows ``Σ x >= k``,
+    ``u_e ∓ Σ_u (n [pos_u ∈ e] − N_e) x_u >= 0`` and ``b Σ_e u_e − a · scale · n · Σ x <= 0``: the model's
+    rows for one group (``formulations/t-closeness.md``), every coefficient an integer but ``scale``."""
+    import highspy
+
+    U, E = v.shape[0], rows.member.shape[0]
+    n_all = float(rows.N.sum())
+    inf = highspy.kHighsInf
+    # mass rows: coefficient of x_u in group e's net mass n c_e − N_e s
+    NE = rows.member.astype(float) @ rows.N
+    coef = np.where(rows.member[:, pos], n_all, 0.0) - NE[:, None]  # (E, U)
+    A = []  # (lower, upper, indices, values) per row
+    A.append((float(k), inf, np.arange(U), np.ones(U)))
+    for e in range(E):
+        for sign in (1.0, -1.0):
+            A.append((0.0, inf, np.append(np.arange(U), U + e), np.append(-sign * coef[e], 1.0)))
+    A.append((-inf, 0.0, np.arange(U + E),
+              np.concatenate([np.full(U, -float(rows.a) * rows.scale * n_all), np.full(E, float(rows.b))])))
+    h = highspy.Highs()
+    for key, val in (("output_flag", False), ("presolve", "off"), ("threads", 1), ("mip_rel_gap", 0.0),
+                     ("time_limit", max(float(limit), 0.01))):
+        h.setOptionValue(key, val)
+    h.addVars(U + E, np.zeros(U + E), np.concatenate([n, np.full(E, inf)]))
+    h.changeColsCost(U + E, np.arange(U + E, dtype=np.int32), np.concatenate([v, np.zeros(E)]))
+    h.changeColsIntegrality(U, np.arange(U, dtype=np.int32), np.array([highspy.HighsVarType.kInteger] * U))
+    starts = np.cumsum([0] + [len(r[2]) for r in A[:-1]])
+    h.addRows(len(A), np.array([r[0] for r in A]), np.array([r[1] for r in A]), int(sum(len(r[2]) for r in A)),
+              starts.astype(np.int32), np.concatenate([r[2] for r in A]).astype(np.int32),
+              np.concatenate([r[3] for r in A]).astype(float))
+    h.run()
+    status = h.getModelStatus()
+    if status == highspy.HighsModelStatus.kInfeasible:
+        return math.inf, None
+    info = h.getInfo()
+    bound = float(info.mip_dual_bound)
+    if status not in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kTimeLimit) \
+            or not math.isfinite(bound):
+        return -math.inf, None  # nothing proven: the k-anonymity block stays
+    bound -= 1e-9 * max(1.0, abs(bound))
+    take = None
+    if info.primal_solution_status == 2:
+        take = np.clip(np.rint(np.asarray(h.getSolution().col_value[:U])), 0.0, n)
+    return bound, take
 
 
 def combine(blocks: list[BlockPrices], pi, n, pair_cand) -> BlockPrices:

@@ -320,8 +320,8 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
         if lp_bound is not None and (relaxed is None or lp_bound > relaxed):
             relaxed, relaxed_source = lp_bound, _relaxation.LP_BOUND_SOURCE
         asc = held.get("ascent")
-        # one block solve with the ball's block: priced only where that fits in half the time left
-        if at_lp and asc[0].ball_pricing_seconds(asc[2]) <= 0.5 * (hs.time_limit - (time.perf_counter() - t0)):
+        # one block solve with the ball's and the EMD's blocks: priced only where that fits in half the time left
+        if at_lp and asc[0].integer_pricing_seconds(asc[2]) <= 0.5 * (hs.time_limit - (time.perf_counter() - t0)):
             lp_log, blocks_bound = _blocks_at_lp(held, at_lp[-1], lp_log, timings)
             if relaxed is None or grid.ceil(blocks_bound) > relaxed:
                 relaxed, relaxed_source = grid.ceil(blocks_bound), BLOCK_LP_SOURCE
@@ -479,8 +479,9 @@ K_BOUND_SOURCE = ("the k-anonymity LP bound over the same candidates (column gen
 BLOCK_LP_SOURCE = ("the Lagrangian bound of the groups under the criteria at the LP relaxation's multipliers of "
                    "the assignment rows (every candidate's group problem solved over the integers; t-closeness "
                    "relaxed to the total-variation ball every close group lies in, exact under the equal "
-                   "distance but for the partial rows' knapsack, bounded by its duals)")
-#: price the group blocks at the LP's multipliers where t-closeness gives them the ball's integer block
+                   "distance but for the partial rows' knapsack, bounded by its duals; under the ordered and the "
+                   "hierarchical distance each group problem an integer program, its dual bound where it stopped)")
+#: price the group blocks at the LP's multipliers where t-closeness gives them the ball's or the EMD's integer block
 #: (:func:`_blocks_at_lp`); off: the package before, for measurement
 BLOCKS_AT_LP = True
 #: the release source of the group blocks' rounding (:func:`_blocks_rounding`)
@@ -526,20 +527,22 @@ def _blocks_rounding(instance: Instance, request, pb, heuristic: Release | None,
 
 
 def _prices_at_lp(held: dict) -> bool:
-    """Whether the bound stage's group blocks take the ball's integer block (t-closeness), so that pricing them with
-    it at the LP's multipliers may lift the LP's bound (``BLOCKS_AT_LP``)."""
+    """Whether the bound stage's group blocks take the ball's or the EMD's integer block (t-closeness), so that pricing
+    them with it at the LP's multipliers may lift the LP's bound (``BLOCKS_AT_LP``)."""
     asc = held.get("ascent")
-    return BLOCKS_AT_LP and asc is not None and asc[0].with_ball_blocks().has_ball_blocks
+    return BLOCKS_AT_LP and asc is not None and asc[0].with_integer_blocks().has_integer_blocks
 
 
 def _blocks_at_lp(held: dict, pi: np.ndarray, lp_log, timings: Timings):
-    """``(lp_log with the bound, L(π_LP))``: the group blocks, with the ball's integer block, priced at the LP's
-    multipliers of the assignment rows. Under the equal distance, where the ball is t-closeness itself, each
-    candidate's LP rows are its fractional block, so at the LP's optimal multipliers ``L`` is at least the LP's
-    optimum; under the other distances the ball is wider than the LP's rows and ``L`` may lie below it. At any
-    multipliers it is a valid bound. Where it beats the bound stage's ascent, the second ascent starts there."""
+    """``(lp_log with the bound, L(π_LP))``: the group blocks, with the ball's and the EMD's integer blocks
+    (:meth:`~milp_anon.blocks.RequestBlocks.with_integer_blocks`), priced at the LP's multipliers of the assignment
+    rows. Where a candidate's block holds the criterion itself over the integers (the EMD's block under the ordered
+    and the hierarchical distance; the ball's under the equal distance, but for its partial rows' knapsack), it lies
+    at or above the candidate's LP rows, so at the LP's optimal multipliers ``L`` is at least the LP's optimum (the
+    ball's alone, under the other distances, is wider than the LP's rows). At any multipliers it is a valid bound.
+    Where it beats the bound stage's ascent, the second ascent starts there, with these blocks."""
     blocks, pi0, asc = held["ascent"]
-    blocks = blocks.with_ball_blocks()
+    blocks = blocks.with_integer_blocks()
     t0 = time.perf_counter()
     with timings.phase("lp"):
         prices = blocks.prices(pi)

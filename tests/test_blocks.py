@@ -5,15 +5,18 @@ candidate; the criteria are checked from their definitions here (distinct
 values counted, the largest count against the size), not by the code under test.
 """
 
+import functools
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from milp_anon import blocks
-from milp_anon.blocks import ball_blocks, combine, distinct_blocks, frequency_blocks
+from milp_anon.blocks import ball_blocks, combine, distinct_blocks, emd_blocks, frequency_blocks
+from milp_anon.exact.brute_force import emd_flow
 from milp_anon.lagrangian import block_prices
 
 
@@ -312,3 +315,65 @@ def test_ball_block_lies_between_the_k_block_and_the_t_close_group_problem(inst,
         if uniform and kp.rc[j] < -1e-12 and best < 0:
             assert math.isclose(got.rc[j], best, abs_tol=1e-7)
         assert np.all(got.take[idx] >= -1e-12) and np.all(got.take[idx] <= n[units] + 1e-12)
+
+
+def _emd_rows(kind, N, t):
+    """The compact form of a 4-value reference ``N``: ordered (cumulative masses, scale V − 1) or a two-level tree
+    ({0, 1} and {2, 3} under the root, H = 2: every leaf and both inner nodes, scale 2H)."""
+    groups = [[0], [0, 1], [0, 1, 2]] if kind == "ordered" else [[0], [1], [2], [3], [0, 1], [2, 3]]
+    member = np.zeros((len(groups), 4), dtype=bool)
+    for e, g in enumerate(groups):
+        member[e, g] = True
+    return blocks.EMDRows(0, np.arange(4), np.asarray(N, dtype=float), member, 3.0 if kind == "ordered" else 4.0,
+                          t.numerator, t.denominator)
+
+
+def _metric(kind):
+    """The ground distance from its definition: rank difference over V − 1, or the LCA's level over H."""
+    if kind == "ordered":
+        return [[Fraction(abs(a - b), 3) for b in range(4)] for a in range(4)]
+    return [[Fraction(0) if a == b else Fraction(1, 2) if a // 2 == b // 2 else Fraction(1) for b in range(4)]
+            for a in range(4)]
+
+
+@settings(max_examples=120, deadline=None)
+@given(blocks_instance(), st.sampled_from(["ordered", "hierarchical"]),
+       st.lists(st.integers(1, 6), min_size=4, max_size=4),
+       st.sampled_from([Fraction(1, 5), Fraction(3, 10), Fraction(1, 2)]))
+def test_emd_block_equals_the_t_close_group_problem(inst, kind, N, t):
+    """The EMD's integer block (:func:`emd_blocks`) is the enumerated optimum over groups of size ``>= k`` whose
+    EMD to the reference (a min-cost flow over the metric's definition, ``brute_force.emd_flow``) is at most
+    ``t`` wherever the k-anonymity block is negative, and the k-block elsewhere; its take is such a group at that
+    cost, and every forced block a lower bound."""
+    pi, n, w, pu, pc, value, k = inst
+    d = _metric(kind)
+    kp = block_prices(pi, n, w, pu, pc, k)
+    got = emd_blocks(pi, n, w, pu, pc, value, k, _emd_rows(kind, N, t), k_prices=kp)
+
+    @functools.lru_cache(maxsize=None)
+    def close(counts):
+        return emd_flow(N, counts, d) <= t
+
+    def ok_of(val):
+        def ok(x):
+            counts = [0] * 4
+            for u, xu in enumerate(x):
+                counts[val[u]] += xu
+            return sum(x) >= k and close(tuple(counts))
+        return ok
+
+    for j in range(w.shape[0]):
+        idx = np.flatnonzero(pc == j)
+        units = pu[idx]
+        v = [w[j] - pi[u] for u in units]
+        best, forced = enumerate_block(v, n[units], value[units], ok_of(value[units]))
+        if kp.rc[j] < -1e-12:
+            assert got.rc[j] == best or math.isclose(got.rc[j], best, rel_tol=1e-8, abs_tol=1e-7)
+        else:
+            assert got.rc[j] == kp.rc[j] and got.rc[j] <= best + 1e-9
+        for p, f in zip(idx, forced):
+            assert got.forced[p] <= f + 1e-7
+        if kp.rc[j] < -1e-12 and math.isfinite(best):
+            x = got.take[idx]
+            assert ok_of(value[units])(tuple(int(a) for a in x))
+            assert math.isclose(float(np.dot(x, v)), best, abs_tol=1e-7)

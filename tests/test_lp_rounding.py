@@ -528,6 +528,42 @@ def test_exact_group_blocks_bound_at_least_the_lp_at_its_duals(data):
     assert lp <= brute(frame, qi, criteria) + 1e-6
 
 
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_emd_blocks_bound_at_least_the_lp_at_its_duals(data):
+    """t-closeness under the ordered and the hierarchical distance (a given reference too): the blocks with the EMD's
+    integer block (``RequestBlocks.with_emd_blocks``: each candidate's group problem itself, over the integers)
+    priced at the LP's optimal multipliers of its assignment rows give at least the LP's optimum — each block lies
+    at or above its candidate's LP rows — and at most the optimum found by brute force."""
+    from milp_anon.blocks import request_blocks
+
+    frame, qi, k = data.draw(sensitive_tables(n=(4, 12), m=(1, 3), k=(1, 3)))
+    crit = data.draw(criteria_for(frame, ["t-ordered", "t-hier", "t-reference"]))
+    if crit.distance_kind not in ("ordered", "hierarchical"):
+        return
+    criteria = [ma.KAnonymity(k), crit]
+    table, request, instance, why = _instance(frame, qi, criteria)
+    if why:
+        return
+    rb = request_blocks(instance, request)
+    if rb is None:  # nothing beside the EMD's block: no bound stage (``request_blocks``)
+        return
+    wider = rb.with_emd_blocks()
+    assert wider.has_emd_blocks and not rb.has_emd_blocks and not rb.exact
+    am = build(instance, request)
+    h = am.lm.relaxed().to_highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("presolve", "off")
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    rows = am.lm.row_blocks["assign"]
+    pi = np.asarray(h.getSolution().row_dual)[rows.start:rows.start + rows.size]
+    lp = h.getInfo().objective_function_value
+    bound = wider.prices(pi).bound
+    event(f"above the LP: {bound > lp + 1e-6}")
+    assert lp - 1e-6 * max(1.0, abs(lp)) <= bound <= brute(frame, qi, criteria) + 1e-6
+
+
 def _unfinished_restricted_lp(*args, **kwargs):
     """The restricted LP as the stage sees it when it stops at its time limit (no optimum, no table)."""
     return None, None, dict(restricted_pairs="1 of 2", restricted_status="Time limit reached",

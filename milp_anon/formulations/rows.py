@@ -13,6 +13,7 @@ and ``t-closeness.md``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -23,7 +24,7 @@ from ..errors import InputError
 if TYPE_CHECKING:  # the model calls these rows while it is built
     from .assignment import AssignmentModel
 
-__all__ = ["CriterionRows", "rows_of"]
+__all__ = ["ClosenessForm", "CriterionRows", "closeness_form", "rows_of"]
 
 
 class CriterionRows:
@@ -191,33 +192,19 @@ class TClosenessRows(CriterionRows):
         C = am.cands.n_candidates
         for col in crit.columns(table):
             cell_cand, cell_val, cvar = am.cells(col)
-            values = [str(v) for v in table.sensitive_values[col]]
-            dom = crit.domain(table, col)
-            pos = {v: i for i, v in enumerate(dom)}
-            # position of each cell's value in the metric's order; table counts N_σ in that order
-            cell_pos = np.array([pos[values[v]] for v in cell_val], dtype=np.int64)
-            ref = crit.reference_for(table.sensitive[col])
-            if ref is None:  # the table's own distribution
-                N = np.bincount(np.array([pos[values[v]] for v in table.sensitive_codes[:, col]]),
-                                minlength=len(dom)).astype(float)
-            else:
-                N = np.array([ref.get(v, 0) for v in dom], dtype=float)
+            form = closeness_form(crit, table, col)
             # every row below is scaled by n = Σ N (the reference's total; the table's rows by default)
-            cells = (cell_cand, cell_pos, cvar)
+            cells = (cell_cand, form.code_pos[cell_val], cvar)
             tag = f"tclose{col}"
-            if crit.distance_kind == "matrix":
-                self._add_transport(crit, am, col, tag, cells, size, N)
+            if form.scale is None:  # the matrix metric
+                self._add_transport(crit, am, col, tag, cells, size, form.N)
                 continue
-            if crit.distance_kind == "equal":
-                u, scale = self._excess_rows(am, tag, cells, size, N), 1.0
-            elif crit.distance_kind == "ordered":
-                # EMD = (1/(V−1)) Σ_{a<V−1} |Σ_{b<=a}(Q_b − P_b)|
-                u = self._mass_rows(am, f"{tag}_cum", cells, size, N, [list(range(a + 1)) for a in range(len(dom) - 1)])
-                scale = float(max(len(dom) - 1, 1))
+            if form.groups is None:  # equal
+                u = self._excess_rows(am, tag, cells, size, form.N)
             else:
-                # tree EMD = Σ_edges |mass below the edge| / (2H)
-                edges = [idxs for _, _, idxs in crit.hierarchy.edges_below(dom)]
-                u, scale = self._mass_rows(am, f"{tag}_edge", cells, size, N, edges), 2.0 * crit.hierarchy.height
+                name = f"{tag}_cum" if crit.distance_kind == "ordered" else f"{tag}_edge"
+                u = self._mass_rows(am, name, cells, size, form.N, form.groups)
+            scale = form.scale
             E = u.shape[0] // C
             # Σ_e u_je <= scale · t · n · s_j with t = a/b:  b Σ_e u_je − a · scale · n · s_j <= 0.
             # Every u is |integer| at a vertex, so a violation is >= 1, far above solver tolerances.
@@ -225,7 +212,7 @@ class TClosenessRows(CriterionRows):
             am.lm.add_rows(tag, C, rows=np.concatenate([np.repeat(np.arange(C), E), np.arange(C)]),
                            cols=np.concatenate([u, size]),
                            vals=np.concatenate([np.full(C * E, float(tr.denominator)),
-                                                np.full(C, -float(tr.numerator) * scale * N.sum())]), upper=0.0)
+                                                np.full(C, -float(tr.numerator) * scale * form.N.sum())]), upper=0.0)
             am.closeness_rows.append((list(am.lm.row_blocks)[-1], crit.t, _room(crit, table, col)))
 
     @staticmethod
@@ -293,6 +280,45 @@ class TClosenessRows(CriterionRows):
                     vals=np.concatenate([np.tile(d[src, dst], C) * tr.denominator,
                                          np.full(C, -float(tr.numerator) * n)]), upper=0.0)
         am.closeness_rows.append((list(lm.row_blocks)[-1], crit.t, _room(crit, am.table, col)))
+
+
+@dataclass(frozen=True)
+class ClosenessForm:
+    """t-closeness on one sensitive column in its compact exact form (``formulations/t-closeness.md``):
+    ``Σ_e |Σ_{σ∈e} (n c_σ − N_σ s)| <= scale · t · n · s`` over the mass ``groups`` (lists of positions in
+    the metric's order), or, where ``groups`` is ``None`` under the equal distance, ``Σ_σ max(0, N_σ s − n c_σ)
+    <= t · n · s`` (``scale`` 1); the matrix metric has no compact form (``groups`` and ``scale`` ``None``).
+
+    ``code_pos`` is each value code's position in the metric's order, ``N`` the reference's count per
+    position (the table's own by default), ``n = Σ N``."""
+
+    code_pos: np.ndarray
+    N: np.ndarray
+    groups: list | None
+    scale: float | None
+
+
+def closeness_form(crit: TCloseness, table, col: int) -> ClosenessForm:
+    """The compact exact form of ``crit`` on sensitive column ``col`` of ``table`` (:class:`ClosenessForm`): what
+    the model's rows (:class:`TClosenessRows`) and the group blocks (:func:`~milp_anon.blocks.emd_blocks`) both
+    write."""
+    dom = crit.domain(table, col)
+    pos = {v: i for i, v in enumerate(dom)}
+    code_pos = np.array([pos[str(v)] for v in table.sensitive_values[col]], dtype=np.int64)
+    ref = crit.reference_for(table.sensitive[col])
+    if ref is None:  # the table's own distribution
+        N = np.bincount(code_pos[table.sensitive_codes[:, col]], minlength=len(dom)).astype(float)
+    else:
+        N = np.array([ref.get(v, 0) for v in dom], dtype=float)
+    if crit.distance_kind == "equal":
+        return ClosenessForm(code_pos, N, None, 1.0)
+    if crit.distance_kind == "ordered":  # EMD = (1/(V−1)) Σ_{a<V−1} |Σ_{b<=a}(Q_b − P_b)|
+        return ClosenessForm(code_pos, N, [list(range(a + 1)) for a in range(len(dom) - 1)],
+                             float(max(len(dom) - 1, 1)))
+    if crit.distance_kind == "hierarchical":  # tree EMD = Σ_edges |mass below the edge| / (2H)
+        return ClosenessForm(code_pos, N, [idxs for _, _, idxs in crit.hierarchy.edges_below(dom)],
+                             2.0 * crit.hierarchy.height)
+    return ClosenessForm(code_pos, N, None, None)
 
 
 def _room(crit: TCloseness, table, col: int) -> float:
