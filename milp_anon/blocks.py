@@ -97,9 +97,15 @@ BALL_STEP_FACTOR = 30
 #: (:meth:`RequestBlocks.with_emd_blocks`: at the LP's multipliers, then in the second ascent); off: the package
 #: before it (``benchmarks.sensitive_goal``'s ``no-emd-blocks``)
 EMD_BLOCKS = True
-#: seconds one pricing of :func:`emd_blocks` may take (candidates most negative first; the rest keep the
-#: k-anonymity block, a valid bound), and seconds per candidate's program (its dual bound where it stops)
-EMD_PRICING_SECONDS, EMD_BLOCK_SECONDS = 60.0, 2.0
+#: seconds one pricing of :func:`emd_blocks` may take over the integers (candidates most negative first; the rest
+#: get their LP block), and seconds per candidate's program (its dual bound, at least its LP block's, where it
+#: stops): 4 QIs, 0.2 hierarchical, at the LP's multipliers, 60 s gave 7,538.69 with 0.1 s per program against
+#: 7,458.31 with 0.2 s, 7,322.30 with 2 s and 7,515.65 with 0.05 s (the LP 7,303.62; every program to its end
+#: 7,573.44 in 220 s); 0.3 hierarchical 4,210.33 in 7.3 s (4,210.95 in 18.6 s with 2 s each)
+EMD_PRICING_SECONDS, EMD_BLOCK_SECONDS = 60.0, 0.1
+#: seconds the LP blocks of the candidates the integer pricing did not reach may take after it (1.2 s for all
+#: 1,399 there; past it: their k-anonymity block, a valid bound far below)
+EMD_LP_SECONDS = 10.0
 #: steps of :meth:`RequestBlocks.ascend_balls` per call, and steps without a better bound before its θ halves
 BALL_STEPS, BALL_PATIENCE = 30, 3
 
@@ -207,7 +213,7 @@ class RequestBlocks:
     def with_emd_blocks(self) -> "RequestBlocks":
         """The same blocks with the EMD's exact integer block (:func:`emd_blocks`) of every ordered or hierarchical
         t-closeness column added (itself where there is none, it has them already, or ``EMD_BLOCKS`` is off); each
-        such pricing takes up to ``EMD_PRICING_SECONDS`` more."""
+        such pricing takes up to ``EMD_PRICING_SECONDS + EMD_LP_SECONDS`` more."""
         if not EMD_BLOCKS or not self.emds or self.has_emd_blocks:
             return self
         return dataclasses.replace(self, specs=self.specs + tuple(("emd", e.col, e, None) for e in self.emds))
@@ -227,12 +233,12 @@ class RequestBlocks:
 
     def integer_pricing_seconds(self, ascent) -> float:
         """About what one pricing of :meth:`with_integer_blocks` takes, from ``ascent``'s steps over these blocks: a
-        step (:meth:`ball_pricing_seconds` where the ball's blocks are added), plus ``EMD_PRICING_SECONDS`` where the
-        EMD's are."""
+        step (:meth:`ball_pricing_seconds` where the ball's blocks are added), plus ``EMD_PRICING_SECONDS +
+        EMD_LP_SECONDS`` where the EMD's are (their most)."""
         wider = self.with_integer_blocks()
         step = ascent.seconds / (ascent.iterations + 1)
         return (self.ball_pricing_seconds(ascent) if wider.has_ball_blocks else step) \
-            + (EMD_PRICING_SECONDS if wider.has_emd_blocks and not self.has_emd_blocks else 0.0)
+            + (EMD_PRICING_SECONDS + EMD_LP_SECONDS if wider.has_emd_blocks and not self.has_emd_blocks else 0.0)
 
     def ball_pricing_seconds(self, ascent) -> float:
         """About what one pricing of these blocks with the ball's integer block takes, from ``ascent``'s steps over
@@ -908,29 +914,36 @@ def emd_blocks(pi, n, w, pair_unit, pair_cand, value, k, rows: EMDRows, k_prices
     Each candidate's value is the program's dual bound (its optimum where it finishes), lowered by a relative
     ``1e-9`` against the solver's tolerances, so a program stopped at its limit still gives a valid bound. Run
     only where the k-anonymity block is negative, most negative first, for at most ``seconds``
-    (``EMD_PRICING_SECONDS``), and no further once a quarter of that is spent and the programs solved so far, at
-    their mean time, project past it (the first, most negative, are the largest): an unfinished pricing leaves every candidate it did not reach at its k-anonymity block, far
-    below its LP rows (a valid ``L``, and a useless one). ``forced`` is ``max(rc_j, forced_k)``, as in
-    :func:`frequency_blocks`. Parameters as :func:`distinct_blocks`."""
+    (``EMD_PRICING_SECONDS``). Every candidate the integer pricing does not reach, and every program stopped at
+    its limit (whose bound may lie below its root LP's), also gets its **LP block** (the same program without
+    integrality, lowered by ``1e-7`` relative) for up to ``EMD_LP_SECONDS`` more, and keeps the larger: at the LP's
+    multipliers the LP blocks sum to the LP's optimum, so a pricing cut short still gives at least the LP, and the
+    programs solved lift it. Past both budgets a candidate keeps its k-anonymity block (valid, far below).
+    ``forced`` is ``max(rc_j, forced_k)``, as in :func:`frequency_blocks`. Parameters as :func:`distinct_blocks`."""
     t0 = time.perf_counter()
     budget = EMD_PRICING_SECONDS if seconds is None else seconds
     k_prices = block_prices(pi, n, w, pair_unit, pair_cand, k, shift=shift) if k_prices is None else k_prices
-    todo = int((k_prices.rc < -1e-12).sum())
-    done = [0]
 
     def solve_one(v, n_, val, k_j):
         spent = time.perf_counter() - t0
-        if spent >= budget or (spent >= budget / 4 and done[0] and spent / done[0] * todo > budget):
-            return -math.inf, None
-        done[0] += 1
-        return _emd_one(v, n_, rows.code_pos[val], k_j, rows, min(EMD_BLOCK_SECONDS, budget - spent))
+        pos = rows.code_pos[val]
+        best, x, proven = -math.inf, None, False
+        if spent < budget:
+            best, x, proven = _emd_one(v, n_, pos, k_j, rows, min(EMD_BLOCK_SECONDS, budget - spent))
+        if proven:
+            return best, x
+        # not reached, or stopped with a bound that may lie below the LP's (before its root LP ended)
+        left = budget + EMD_LP_SECONDS - (time.perf_counter() - t0)
+        if left > 0:
+            best = max(best, _emd_one(v, n_, pos, k_j, rows, left, relax=True)[0])
+        return best, x
 
     return _per_candidate(solve_one, pi, n, w, pair_unit, pair_cand, value, k, k_prices, shift)
 
 
-def _emd_one(v, n, pos, k, rows: EMDRows, limit: float):
-    """One candidate's EMD block (:func:`emd_blocks`): ``(lower bound, take or None)``; ``pos`` is each unit's
-    value position. Columns ``x_u`` (integer) then ``u_e >= 0``; rows ``Σ x >= k``,
+def _emd_one(v, n, pos, k, rows: EMDRows, limit: float, relax: bool = False):
+    """One candidate's EMD block (:func:`emd_blocks`): ``(lower bound, take or None, whether the bound is the
+    optimum)``; ``pos`` is each unit's value position; ``relax``: its LP (no take). Columns ``x_u`` (integer) then ``u_e >= 0``; rows ``Σ x >= k``,
     ``u_e ∓ Σ_u (n [pos_u ∈ e] − N_e) x_u >= 0`` and ``b Σ_e u_e − a · scale · n · Σ x <= 0``: the model's
     rows for one group (``formulations/t-closeness.md``), every coefficient an integer but ``scale``."""
     import highspy
@@ -954,7 +967,8 @@ def _emd_one(v, n, pos, k, rows: EMDRows, limit: float):
         h.setOptionValue(key, val)
     h.addVars(U + E, np.zeros(U + E), np.concatenate([n, np.full(E, inf)]))
     h.changeColsCost(U + E, np.arange(U + E, dtype=np.int32), np.concatenate([v, np.zeros(E)]))
-    h.changeColsIntegrality(U, np.arange(U, dtype=np.int32), np.array([highspy.HighsVarType.kInteger] * U))
+    if not relax:
+        h.changeColsIntegrality(U, np.arange(U, dtype=np.int32), np.array([highspy.HighsVarType.kInteger] * U))
     starts = np.cumsum([0] + [len(r[2]) for r in A[:-1]])
     h.addRows(len(A), np.array([r[0] for r in A]), np.array([r[1] for r in A]), int(sum(len(r[2]) for r in A)),
               starts.astype(np.int32), np.concatenate([r[2] for r in A]).astype(np.int32),
@@ -962,17 +976,22 @@ def _emd_one(v, n, pos, k, rows: EMDRows, limit: float):
     h.run()
     status = h.getModelStatus()
     if status == highspy.HighsModelStatus.kInfeasible:
-        return math.inf, None
+        return math.inf, None, True
     info = h.getInfo()
+    if relax:  # the LP's optimum; its tolerances (1e-7) allowed for
+        if status != highspy.HighsModelStatus.kOptimal:
+            return -math.inf, None, False
+        bound = float(info.objective_function_value)
+        return bound - 1e-7 * max(1.0, abs(bound)), None, False
     bound = float(info.mip_dual_bound)
     if status not in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kTimeLimit) \
             or not math.isfinite(bound):
-        return -math.inf, None  # nothing proven: the k-anonymity block stays
+        return -math.inf, None, False  # nothing proven: the k-anonymity block stays
     bound -= 1e-9 * max(1.0, abs(bound))
     take = None
     if info.primal_solution_status == 2:
         take = np.clip(np.rint(np.asarray(h.getSolution().col_value[:U])), 0.0, n)
-    return bound, take
+    return bound, take, status == highspy.HighsModelStatus.kOptimal
 
 
 def combine(blocks: list[BlockPrices], pi, n, pair_cand) -> BlockPrices:

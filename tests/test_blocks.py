@@ -344,7 +344,8 @@ def test_emd_block_equals_the_t_close_group_problem(inst, kind, N, t):
     """The EMD's integer block (:func:`emd_blocks`) is the enumerated optimum over groups of size ``>= k`` whose
     EMD to the reference (a min-cost flow over the metric's definition, ``brute_force.emd_flow``) is at most
     ``t`` wherever the k-anonymity block is negative, and the k-block elsewhere; its take is such a group at that
-    cost, and every forced block a lower bound."""
+    cost, and every forced block a lower bound. Without time for the programs (``seconds=0``) each candidate gets
+    its LP block, between its k-anonymity block and the integer one."""
     pi, n, w, pu, pc, value, k = inst
     d = _metric(kind)
     kp = block_prices(pi, n, w, pu, pc, k)
@@ -377,3 +378,6 @@ def test_emd_block_equals_the_t_close_group_problem(inst, kind, N, t):
             x = got.take[idx]
             assert ok_of(value[units])(tuple(int(a) for a in x))
             assert math.isclose(float(np.dot(x, v)), best, abs_tol=1e-7)
+    # no time for the integer programs: the LP blocks, between the k-anonymity block and the integer one
+    lp_blocks = emd_blocks(pi, n, w, pu, pc, value, k, _emd_rows(kind, N, t), k_prices=kp, seconds=0.0)
+    assert np.all(kp.rc <= lp_blocks.rc + 1e-7) and np.all(lp_blocks.rc <= got.rc + 1e-7)

@@ -534,7 +534,8 @@ def test_emd_blocks_bound_at_least_the_lp_at_its_duals(data):
     """t-closeness under the ordered and the hierarchical distance (a given reference too): the blocks with the EMD's
     integer block (``RequestBlocks.with_emd_blocks``: each candidate's group problem itself, over the integers)
     priced at the LP's optimal multipliers of its assignment rows give at least the LP's optimum — each block lies
-    at or above its candidate's LP rows — and at most the optimum found by brute force."""
+    at or above its candidate's LP rows — and at most the optimum found by brute force; with no time for the
+    integer programs, the LP blocks alone still give at least the LP and at most the integer blocks."""
     from milp_anon.blocks import request_blocks
 
     frame, qi, k = data.draw(sensitive_tables(n=(4, 12), m=(1, 3), k=(1, 3)))
@@ -562,6 +563,14 @@ def test_emd_blocks_bound_at_least_the_lp_at_its_duals(data):
     bound = wider.prices(pi).bound
     event(f"above the LP: {bound > lp + 1e-6}")
     assert lp - 1e-6 * max(1.0, abs(lp)) <= bound <= brute(frame, qi, criteria) + 1e-6
+    # no time for the integer programs: every candidate gets its LP block, and they still sum to the LP
+    saved = blocks.EMD_PRICING_SECONDS
+    try:
+        blocks.EMD_PRICING_SECONDS = 0.0
+        lp_only = wider.prices(pi).bound
+    finally:
+        blocks.EMD_PRICING_SECONDS = saved
+    assert lp - 1e-6 * max(1.0, abs(lp)) <= lp_only <= bound + 1e-6
 
 
 def _unfinished_restricted_lp(*args, **kwargs):
