@@ -197,6 +197,15 @@ class RequestBlocks:
     #: groups, inside the LP's rows for that candidate, so the Lagrangian dual is at least the whole model's
     #: LP bound (``formulations/reduction.md``, "Sensitive criteria: exact group blocks")
     exact: bool = False
+    #: ``time.perf_counter()`` past which a pricing of the EMD's block solves nothing more (its candidates not
+    #: reached keep their k-anonymity block, a valid bound): a caller's limit (:meth:`until`); ``None``: its budget
+    deadline: float | None = None
+
+    def until(self, deadline: float | None) -> "RequestBlocks":
+        """The same blocks, their EMD pricings ended at ``deadline`` (``time.perf_counter()``): one pricing takes
+        up to ``EMD_PRICING_SECONDS + EMD_LP_SECONDS``, so a caller that checks its clock between pricings would
+        otherwise overrun its limit by that much."""
+        return dataclasses.replace(self, deadline=deadline)
 
     def with_ball_blocks(self) -> "RequestBlocks":
         """The same blocks with the ball's integer block (:func:`ball_blocks`) of every ball added (itself where
@@ -233,12 +242,13 @@ class RequestBlocks:
 
     def integer_pricing_seconds(self, ascent) -> float:
         """About what one pricing of :meth:`with_integer_blocks` takes, from ``ascent``'s steps over these blocks: a
-        step (:meth:`ball_pricing_seconds` where the ball's blocks are added), plus ``EMD_PRICING_SECONDS +
-        EMD_LP_SECONDS`` where the EMD's are (their most)."""
+        step (:meth:`ball_pricing_seconds` where the ball's blocks are added), plus ``EMD_LP_SECONDS`` where the
+        EMD's are: the least worth giving them (their LP blocks, then the integer programs, fit in any time given by
+        :meth:`until`; alone they take up to ``EMD_PRICING_SECONDS + EMD_LP_SECONDS``)."""
         wider = self.with_integer_blocks()
         step = ascent.seconds / (ascent.iterations + 1)
         return (self.ball_pricing_seconds(ascent) if wider.has_ball_blocks else step) \
-            + (EMD_PRICING_SECONDS + EMD_LP_SECONDS if wider.has_emd_blocks and not self.has_emd_blocks else 0.0)
+            + (EMD_LP_SECONDS if wider.has_emd_blocks and not self.has_emd_blocks else 0.0)
 
     def ball_pricing_seconds(self, ascent) -> float:
         """About what one pricing of these blocks with the ball's integer block takes, from ``ascent``'s steps over
@@ -276,7 +286,8 @@ class RequestBlocks:
             elif kind == "ball":
                 out.append(ball_blocks(pi, n, w, pu, pc, value, k, a.P, a.tau, k_prices=kp, shift=shift))
             elif kind == "emd":
-                out.append(emd_blocks(pi, n, w, pu, pc, value, k, a, k_prices=kp, shift=shift))
+                out.append(emd_blocks(pi, n, w, pu, pc, value, k, a, k_prices=kp, shift=shift,
+                                      deadline=self.deadline))
             else:
                 out.append(frequency_blocks(pi, n, w, pu, pc, value, k, a, b, k_prices=kp,
                                             strict=kind == "strict cap", shift=shift))
@@ -904,7 +915,7 @@ def _in_caller_order(x, g, o):
 
 
 def emd_blocks(pi, n, w, pair_unit, pair_cand, value, k, rows: EMDRows, k_prices: BlockPrices | None = None,
-               shift=None, seconds: float | None = None) -> BlockPrices:
+               shift=None, seconds: float | None = None, deadline: float | None = None) -> BlockPrices:
     """Every candidate's block under "size >= k and t-closeness" in the compact exact form ``rows`` of the
     ordered or hierarchical distance (:class:`EMDRows`), over the integers: a small integer program per candidate
     (its units' rows ``x_u ∈ {0, …, n_u}``, one ``|·|`` column per mass group), solved by HiGHS (presolve off, one
@@ -918,10 +929,17 @@ def emd_blocks(pi, n, w, pair_unit, pair_cand, value, k, rows: EMDRows, k_prices
     its limit (whose bound may lie below its root LP's), also gets its **LP block** (the same program without
     integrality, lowered by ``1e-7`` relative) for up to ``EMD_LP_SECONDS`` more, and keeps the larger: at the LP's
     multipliers the LP blocks sum to the LP's optimum, so a pricing cut short still gives at least the LP, and the
-    programs solved lift it. Past both budgets a candidate keeps its k-anonymity block (valid, far below).
+    programs solved lift it. Past both budgets a candidate keeps its k-anonymity block (valid, far below). A
+    ``deadline`` (``time.perf_counter()``) ends both phases by then, keeping up to a quarter of the time before it
+    (at most ``EMD_LP_SECONDS``) for the LP blocks.
     ``forced`` is ``max(rc_j, forced_k)``, as in :func:`frequency_blocks`. Parameters as :func:`distinct_blocks`."""
     t0 = time.perf_counter()
     budget = EMD_PRICING_SECONDS if seconds is None else seconds
+    lp_budget = EMD_LP_SECONDS
+    if deadline is not None:  # both phases end by it, a quarter of the time kept for the LP blocks at most
+        avail = max(deadline - t0, 0.0)
+        lp_budget = min(lp_budget, avail / 4)
+        budget = min(budget, avail - lp_budget)
     k_prices = block_prices(pi, n, w, pair_unit, pair_cand, k, shift=shift) if k_prices is None else k_prices
 
     def solve_one(v, n_, val, k_j):
@@ -933,7 +951,7 @@ def emd_blocks(pi, n, w, pair_unit, pair_cand, value, k, rows: EMDRows, k_prices
         if proven:
             return best, x
         # not reached, or stopped with a bound that may lie below the LP's (before its root LP ended)
-        left = budget + EMD_LP_SECONDS - (time.perf_counter() - t0)
+        left = max(budget, 0.0) + lp_budget - (time.perf_counter() - t0)
         if left > 0:
             best = max(best, _emd_one(v, n_, pos, k_j, rows, left, relax=True)[0])
         return best, x

@@ -320,9 +320,11 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
         if lp_bound is not None and (relaxed is None or lp_bound > relaxed):
             relaxed, relaxed_source = lp_bound, _relaxation.LP_BOUND_SOURCE
         asc = held.get("ascent")
-        # one block solve with the ball's and the EMD's blocks: priced only where that fits in half the time left
-        if at_lp and asc[0].integer_pricing_seconds(asc[2]) <= 0.5 * (hs.time_limit - (time.perf_counter() - t0)):
-            lp_log, blocks_bound = _blocks_at_lp(held, at_lp[-1], lp_log, timings)
+        # one block solve with the ball's and the EMD's blocks: priced only where that fits in half the time left,
+        # and the EMD's programs end by then
+        half = None if hs.time_limit is None else 0.5 * (hs.time_limit - (time.perf_counter() - t0))
+        if at_lp and half is not None and asc[0].integer_pricing_seconds(asc[2]) <= half:
+            lp_log, blocks_bound = _blocks_at_lp(held, at_lp[-1], lp_log, timings, time.perf_counter() + half)
             if relaxed is None or grid.ceil(blocks_bound) > relaxed:
                 relaxed, relaxed_source = grid.ceil(blocks_bound), BLOCK_LP_SOURCE
                 progress.report(bound=relaxed)
@@ -533,19 +535,20 @@ def _prices_at_lp(held: dict) -> bool:
     return BLOCKS_AT_LP and asc is not None and asc[0].with_integer_blocks().has_integer_blocks
 
 
-def _blocks_at_lp(held: dict, pi: np.ndarray, lp_log, timings: Timings):
+def _blocks_at_lp(held: dict, pi: np.ndarray, lp_log, timings: Timings, deadline: float | None = None):
     """``(lp_log with the bound, L(π_LP))``: the group blocks, with the ball's and the EMD's integer blocks
     (:meth:`~milp_anon.blocks.RequestBlocks.with_integer_blocks`), priced at the LP's multipliers of the assignment
     rows. Where a candidate's block holds the criterion itself over the integers (the EMD's block under the ordered
     and the hierarchical distance; the ball's under the equal distance, but for its partial rows' knapsack), it lies
     at or above the candidate's LP rows, so at the LP's optimal multipliers ``L`` is at least the LP's optimum (the
     ball's alone, under the other distances, is wider than the LP's rows). At any multipliers it is a valid bound.
-    Where it beats the bound stage's ascent, the second ascent starts there, with these blocks."""
+    Where it beats the bound stage's ascent, the second ascent starts there, with these blocks. ``deadline``
+    (``time.perf_counter()``): where the EMD's programs end (:meth:`~milp_anon.blocks.RequestBlocks.until`)."""
     blocks, pi0, asc = held["ascent"]
     blocks = blocks.with_integer_blocks()
     t0 = time.perf_counter()
     with timings.phase("lp"):
-        prices = blocks.prices(pi)
+        prices = blocks.until(deadline).prices(pi)
     seconds = time.perf_counter() - t0
     if prices.bound > asc.bound:
         # at β = 0: the ball multipliers of the first ascent belong to its own π

@@ -282,6 +282,9 @@ def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limi
     95 s of steps from where the first ascent stopped (θ run down) gained 5 (11,719 → 11,725), from ``pi0``
     21 (→ 11,740), two probes side by side; in the solve, 101 s alone gave 11,754."""
     t0 = time.perf_counter()
+    # a pricing of the EMD's block may take a minute: it ends with the limit (its unreached candidates at their
+    # k-block), so the ascent does not overrun it
+    blocks = blocks.until(t0 + time_limit)
     best, steps = ascent, 0
     pi, betas = np.asarray(pi0, dtype=float), None
     while True:

@@ -8,6 +8,7 @@ values counted, the largest count against the size), not by the code under test.
 import functools
 import itertools
 import math
+import time
 from fractions import Fraction
 
 import numpy as np
@@ -345,7 +346,7 @@ def test_emd_block_equals_the_t_close_group_problem(inst, kind, N, t):
     EMD to the reference (a min-cost flow over the metric's definition, ``brute_force.emd_flow``) is at most
     ``t`` wherever the k-anonymity block is negative, and the k-block elsewhere; its take is such a group at that
     cost, and every forced block a lower bound. Without time for the programs (``seconds=0``) each candidate gets
-    its LP block, between its k-anonymity block and the integer one."""
+    its LP block, between its k-anonymity block and the integer one; past a caller's ``deadline``, its k-block."""
     pi, n, w, pu, pc, value, k = inst
     d = _metric(kind)
     kp = block_prices(pi, n, w, pu, pc, k)
@@ -381,3 +382,6 @@ def test_emd_block_equals_the_t_close_group_problem(inst, kind, N, t):
     # no time for the integer programs: the LP blocks, between the k-anonymity block and the integer one
     lp_blocks = emd_blocks(pi, n, w, pu, pc, value, k, _emd_rows(kind, N, t), k_prices=kp, seconds=0.0)
     assert np.all(kp.rc <= lp_blocks.rc + 1e-7) and np.all(lp_blocks.rc <= got.rc + 1e-7)
+    # past a caller's deadline nothing is solved: every candidate keeps its k-anonymity block
+    late = emd_blocks(pi, n, w, pu, pc, value, k, _emd_rows(kind, N, t), k_prices=kp, deadline=time.perf_counter())
+    assert np.array_equal(late.rc, kp.rc)
