@@ -62,7 +62,9 @@ total-variation ball (``blocks.BALL_BLOCKS = False``) and does not price the blo
 (``pipeline.BLOCKS_AT_LP = False``), the package before them; ``--variants ball-first-ascent`` puts the ball's
 integer block in every step of the bound stage's first ascent (``blocks.BALL_IN_FIRST_ASCENT = True``), the package
 at stop 76. ``--variants no-emd-blocks`` prices no integer program of each candidate's group under the ordered or the
-hierarchical distance (``blocks.EMD_BLOCKS = False``), the package before it. ``--variants no-restricted-model``
+hierarchical distance (``blocks.EMD_BLOCKS = False``), the package before it; ``--variants no-whole-pricing``
+steps the second ascent with the EMD's blocks as with every other (``subgradient.DEAR_WHOLE = False``), the package
+before stop 80. ``--variants no-restricted-model``
 solves the LP after the restricted LP even where the restricted LP's optimum shows it cannot
 raise the bound (``relaxation.RESTRICTED_MODEL = False``), not the restricted
 model in its place, the package before it. ``--variants no-second-ascent``
@@ -209,6 +211,10 @@ def run_one(job):
         from milp_anon import blocks as _blocks
 
         _blocks.BALL_IN_FIRST_ASCENT = True
+    if variant == "no-whole-pricing":  # the second ascent's steps as for every block (the package before)
+        from milp_anon import subgradient as _subgradient
+
+        _subgradient.DEAR_WHOLE = False
     if variant == "no-emd-blocks":  # closeness without the EMD's integer block (the package before)
         from milp_anon import blocks as _blocks
 
@@ -370,7 +376,8 @@ def main(argv=None):
              "no-frequency-prune", "no-resolve", "no-known-bound", "repair-first", "milp-first", "guessed-target",
              "no-floors", "no-restricted-model", "no-second-ascent", "no-ascent-beside",
              "no-blocks-rounding", "no-unfinished-skip", "no-search-beside", "no-search-memory",
-             "no-whole-search", "no-ball-blocks", "ball-first-ascent", "no-emd-blocks", "after")
+             "no-whole-search", "no-ball-blocks", "ball-first-ascent", "no-emd-blocks", "no-whole-pricing",
+             "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")
     jobs = [(q, c, a.k, a.time_limit, a.lns, v) for q in qis for c in cases for v in variants]

@@ -172,7 +172,7 @@ def _improve(outcome: Outcome, table: Table, request, solver: SolverOptions, tim
 
 def _ascent_job(outcome: Outcome, solver: SolverOptions, left: float) -> tuple | None:
     """The second ascent's job for :func:`~milp_anon.subgradient.second_ascent_job` beside the search after the
-    stage (``(blocks, pi0, first ascent, the released table's objective)``), or ``None`` where it cannot run
+    stage (``(blocks, pi0, first ascent, the released table's objective, subgradient.DEAR_WHOLE)``), or ``None`` where it cannot run
     there: no group blocks' ascent, ``SECOND_ASCENT`` or ``SECOND_ASCENT_BESIDE`` off, fewer than two cores, a
     solver kept in this process (``isolate="never"``), or too little time."""
     if not (SECOND_ASCENT and SECOND_ASCENT_BESIDE) or outcome.ascent is None or outcome.bound is None \
@@ -180,7 +180,7 @@ def _ascent_job(outcome: Outcome, solver: SolverOptions, left: float) -> tuple |
             or left - SECOND_ASCENT_MARGIN < SECOND_ASCENT_MIN_SECONDS:
         return None
     blocks, pi0, ascent = outcome.ascent
-    return blocks, pi0, ascent, outcome.release.objective
+    return blocks, pi0, ascent, outcome.release.objective, _subgradient.DEAR_WHOLE
 
 
 def _ascent_bound(outcome: Outcome, log: dict, bound: float) -> Outcome:
@@ -482,7 +482,8 @@ BLOCK_LP_SOURCE = ("the Lagrangian bound of the groups under the criteria at the
                    "the assignment rows (every candidate's group problem solved over the integers; t-closeness "
                    "relaxed to the total-variation ball every close group lies in, exact under the equal "
                    "distance but for the partial rows' knapsack, bounded by its duals; under the ordered and the "
-                   "hierarchical distance each group problem an integer program, its dual bound where it stopped)")
+                   "hierarchical distance each group problem an integer program, its dual bound where it stopped, or "
+                   "its LP where larger or not reached in the time)")
 #: price the group blocks at the LP's multipliers where t-closeness gives them the ball's or the EMD's integer block
 #: (:func:`_blocks_at_lp`); off: the package before, for measurement
 BLOCKS_AT_LP = True

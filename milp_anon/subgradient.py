@@ -59,6 +59,14 @@ TARGET_SHARE = 0.05
 #: :func:`second_ascent`: steps without a better bound before θ is halved, and the deflection γ of its
 #: directions (Camerini, Fratta and Maffioli 1975: ``d = g + γ max(0, −g·d')/‖d'‖² d'``; 0: the plain step)
 SECOND_PATIENCE, SECOND_DEFLECTION = 15, 1.5
+#: :func:`second_ascent` where a pricing solves the EMD's integer programs (up to a minute each): first one
+#: pricing at its start with all its time (so it reaches every candidate), then steps from θ = ``DEAR_THETA_START``
+#: halved after every ``DEAR_PATIENCE`` steps without gain, not deflected. Why: the usual pricing stops after
+#: ``blocks.EMD_PRICING_SECONDS``, and at 4 QIs (0.2 hierarchical) the second ascent's gain came from pricing its
+#: start again, not from its steps; from ``π_LP`` (0.3 hierarchical, where a pricing reaches every candidate) the
+#: usual steps (θ = 1, deflected) lost 14–464 in 4 steps (160 s), and θ = 0.05 halved after each gained nothing
+#: in 6 (193 s). ``DEAR_WHOLE`` off: the package before
+DEAR_THETA_START, DEAR_PATIENCE, DEAR_WHOLE = 0.05, 1, True
 
 
 def _reaches(bound: float, upper: float | None, rel_tol: float = 1e-6) -> bool:
@@ -138,7 +146,7 @@ def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, p
                        max_iterations: int = 200, rel_tol: float = 1e-6,
                        stall_window: int = STALL_WINDOW, stall_share: float = STALL_SHARE,
                        stop: Callable[[], bool] | None = None, patience: int | None = None,
-                       deflection: float = 0.0,
+                       deflection: float = 0.0, theta_start: float = THETA_START,
                        on_prices: Callable[[BlockPrices], None] | None = None) -> Ascent:
     """Maximize ``L`` from ``pi0`` (module docstring); ``prices_of(pi)`` solves every block.
 
@@ -150,7 +158,8 @@ def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, p
     steps without a better bound before θ is halved (default ``PATIENCE``); ``deflection`` γ > 0 steps along
     ``d = g + γ max(0, −g·d')/‖d'‖² d'`` (``d'`` the last direction, forgotten at every restart from the best
     point) instead of ``g``: the Camerini–Fratta–Maffioli rule, which damps the zig-zag of successive
-    supergradients; the step is Polyak's with ``‖d‖²``. ``on_prices`` hears the blocks' outcome at every
+    supergradients; the step is Polyak's with ``‖d‖²``; ``theta_start``: θ at the start and its cap.
+    ``on_prices`` hears the blocks' outcome at every
     ``π`` solved (the start's and each step's), as :class:`PrimalAverage` averages them.
     """
     t0 = time.perf_counter()
@@ -161,7 +170,7 @@ def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, p
     prices = prices_of(pi)
     best = (pi.copy(), prices)
     start_bound = prices.bound
-    theta, stale, better, it = THETA_START, 0, 0, 0
+    theta, stale, better, it = theta_start, 0, 0, 0
     patience = PATIENCE if patience is None else patience
     last = None  # the last direction (deflection)
     history = [start_bound]  # the best bound after each step
@@ -198,7 +207,7 @@ def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, p
             best, stale, better = (pi.copy(), prices), 0, better + 1
             gained_at = it if gained_at is None else gained_at
             if better >= GROW_AFTER:  # steady gains: the step may be longer again
-                theta, better = min(2 * theta, THETA_START), 0
+                theta, better = min(2 * theta, theta_start), 0
         else:
             better = 0
             stale += 1
@@ -216,7 +225,7 @@ def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, p
 def alternating_ascent(blocks, pi0, *, upper: float | None = None, time_limit: float | None = None,
                        betas0: tuple | None = None, max_iterations: int = 200,
                        stall_window: int = STALL_WINDOW, stop: Callable[[], bool] | None = None,
-                       patience: int | None = None, deflection: float = 0.0,
+                       patience: int | None = None, deflection: float = 0.0, theta_start: float = THETA_START,
                        on_prices: Callable[[BlockPrices], None] | None = None) -> Ascent:
     """Maximize ``L(π, β)`` of blocks with t-closeness's ball multipliers
     (:class:`~milp_anon.blocks.RequestBlocks`): :func:`subgradient_ascent` over ``π`` with ``β = 0``,
@@ -230,8 +239,8 @@ def alternating_ascent(blocks, pi0, *, upper: float | None = None, time_limit: f
     the known target 0. Every ``(π, β)`` gives a valid bound; the best is kept. ``upper``: a known upper
     bound on the optimum (a verified table's cost), the target of the ``π`` steps (:func:`subgradient_ascent`);
     ``betas0`` the ball multipliers to start from (default: the blocks' start); ``max_iterations`` and
-    ``stall_window`` bound the first ``π`` ascent, ``patience`` and ``deflection`` rule every ``π`` ascent
-    (:func:`subgradient_ascent`); ``stop()`` true ends it; ``on_prices`` hears every ``π`` step's blocks
+    ``stall_window`` bound the first ``π`` ascent, ``patience``, ``deflection`` and ``theta_start`` rule every
+    ``π`` ascent (:func:`subgradient_ascent`); ``stop()`` true ends it; ``on_prices`` hears every ``π`` step's blocks
     (:func:`subgradient_ascent`; not the ``β`` steps')."""
     t0 = time.perf_counter()
 
@@ -242,7 +251,7 @@ def alternating_ascent(blocks, pi0, *, upper: float | None = None, time_limit: f
     asc = subgradient_ascent(lambda pi: blocks.prices(pi, betas), pi0, blocks.n, blocks.pair_unit,
                              blocks.pair_cand, upper=upper, time_limit=left(), max_iterations=max_iterations,
                              stall_window=stall_window, stop=stop, patience=patience, deflection=deflection,
-                             on_prices=on_prices)
+                             theta_start=theta_start, on_prices=on_prices)
     start, steps = asc.start_bound, asc.iterations
     pi, prices = asc.pi, asc.prices
     while blocks.balls and (time_limit is None or left() > 0) and not (stop is not None and stop()):
@@ -251,7 +260,8 @@ def alternating_ascent(blocks, pi0, *, upper: float | None = None, time_limit: f
         fixed = betas
         asc = subgradient_ascent(lambda p: blocks.prices(p, fixed), pi, blocks.n, blocks.pair_unit,
                                  blocks.pair_cand, upper=upper, time_limit=left(), max_iterations=ROUND_STEPS,
-                                 stop=stop, patience=patience, deflection=deflection, on_prices=on_prices)
+                                 stop=stop, patience=patience, deflection=deflection, theta_start=theta_start,
+                                 on_prices=on_prices)
         steps += asc.iterations
         if asc.bound >= prices.bound:
             pi, prices = asc.pi, asc.prices
@@ -265,7 +275,7 @@ def alternating_ascent(blocks, pi0, *, upper: float | None = None, time_limit: f
 def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limit: float,
                    stop: Callable[[], bool] | None = None,
                    on_bound: Callable[[float], None] | None = None,
-                   ceiling: Callable[[], float] | None = None) -> Ascent:
+                   ceiling: Callable[[], float] | None = None, whole: bool | None = None) -> Ascent:
     """A second ascent from ``pi0`` (the first's start, with the blocks' start ball multipliers) for
     ``time_limit`` seconds, towards ``upper`` (the best verified table's cost, often well below the one the
     first ascent aimed at), without the stall rule or a cap on the steps (with balls: ``ROUND_STEPS`` ``π``
@@ -274,9 +284,12 @@ def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limi
     (``formulations/reduction.md``, "The second ascent"). θ restarts at ``THETA_START`` from the best point whenever
     it falls below ``THETA_MIN`` while time is left; ``stop()`` true ends it; ``on_bound(L)`` hears each better
     bound as a restart finds it; ``ceiling()``, the cost of the best table found meanwhile (by a search beside
-    it), lowers the target at each restart. Returns the better of ``ascent``
-    (the first) and what it found (``start_bound``: ``ascent``'s bound; ``iterations`` and ``seconds``: this
-    call's).
+    it), lowers the target at each restart. Where a pricing solves the EMD's integer programs, the steps are
+    ``DEAR_THETA_START`` and ``DEAR_PATIENCE``'s, undeflected, and without ``stop`` (in its own process beside the
+    search, which ends it by its clock) one pricing at ``pi0`` with the whole time comes first, counted as a step
+    (``whole``: whether so, default ``DEAR_WHOLE``; a process beside the search gets the parent's in its job).
+    Returns the better of ``ascent`` (the first) and what it found (``start_bound``: ``ascent``'s bound;
+    ``iterations`` and ``seconds``: this call's).
 
     Why from ``pi0`` and not from the first ascent's multipliers: on Adult (5 QIs, frequency ℓ = 3) the same
     95 s of steps from where the first ascent stopped (θ run down) gained 5 (11,719 → 11,725), from ``pi0``
@@ -287,6 +300,18 @@ def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limi
     blocks = blocks.until(t0 + time_limit)
     best, steps = ascent, 0
     pi, betas = np.asarray(pi0, dtype=float), None
+    theta, patience, deflection = THETA_START, SECOND_PATIENCE, SECOND_DEFLECTION
+    whole = DEAR_WHOLE if whole is None else whole
+    if blocks.has_emd_blocks and whole:
+        theta, patience, deflection = DEAR_THETA_START, DEAR_PATIENCE, 0.0
+    if blocks.has_emd_blocks and whole and stop is None:  # nothing asks it to stop: it may take the whole time
+        whole = blocks.until(t0 + time_limit, whole=True).prices(pi)
+        steps += 1
+        if whole.bound > best.bound:
+            best = Ascent(pi=pi.copy(), prices=whole, start_bound=ascent.bound, iterations=0,
+                          seconds=time.perf_counter() - t0, betas=())
+            if on_bound is not None:
+                on_bound(best.bound)
     while True:
         if ceiling is not None:
             upper = min(ceiling(), math.inf if upper is None else upper)
@@ -296,7 +321,7 @@ def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limi
             break
         asc = alternating_ascent(blocks, pi, upper=upper, time_limit=left, betas0=betas,
                                  max_iterations=ROUND_STEPS if blocks.balls else 10 ** 9, stall_window=0,
-                                 stop=stop, patience=SECOND_PATIENCE, deflection=SECOND_DEFLECTION)
+                                 stop=stop, patience=patience, deflection=deflection, theta_start=theta)
         steps += asc.iterations
         pi, betas = asc.pi, asc.betas or None  # this ascent's best point: the next restart's
         if asc.bound > best.bound:
@@ -314,20 +339,22 @@ def second_ascent_job(job, options, grid, hint=None, *, on_improving=None, stop_
     """:func:`second_ascent` as the ``solve_fn`` of a solve in its own process
     (:func:`~milp_anon.solvers.isolated.solve_isolated`), so it runs on another core beside the search:
     ``job = (blocks, pi0, ascent, upper)``, for ``options.time_limit`` seconds. Each better ``L(π)`` goes to the
-    parent as ``solver_bound`` (kept should the process be killed); ``ceiling()`` is the cost of the best table
+    parent as ``solver_bound`` (kept should the process be killed); a fifth item of ``job``, where there is one, is
+    the parent's ``DEAR_WHOLE`` (:func:`second_ascent`'s ``whole``: a new process has the module's own); ``ceiling()`` is the cost of the best table
     the parent's search has found (the target from the next restart on); the outcome's ``bound`` is the best ``L(π)``
     (not rounded: the caller rounds it to its grid), and its ``ascent`` the log (``start``, ``bound``, ``steps``,
     ``seconds``). ``hint``, ``on_improving`` and ``stop_bound`` belong to a solver's signature and are unused."""
     from .solvers.outcome import SolveOutcome  # the solvers import the formulations, which import this module
     from .status import Status
 
-    blocks, pi0, ascent, upper = job
+    blocks, pi0, ascent, upper = job[:4]
+    whole = job[4] if len(job) > 4 else None
 
     def tell(bound):
         if on_progress is not None:
             on_progress(solver_bound=float(bound))
 
     asc = second_ascent(blocks, pi0, ascent, upper=upper, time_limit=options.time_limit, on_bound=tell,
-                        ceiling=ceiling)
+                        ceiling=ceiling, whole=whole)
     log = dict(start=ascent.bound, bound=asc.bound, steps=asc.iterations, seconds=round(asc.seconds, 3))
     return SolveOutcome(Status.TIME_LIMIT, None, None, asc.bound, "second ascent", asc.seconds, ascent=log)

@@ -5,6 +5,7 @@ never exceeds the optimum, and a solve with it is verified and reports it."""
 
 import dataclasses
 import math
+import time
 
 import highspy
 import numpy as np
@@ -16,12 +17,14 @@ from hypothesis import strategies as st
 import milp_anon as ma
 from milp_anon import blocks, lns, pipeline, relaxation
 from milp_anon.formulations import build
+from milp_anon.grid import ObjectiveGrid
 from milp_anon.heuristics.lp_rounding import lp_rounding, round_units, slack_lp
 from milp_anon.result import Timings
+from milp_anon.subgradient import Ascent, second_ascent, second_ascent_job
 from milp_anon.table import SUPPRESSED
 from milp_anon.verify import verify_release
 
-from helpers import brute, criteria_for, sensitive_tables
+from helpers import SENS_HIERARCHY, brute, criteria_for, sensitive_tables
 
 
 @settings(max_examples=200, deadline=None)
@@ -490,6 +493,19 @@ def test_the_slack_lps_room_is_one_row_moved_the_least_ground_distance():
         assert np.array_equal(b["value"][~on], a["value"][~on])
 
 
+def _lp_duals(instance, request):
+    """``(π, LP)``: the whole model's LP relaxation (presolve off) solved to optimality, its multipliers of the
+    assignment rows and its optimum."""
+    am = build(instance, request)
+    h = am.lm.relaxed().to_highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("presolve", "off")
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    rows = am.lm.row_blocks["assign"]
+    return np.asarray(h.getSolution().row_dual)[rows.start:rows.start + rows.size], h.getInfo().objective_function_value
+
+
 @settings(max_examples=200, deadline=None)
 @given(data=st.data())
 def test_exact_group_blocks_bound_at_least_the_lp_at_its_duals(data):
@@ -515,15 +531,7 @@ def test_exact_group_blocks_bound_at_least_the_lp_at_its_duals(data):
     event(f"exact={rb.exact}")
     if not rb.exact:
         return
-    am = build(instance, request)
-    h = am.lm.relaxed().to_highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("presolve", "off")
-    h.run()
-    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-    rows = am.lm.row_blocks["assign"]
-    pi = np.asarray(h.getSolution().row_dual)[rows.start:rows.start + rows.size]
-    lp = h.getInfo().objective_function_value
+    pi, lp = _lp_duals(instance, request)
     assert rb.prices(pi).bound >= lp - 1e-6 * max(1.0, abs(lp))
     assert lp <= brute(frame, qi, criteria) + 1e-6
 
@@ -551,15 +559,7 @@ def test_emd_blocks_bound_at_least_the_lp_at_its_duals(data):
         return
     wider = rb.with_emd_blocks()
     assert wider.has_emd_blocks and not rb.has_emd_blocks and not rb.exact
-    am = build(instance, request)
-    h = am.lm.relaxed().to_highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("presolve", "off")
-    h.run()
-    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-    rows = am.lm.row_blocks["assign"]
-    pi = np.asarray(h.getSolution().row_dual)[rows.start:rows.start + rows.size]
-    lp = h.getInfo().objective_function_value
+    pi, lp = _lp_duals(instance, request)
     bound = wider.prices(pi).bound
     event(f"above the LP: {bound > lp + 1e-6}")
     assert lp - 1e-6 * max(1.0, abs(lp)) <= bound <= brute(frame, qi, criteria) + 1e-6
@@ -571,6 +571,50 @@ def test_emd_blocks_bound_at_least_the_lp_at_its_duals(data):
     finally:
         blocks.EMD_PRICING_SECONDS = saved
     assert lp - 1e-6 * max(1.0, abs(lp)) <= lp_only <= bound + 1e-6
+
+
+def test_the_second_ascent_prices_the_emds_block_at_its_start_with_its_whole_time():
+    """A pricing given the whole time to a deadline (``RequestBlocks.until(..., whole=True)``) solves every
+    candidate's integer program however short ``EMD_PRICING_SECONDS`` is. On this table (found by a search over
+    random ones) the integer programs at the LP's multipliers reach the optimum, 13 (brute force), where the LP blocks
+    give the LP's 12.47. The second ascent beside the search (no ``stop``) prices its start so, before its steps;
+    asked to stop on demand, or told not to (``whole=False``, or ``False`` in a job beside the search), it does not,
+    and its steps, which see only the LP blocks here, stay at the LP."""
+    from milp_anon.blocks import request_blocks
+
+    frame = pd.DataFrame({"q0": ["1", "2", "0", "2", "0", "1", "2", "0"], "q1": ["1", "1", "0", "0", "0", "1", "0", "1"],
+                          "s": ["4", "3", "3", "3", "2", "1", "3", "1"]})
+    qi, criteria = ["q0", "q1"], [ma.KAnonymity(3), ma.TCloseness(0.2, distance="hierarchical",
+                                                                  hierarchy=SENS_HIERARCHY)]
+    expected = brute(frame, qi, criteria)
+    assert expected == 13
+    table, request, instance, why = _instance(frame, qi, criteria)
+    wider = request_blocks(instance, request).with_emd_blocks()
+    pi, lp = _lp_duals(instance, request)
+    saved = blocks.EMD_BLOCK_SECONDS, blocks.EMD_PRICING_SECONDS
+    try:
+        blocks.EMD_BLOCK_SECONDS = 10.0  # every program to its end
+        full = wider.prices(pi).bound
+        blocks.EMD_PRICING_SECONDS = 0.0  # the usual pricing: LP blocks only
+        lp_prices = wider.prices(pi)
+        whole = wider.until(time.perf_counter() + 60.0, whole=True).prices(pi).bound
+        no_deadline = wider.until(None, whole=True).prices(pi).bound
+        first = Ascent(pi=pi, prices=lp_prices, start_bound=lp_prices.bound, iterations=0, seconds=0.0)
+        asc = second_ascent(wider, pi, first, upper=expected + 3, time_limit=1.0)
+        stoppable = second_ascent(wider, pi, first, upper=expected + 3, time_limit=1.0, stop=lambda: False)
+        off = second_ascent(wider, pi, first, upper=expected + 3, time_limit=0.5, whole=False)
+        # as a process beside the search gets it: the parent's choice in the job
+        job = second_ascent_job((wider, pi, first, expected + 3, True), ma.SolverOptions(time_limit=1.0),
+                                ObjectiveGrid(1))
+        job_off = second_ascent_job((wider, pi, first, expected + 3, False), ma.SolverOptions(time_limit=0.5),
+                                    ObjectiveGrid(1))
+    finally:
+        blocks.EMD_BLOCK_SECONDS, blocks.EMD_PRICING_SECONDS = saved
+    assert lp_prices.bound == pytest.approx(lp) and full == pytest.approx(expected, abs=1e-6)
+    assert whole == pytest.approx(full, rel=1e-9) and no_deadline == pytest.approx(lp)
+    assert asc.bound == pytest.approx(expected, abs=1e-6) and asc.iterations >= 1 and asc.start_bound == first.bound
+    assert stoppable.bound <= lp + 1e-6 and off.bound <= lp + 1e-6
+    assert job.bound == pytest.approx(expected, abs=1e-6) and job_off.bound <= lp + 1e-6
 
 
 def _unfinished_restricted_lp(*args, **kwargs):
