@@ -305,11 +305,11 @@ def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limi
     if blocks.has_emd_blocks and whole:
         theta, patience, deflection = DEAR_THETA_START, DEAR_PATIENCE, 0.0
     if blocks.has_emd_blocks and whole and stop is None:  # nothing asks it to stop: it may take the whole time
-        whole = blocks.until(t0 + time_limit, whole=True).prices(pi)
+        priced = blocks.until(t0 + time_limit, whole=True).prices(pi)
         steps += 1
-        if whole.bound > best.bound:
-            best = Ascent(pi=pi.copy(), prices=whole, start_bound=ascent.bound, iterations=0,
-                          seconds=time.perf_counter() - t0, betas=())
+        if priced.bound > best.bound:
+            best = Ascent(pi=pi.copy(), prices=priced, start_bound=ascent.bound, iterations=0,
+                          seconds=time.perf_counter() - t0, betas=blocks.start_betas())
             if on_bound is not None:
                 on_bound(best.bound)
     while True:
