@@ -172,9 +172,9 @@ def _improve(outcome: Outcome, table: Table, request, solver: SolverOptions, tim
 
 def _ascent_job(outcome: Outcome, solver: SolverOptions, left: float) -> tuple | None:
     """The second ascent's job for :func:`~milp_anon.subgradient.second_ascent_job` beside the search after the
-    stage (``(blocks, pi0, first ascent, the released table's objective, subgradient.DEAR_WHOLE)``), or ``None`` where it cannot run
-    there: no group blocks' ascent, ``SECOND_ASCENT`` or ``SECOND_ASCENT_BESIDE`` off, fewer than two cores, a
-    solver kept in this process (``isolate="never"``), or too little time."""
+    stage (``(blocks, pi0, first ascent, the released table's objective, subgradient.DEAR_WHOLE)``), or ``None``
+    where it cannot run there: no group blocks' ascent, ``SECOND_ASCENT`` or ``SECOND_ASCENT_BESIDE`` off, fewer
+    than two cores, a solver kept in this process (``isolate="never"``), or too little time."""
     if not (SECOND_ASCENT and SECOND_ASCENT_BESIDE) or outcome.ascent is None or outcome.bound is None \
             or solver.isolate == "never" or _lns._cores() < 2 \
             or left - SECOND_ASCENT_MARGIN < SECOND_ASCENT_MIN_SECONDS:

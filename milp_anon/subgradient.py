@@ -340,8 +340,9 @@ def second_ascent_job(job, options, grid, hint=None, *, on_improving=None, stop_
     (:func:`~milp_anon.solvers.isolated.solve_isolated`), so it runs on another core beside the search:
     ``job = (blocks, pi0, ascent, upper)``, for ``options.time_limit`` seconds. Each better ``L(π)`` goes to the
     parent as ``solver_bound`` (kept should the process be killed); a fifth item of ``job``, where there is one, is
-    the parent's ``DEAR_WHOLE`` (:func:`second_ascent`'s ``whole``: a new process has the module's own); ``ceiling()`` is the cost of the best table
-    the parent's search has found (the target from the next restart on); the outcome's ``bound`` is the best ``L(π)``
+    the parent's ``DEAR_WHOLE`` (:func:`second_ascent`'s ``whole``: a new process has the module's own);
+    ``ceiling()`` is the cost of the best table the parent's search has found (the target from the next restart
+    on); the outcome's ``bound`` is the best ``L(π)``
     (not rounded: the caller rounds it to its grid), and its ``ascent`` the log (``start``, ``bound``, ``steps``,
     ``seconds``). ``hint``, ``on_improving`` and ``stop_bound`` belong to a solver's signature and are unused."""
     from .solvers.outcome import SolveOutcome  # the solvers import the formulations, which import this module

@@ -582,7 +582,8 @@ def test_the_second_ascent_prices_the_emds_block_at_its_start_with_its_whole_tim
     and its steps, which see only the LP blocks here, stay at the LP."""
     from milp_anon.blocks import request_blocks
 
-    frame = pd.DataFrame({"q0": ["1", "2", "0", "2", "0", "1", "2", "0"], "q1": ["1", "1", "0", "0", "0", "1", "0", "1"],
+    frame = pd.DataFrame({"q0": ["1", "2", "0", "2", "0", "1", "2", "0"],
+                          "q1": ["1", "1", "0", "0", "0", "1", "0", "1"],
                           "s": ["4", "3", "3", "3", "2", "1", "3", "1"]})
     qi, criteria = ["q0", "q1"], [ma.KAnonymity(3), ma.TCloseness(0.2, distance="hierarchical",
                                                                   hierarchy=SENS_HIERARCHY)]
