@@ -59,6 +59,13 @@ TARGET_SHARE = 0.05
 #: :func:`second_ascent`: steps without a better bound before θ is halved, and the deflection γ of its
 #: directions (Camerini, Fratta and Maffioli 1975: ``d = g + γ max(0, −g·d')/‖d'‖² d'``; 0: the plain step)
 SECOND_PATIENCE, SECOND_DEFLECTION = 15, 1.5
+#: :func:`second_ascent`: an ascent that gained nothing waits for a lower target (a table of the search beside it),
+#: asked for this often (seconds)
+TARGET_WAIT = 0.2
+#: :func:`second_ascent` and the rounds of :func:`alternating_ascent` take no step they know (``Ascent.explored``),
+#: solve no start twice, and the second ascent ends (or waits) after an ascent without gain; ``False``: as before
+#: (a benchmark's variant, in the process it is set in)
+KNOWN_STEPS = True
 #: :func:`second_ascent` where a pricing solves the EMD's integer programs (up to a minute each): first one
 #: pricing at its start with all its time (so it reaches every candidate), then steps from θ = ``DEAR_THETA_START``
 #: halved after every ``DEAR_PATIENCE`` steps without gain, not deflected. Why: the usual pricing stops after
@@ -135,6 +142,9 @@ class Ascent:
     iterations: int
     seconds: float
     betas: tuple = ()  # t-closeness's ball multipliers (:func:`alternating_ascent`)
+    #: ``(θ, steps)``: every fresh start from ``pi`` (with ``betas``) with θ at most ``θ`` gains nothing in up to
+    #: ``steps`` steps (:func:`subgradient_ascent`)
+    explored: tuple = (0.0, 0)
 
     @property
     def bound(self) -> float:
@@ -147,7 +157,8 @@ def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, p
                        stall_window: int = STALL_WINDOW, stall_share: float = STALL_SHARE,
                        stop: Callable[[], bool] | None = None, patience: int | None = None,
                        deflection: float = 0.0, theta_start: float = THETA_START,
-                       on_prices: Callable[[BlockPrices], None] | None = None) -> Ascent:
+                       on_prices: Callable[[BlockPrices], None] | None = None,
+                       start: BlockPrices | None = None, explored: tuple = (0.0, 0)) -> Ascent:
     """Maximize ``L`` from ``pi0`` (module docstring); ``prices_of(pi)`` solves every block.
 
     Stops at ``max_iterations``, at ``time_limit``, when ``θ`` falls below
@@ -160,14 +171,28 @@ def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, p
     point) instead of ``g``: the Camerini–Fratta–Maffioli rule, which damps the zig-zag of successive
     supergradients; the step is Polyak's with ``‖d‖²``; ``theta_start``: θ at the start and its cap.
     ``on_prices`` hears the blocks' outcome at every
-    ``π`` solved (the start's and each step's), as :class:`PrimalAverage` averages them.
+    ``π`` solved (the start's and each step's), as :class:`PrimalAverage` averages them. ``start``: the blocks'
+    outcome at ``pi0`` where the caller has it, which is then not solved again (with the EMD's programs one
+    pricing may take a minute). ``explored``: an earlier ascent's :attr:`Ascent.explored` at ``pi0`` towards the same
+    ``upper`` with the same rules; while no step has gained, θ does not go down to its θ again (where this ascent
+    may take no more than its steps).
+
+    Why ``explored``: the steps are deterministic. From a point ``P`` with θ, ``stale = 0`` and no last direction (a
+    fresh start: the ascent's own, or a restart from the best point) the steps are fixed, and without a gain they
+    end in the fresh start from ``P`` with θ/2. So once θ has run down below ``THETA_MIN`` from a fresh start from
+    the best point with θ_r, every fresh start from it with θ ≤ θ_r is known to gain nothing; an ascent restarted
+    there (:func:`second_ascent`, a round of :func:`alternating_ascent`) used to take those steps again. An
+    ascent that ends at ``max_iterations`` without a gain knows the same of its start for ascents given at most as
+    many steps (with t-closeness's balls every ``π`` ascent after the first gets ``ROUND_STEPS``).
     """
     t0 = time.perf_counter()
     n = np.asarray(n, dtype=float)
     pi = np.asarray(pi0, dtype=float).copy()
     if on_prices is not None:
         prices_of = _heard(prices_of, on_prices)
-    prices = prices_of(pi)
+        if start is not None:
+            on_prices(start)
+    prices = prices_of(pi) if start is None else start
     best = (pi.copy(), prices)
     start_bound = prices.bound
     theta, stale, better, it = theta_start, 0, 0, 0
@@ -175,7 +200,15 @@ def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, p
     last = None  # the last direction (deflection)
     history = [start_bound]  # the best bound after each step
     gained_at = None  # the first better step: the stall rule counts from there
-    while it < max_iterations and theta >= THETA_MIN:
+    # a fresh start now; the θ of the first one from the best point; what the ascent ends knowing; a gain before
+    fresh, ladder, known, gained = True, theta, (0.0, 0), False
+    floor = explored[0] if max_iterations <= explored[1] else 0.0
+    while it < max_iterations:
+        if theta < THETA_MIN or (fresh and gained_at is None and theta <= floor):
+            # every fresh start from the best point with θ <= ladder gains nothing (below the floor: in as many
+            # steps as the earlier ascent knew)
+            known = (ladder, math.inf if theta < THETA_MIN else explored[1])
+            break
         if time_limit is not None and time.perf_counter() - t0 >= time_limit:
             break
         if stop is not None and stop():
@@ -191,20 +224,23 @@ def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, p
         g = n - np.bincount(pair_unit[used], weights=prices.take[used], minlength=n.shape[0])
         if not g.any():  # the block solutions partition the rows: L(π) is the optimum
             break
+        deflected = False
         if deflection > 0 and last is not None:
             along = float(g @ last)
             if along < 0:
-                g = g - deflection * along / float(last @ last) * last
-        last = g
+                g, deflected = g - deflection * along / float(last @ last) * last, True
+        if gained and not deflected:  # the first step from a new best point is a fresh start's: so is the rest
+            ladder = theta
+        last, gained = g, False
         norm2 = float(g @ g)
         best_L = best[1].bound
         target = upper if upper is not None else best_L + theta * TARGET_SHARE * max(1.0, abs(best_L))
         step = theta * max(target - L, 1e-9 * max(1.0, abs(L))) / norm2
         pi = pi + step * g
         prices = prices_of(pi)
-        it += 1
+        it, fresh = it + 1, False
         if prices.bound > best_L + rel_tol * max(1.0, abs(best_L)):
-            best, stale, better = (pi.copy(), prices), 0, better + 1
+            best, stale, better, ladder, gained = (pi.copy(), prices), 0, better + 1, None, True
             gained_at = it if gained_at is None else gained_at
             if better >= GROW_AFTER:  # steady gains: the step may be longer again
                 theta, better = min(2 * theta, theta_start), 0
@@ -214,19 +250,24 @@ def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, p
             if stale >= patience:
                 theta, stale = theta / 2, 0
                 pi, prices, last = best[0].copy(), best[1], None  # restart from the best point
+                fresh, ladder = True, theta if ladder is None else ladder
         history.append(best[1].bound)
         _log.debug("subgradient %d: L %.4f (best %.4f), θ %.3g", it, prices.bound, best[1].bound, theta)
+    else:
+        if gained_at is None:  # all its steps from the fresh start gained nothing: so would as many again
+            known = (theta_start, max_iterations)
     _log.info("subgradient ascent: %.4f -> %.4f in %d steps, %.1f s", start_bound, best[1].bound, it,
               time.perf_counter() - t0)
     return Ascent(pi=best[0], prices=best[1], start_bound=start_bound, iterations=it,
-                  seconds=time.perf_counter() - t0)
+                  seconds=time.perf_counter() - t0, explored=known)
 
 
 def alternating_ascent(blocks, pi0, *, upper: float | None = None, time_limit: float | None = None,
                        betas0: tuple | None = None, max_iterations: int = 200,
                        stall_window: int = STALL_WINDOW, stop: Callable[[], bool] | None = None,
                        patience: int | None = None, deflection: float = 0.0, theta_start: float = THETA_START,
-                       on_prices: Callable[[BlockPrices], None] | None = None) -> Ascent:
+                       on_prices: Callable[[BlockPrices], None] | None = None,
+                       start: BlockPrices | None = None, explored: tuple = (0.0, 0)) -> Ascent:
     """Maximize ``L(π, β)`` of blocks with t-closeness's ball multipliers
     (:class:`~milp_anon.blocks.RequestBlocks`): :func:`subgradient_ascent` over ``π`` with ``β = 0``,
     then rounds of ``β`` steps with ``π`` fixed (:meth:`~milp_anon.blocks.RequestBlocks.ascend_balls`, one
@@ -241,7 +282,10 @@ def alternating_ascent(blocks, pi0, *, upper: float | None = None, time_limit: f
     ``betas0`` the ball multipliers to start from (default: the blocks' start); ``max_iterations`` and
     ``stall_window`` bound the first ``π`` ascent, ``patience``, ``deflection`` and ``theta_start`` rule every
     ``π`` ascent (:func:`subgradient_ascent`); ``stop()`` true ends it; ``on_prices`` hears every ``π`` step's blocks
-    (:func:`subgradient_ascent`; not the ``β`` steps')."""
+    (:func:`subgradient_ascent`; not the ``β`` steps'); ``start``: the blocks' outcome at ``(pi0, betas0)`` where the
+    caller has it, and ``explored`` what an earlier ascent knows there (:func:`subgradient_ascent`). A round's ``π``
+    ascent starts from the ``β`` steps' outcome, not solving it again; where they gained nothing, from what the
+    last ``π`` ascent knew."""
     t0 = time.perf_counter()
 
     def left():
@@ -251,25 +295,27 @@ def alternating_ascent(blocks, pi0, *, upper: float | None = None, time_limit: f
     asc = subgradient_ascent(lambda pi: blocks.prices(pi, betas), pi0, blocks.n, blocks.pair_unit,
                              blocks.pair_cand, upper=upper, time_limit=left(), max_iterations=max_iterations,
                              stall_window=stall_window, stop=stop, patience=patience, deflection=deflection,
-                             theta_start=theta_start, on_prices=on_prices)
-    start, steps = asc.start_bound, asc.iterations
+                             theta_start=theta_start, on_prices=on_prices, start=start, explored=explored)
+    start_bound, steps = asc.start_bound, asc.iterations
     pi, prices = asc.pi, asc.prices
     while blocks.balls and (time_limit is None or left() > 0) and not (stop is not None and stop()):
-        before = prices.bound
+        before, last = prices.bound, prices
         betas, prices = blocks.ascend_balls(pi, betas, prices, time_limit=left())
         fixed = betas
         asc = subgradient_ascent(lambda p: blocks.prices(p, fixed), pi, blocks.n, blocks.pair_unit,
                                  blocks.pair_cand, upper=upper, time_limit=left(), max_iterations=ROUND_STEPS,
                                  stop=stop, patience=patience, deflection=deflection, theta_start=theta_start,
-                                 on_prices=on_prices)
+                                 on_prices=on_prices, start=prices if KNOWN_STEPS else None,
+                                 # β unchanged: the same point
+                                 explored=asc.explored if KNOWN_STEPS and prices is last else (0.0, 0))
         steps += asc.iterations
         if asc.bound >= prices.bound:
             pi, prices = asc.pi, asc.prices
         _log.info("ball round: %.4f -> %.4f", before, prices.bound)
         if prices.bound - before < ROUND_SHARE * max(1.0, abs(before)):
             break
-    return Ascent(pi=pi, prices=prices, start_bound=start, iterations=steps,
-                  seconds=time.perf_counter() - t0, betas=tuple(betas))
+    return Ascent(pi=pi, prices=prices, start_bound=start_bound, iterations=steps,
+                  seconds=time.perf_counter() - t0, betas=tuple(betas), explored=asc.explored)
 
 
 def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limit: float,
@@ -282,12 +328,14 @@ def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limi
     steps between their rounds), θ halved after ``SECOND_PATIENCE`` steps without gain and the directions
     deflected (``SECOND_DEFLECTION``): the pipeline gives it time nothing else uses
     (``formulations/reduction.md``, "The second ascent"). θ restarts at ``THETA_START`` from the best point whenever
-    it falls below ``THETA_MIN`` while time is left; ``stop()`` true ends it; ``on_bound(L)`` hears each better
-    bound as a restart finds it; ``ceiling()``, the cost of the best table found meanwhile (by a search beside
-    it), lowers the target at each restart. Where a pricing solves the EMD's integer programs, the steps are
-    ``DEAR_THETA_START`` and ``DEAR_PATIENCE``'s, undeflected, and without ``stop`` (in its own process beside the
-    search, which ends it by its clock) one pricing at ``pi0`` with the whole time comes first, counted as a step
-    (``whole``: whether so, default ``DEAR_WHOLE``; a process beside the search gets the parent's in its job).
+    it falls below ``THETA_MIN`` while time is left, solving neither that point again nor the steps the last ascent
+    took from it (``KNOWN_STEPS``); after an ascent without gain it ends, or with ``ceiling`` waits for a lower
+    target; ``stop()`` true ends it; ``on_bound(L)`` hears each better bound as a restart finds it; ``ceiling()``,
+    the cost of the best table found meanwhile (by a search beside it), lowers the target at each restart. Where
+    a pricing solves the EMD's integer programs, the steps are ``DEAR_THETA_START`` and ``DEAR_PATIENCE``'s,
+    undeflected, and without ``stop`` (in its own process beside the search, which ends it by its clock) one
+    pricing at ``pi0`` with the whole time comes first, counted as a step (``whole``: whether so, default
+    ``DEAR_WHOLE``; a process beside the search gets the parent's in its job).
     Returns the better of ``ascent`` (the first) and what it found (``start_bound``: ``ascent``'s bound;
     ``iterations`` and ``seconds``: this call's).
 
@@ -304,6 +352,8 @@ def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limi
     whole = DEAR_WHOLE if whole is None else whole
     if blocks.has_emd_blocks and whole:
         theta, patience, deflection = DEAR_THETA_START, DEAR_PATIENCE, 0.0
+    priced = None  # the blocks' outcome at pi and betas, where known: the next ascent starts from it
+    explored, aimed = (0.0, 0), None  # what the last ascent knew at pi and betas (Ascent.explored), its target
     if blocks.has_emd_blocks and whole and stop is None:  # nothing asks it to stop: it may take the whole time
         priced = blocks.until(t0 + time_limit, whole=True).prices(pi)
         steps += 1
@@ -321,17 +371,38 @@ def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limi
             break
         asc = alternating_ascent(blocks, pi, upper=upper, time_limit=left, betas0=betas,
                                  max_iterations=ROUND_STEPS if blocks.balls else 10 ** 9, stall_window=0,
-                                 stop=stop, patience=patience, deflection=deflection, theta_start=theta)
+                                 stop=stop, patience=patience, deflection=deflection, theta_start=theta,
+                                 start=priced if KNOWN_STEPS else None,
+                                 explored=explored if KNOWN_STEPS and upper == aimed else (0.0, 0))
         steps += asc.iterations
-        pi, betas = asc.pi, asc.betas or None  # this ascent's best point: the next restart's
+        # this ascent's best point: the next restart's, neither solved again nor its known steps taken again
+        pi, betas, priced, explored, aimed = asc.pi, asc.betas or None, asc.prices, asc.explored, upper
         if asc.bound > best.bound:
             best = asc
             if on_bound is not None:
                 on_bound(best.bound)
-        if asc.iterations == 0:  # the block solutions partition the rows, or no time was left
+        if not KNOWN_STEPS and asc.iterations == 0:  # (the rule before; for benchmarks)
+            break
+        if KNOWN_STEPS and asc.bound <= asc.start_bound and not _lower_target(ceiling, upper, t0 + time_limit, stop):
+            # nothing gained (the block solutions partition the rows, no time was left, or no step from here
+            # towards this target gains): the ascent ends, unless the search beside it lowers the target
             break
     return dataclasses.replace(best, start_bound=ascent.bound, iterations=steps,
                                seconds=time.perf_counter() - t0)
+
+
+def _lower_target(ceiling: Callable[[], float] | None, upper: float | None, end: float,
+                  stop: Callable[[], bool] | None) -> bool:
+    """Whether ``ceiling()`` (a search's best table, where one runs beside) falls below ``upper`` before ``end``,
+    asked every ``TARGET_WAIT`` seconds; ``stop()`` true ends the wait."""
+    if ceiling is None:
+        return False
+    while time.perf_counter() < end and not (stop is not None and stop()):
+        lower = ceiling()
+        if math.isfinite(lower) and (upper is None or lower < upper):
+            return True
+        time.sleep(min(TARGET_WAIT, max(0.0, end - time.perf_counter())))
+    return False
 
 
 def second_ascent_job(job, options, grid, hint=None, *, on_improving=None, stop_bound=None, on_progress=None,

@@ -4,6 +4,7 @@ the k-anonymity LP bound, and the Lagrangian bound of the exact group blocks (mi
 import contextlib
 import dataclasses
 import os
+import time
 
 import numpy as np
 import pandas as pd
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon import blocks, pipeline, reduction
+from milp_anon import blocks, pipeline, reduction, subgradient
 from milp_anon.formulations import build, read_assignment
 from milp_anon.grid import ObjectiveGrid
 from milp_anon.release import Outcome
@@ -317,6 +318,80 @@ def test_the_second_ascent_stays_below_the_optimum(data):
     assert out.ascent["start"] == first.bound and out.ascent["bound"] == out.bound
     assert told == sorted(told) and all(first.bound < b <= out.bound for b in told)
     assert (told[-1] == out.bound) if told else out.bound == first.bound
+
+
+@contextlib.contextmanager
+def _priced_points():
+    """Every point ``(π, β)`` at which a :class:`~milp_anon.blocks.RequestBlocks` is priced meanwhile, in order
+    (``β`` all 0 written as none: the blocks' start)."""
+    seen, real = [], blocks.RequestBlocks.prices
+
+    def recorded(self, pi, betas=None):  # the ball steps' pricings too: they call it
+        zero = not any(np.asarray(b).any() for b in (betas or ()))
+        seen.append((np.asarray(pi).tobytes(), () if zero else tuple(np.asarray(b).tobytes() for b in betas)))
+        return real(self, pi, betas)
+
+    blocks.RequestBlocks.prices = recorded
+    try:
+        yield seen
+    finally:
+        blocks.RequestBlocks.prices = real
+
+
+def test_the_second_ascent_ends_when_it_gains_nothing_unless_the_search_lowers_the_target(monkeypatch):
+    """From a point where a whole ascent gains nothing (here the first ascent's start: the heuristic table's cost
+    is out of reach), another ascent from the same point towards the same target would take the same steps:
+    the second ascent ends long before its limit. Beside a search (``ceiling``) it waits instead, and ascends
+    again once the search's table lowers the target; a target that does not fall keeps it waiting to its limit."""
+    frame, qi = _adult_like()
+    table = ma.Table.from_frame(frame, qi, "s")
+    outcome, first = _stopped_early(ma.Request(ma.KAnonymity(3), ma.LDiversity(2)), table, 2)
+    blocks_, pi0, _ = outcome.ascent
+    upper = outcome.release.objective
+    monkeypatch.setattr(subgradient, "SECOND_PATIENCE", 1)  # θ halved after each step: here nothing gained
+    t = time.perf_counter()
+    with _priced_points() as alone:
+        ended = second_ascent(blocks_, pi0, first, upper=upper, time_limit=20.0)
+    alone_s = time.perf_counter() - t
+    assert ended.bound == first.bound and alone_s < 10.0  # one ascent (about 0.1 s), not 20 s of them
+    t0 = time.perf_counter()
+    with _priced_points() as waited:
+        lowered = second_ascent(blocks_, pi0, first, upper=upper, time_limit=2.0,
+                                ceiling=lambda: upper if time.perf_counter() - t0 < 1.0 else upper - 1)
+    lowered_s, t0 = time.perf_counter() - t0, time.perf_counter()
+    with _priced_points() as kept_priced:
+        kept = second_ascent(blocks_, pi0, first, upper=upper, time_limit=1.5, ceiling=lambda: upper)
+    kept_s = time.perf_counter() - t0
+    # it waited for the lower target, ascended towards it (new steps), then waited to its limit
+    assert lowered_s >= 2.0 - 0.05 and len(waited) > len(alone) and lowered.bound >= first.bound
+    assert kept_s >= 1.5 - 0.05 and len(kept_priced) == len(alone) and kept.bound == first.bound
+
+
+@pytest.mark.parametrize("crit, patience", [(ma.LDiversity(2), 3), (ma.LDiversity(2), 5), (ma.TCloseness(0.2), 5)])
+def test_the_second_ascent_solves_no_point_twice(monkeypatch, crit, patience):
+    """The steps are deterministic, so a second ascent takes none twice: a restart after a gain starts from its
+    best point without solving it again and stops where θ reaches what the last ascent explored from there
+    (``Ascent.explored``), and a round of ball steps hands its point to the π steps unsolved. Here (restarts
+    after gains, rounds of ball steps) every pricing is at a point ``(π, β)`` not priced before in it, and the
+    bound is the best priced."""
+    frame, qi = _adult_like()
+    table = ma.Table.from_frame(frame, qi, "s")
+    outcome, first = _stopped_early(ma.Request(ma.KAnonymity(3), crit), table, 2)
+    blocks_, pi0, _ = outcome.ascent
+    ascents, real_ascent = [], subgradient.alternating_ascent
+
+    def counted(*args, **kwargs):
+        got = real_ascent(*args, **kwargs)
+        ascents.append(got.bound > got.start_bound)
+        return got
+
+    monkeypatch.setattr(subgradient, "alternating_ascent", counted)
+    monkeypatch.setattr(subgradient, "SECOND_PATIENCE", patience)  # θ runs down in a few dozen steps: restarts
+    with _priced_points() as seen:
+        again = second_ascent(blocks_, pi0, first, upper=outcome.release.objective, time_limit=10.0)
+    assert len(ascents) >= 2 and ascents[0] and not ascents[-1]  # restarted after a gain; ended on none
+    assert len(set(seen)) == len(seen) > 50
+    assert again.seconds < 8.0 and again.bound > first.bound
 
 
 @settings(max_examples=60, deadline=None)
