@@ -64,7 +64,9 @@ integer block in every step of the bound stage's first ascent (``blocks.BALL_IN_
 at stop 76. ``--variants no-emd-blocks`` prices no integer program of each candidate's group under the ordered or the
 hierarchical distance (``blocks.EMD_BLOCKS = False``), the package before it; ``--variants no-whole-pricing``
 steps the second ascent with the EMD's blocks as with every other (``subgradient.DEAR_WHOLE = False``), the package
-before stop 80. ``--variants no-restricted-model``
+before stop 80; ``--variants repeat-steps`` lets the second ascent solve its starts again and take the steps it
+knows again (``subgradient.KNOWN_STEPS = False``, carried to its process in its job), the package before stop 81.
+``--variants no-restricted-model``
 solves the LP after the restricted LP even where the restricted LP's optimum shows it cannot
 raise the bound (``relaxation.RESTRICTED_MODEL = False``), not the restricted
 model in its place, the package before it. ``--variants no-second-ascent``
@@ -215,6 +217,10 @@ def run_one(job):
         from milp_anon import subgradient as _subgradient
 
         _subgradient.DEAR_WHOLE = False
+    if variant == "repeat-steps":  # the second ascent solves its starts again and takes its known steps again
+        from milp_anon import subgradient as _subgradient
+
+        _subgradient.KNOWN_STEPS = False
     if variant == "no-emd-blocks":  # closeness without the EMD's integer block (the package before)
         from milp_anon import blocks as _blocks
 
@@ -377,7 +383,7 @@ def main(argv=None):
              "no-floors", "no-restricted-model", "no-second-ascent", "no-ascent-beside",
              "no-blocks-rounding", "no-unfinished-skip", "no-search-beside", "no-search-memory",
              "no-whole-search", "no-ball-blocks", "ball-first-ascent", "no-emd-blocks", "no-whole-pricing",
-             "after")
+             "repeat-steps", "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")
     jobs = [(q, c, a.k, a.time_limit, a.lns, v) for q in qis for c in cases for v in variants]

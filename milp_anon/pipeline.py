@@ -172,7 +172,8 @@ def _improve(outcome: Outcome, table: Table, request, solver: SolverOptions, tim
 
 def _ascent_job(outcome: Outcome, solver: SolverOptions, left: float) -> tuple | None:
     """The second ascent's job for :func:`~milp_anon.subgradient.second_ascent_job` beside the search after the
-    stage (``(blocks, pi0, first ascent, the released table's objective, subgradient.DEAR_WHOLE)``), or ``None``
+    stage (``(blocks, pi0, first ascent, the released table's objective, subgradient.DEAR_WHOLE, subgradient.
+    KNOWN_STEPS)``: a new process has its modules' own switches), or ``None``
     where it cannot run there: no group blocks' ascent, ``SECOND_ASCENT`` or ``SECOND_ASCENT_BESIDE`` off, fewer
     than two cores, a solver kept in this process (``isolate="never"``), or too little time."""
     if not (SECOND_ASCENT and SECOND_ASCENT_BESIDE) or outcome.ascent is None or outcome.bound is None \
@@ -180,7 +181,7 @@ def _ascent_job(outcome: Outcome, solver: SolverOptions, left: float) -> tuple |
             or left - SECOND_ASCENT_MARGIN < SECOND_ASCENT_MIN_SECONDS:
         return None
     blocks, pi0, ascent = outcome.ascent
-    return blocks, pi0, ascent, outcome.release.objective, _subgradient.DEAR_WHOLE
+    return blocks, pi0, ascent, outcome.release.objective, _subgradient.DEAR_WHOLE, _subgradient.KNOWN_STEPS
 
 
 def _ascent_bound(outcome: Outcome, log: dict, bound: float) -> Outcome:

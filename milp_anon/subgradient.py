@@ -411,7 +411,8 @@ def second_ascent_job(job, options, grid, hint=None, *, on_improving=None, stop_
     (:func:`~milp_anon.solvers.isolated.solve_isolated`), so it runs on another core beside the search:
     ``job = (blocks, pi0, ascent, upper)``, for ``options.time_limit`` seconds. Each better ``L(π)`` goes to the
     parent as ``solver_bound`` (kept should the process be killed); a fifth item of ``job``, where there is one, is
-    the parent's ``DEAR_WHOLE`` (:func:`second_ascent`'s ``whole``: a new process has the module's own);
+    the parent's ``DEAR_WHOLE`` (:func:`second_ascent`'s ``whole``: a new process has the module's own), a sixth
+    its ``KNOWN_STEPS`` (for this call);
     ``ceiling()`` is the cost of the best table the parent's search has found (the target from the next restart
     on); the outcome's ``bound`` is the best ``L(π)``
     (not rounded: the caller rounds it to its grid), and its ``ascent`` the log (``start``, ``bound``, ``steps``,
@@ -419,6 +420,7 @@ def second_ascent_job(job, options, grid, hint=None, *, on_improving=None, stop_
     from .solvers.outcome import SolveOutcome  # the solvers import the formulations, which import this module
     from .status import Status
 
+    global KNOWN_STEPS
     blocks, pi0, ascent, upper = job[:4]
     whole = job[4] if len(job) > 4 else None
 
@@ -426,7 +428,11 @@ def second_ascent_job(job, options, grid, hint=None, *, on_improving=None, stop_
         if on_progress is not None:
             on_progress(solver_bound=float(bound))
 
-    asc = second_ascent(blocks, pi0, ascent, upper=upper, time_limit=options.time_limit, on_bound=tell,
-                        ceiling=ceiling, whole=whole)
+    saved, KNOWN_STEPS = KNOWN_STEPS, job[5] if len(job) > 5 else KNOWN_STEPS
+    try:
+        asc = second_ascent(blocks, pi0, ascent, upper=upper, time_limit=options.time_limit, on_bound=tell,
+                            ceiling=ceiling, whole=whole)
+    finally:
+        KNOWN_STEPS = saved
     log = dict(start=ascent.bound, bound=asc.bound, steps=asc.iterations, seconds=round(asc.seconds, 3))
     return SolveOutcome(Status.TIME_LIMIT, None, None, asc.bound, "second ascent", asc.seconds, ascent=log)

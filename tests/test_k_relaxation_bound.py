@@ -365,6 +365,13 @@ def test_the_second_ascent_ends_when_it_gains_nothing_unless_the_search_lowers_t
     # it waited for the lower target, ascended towards it (new steps), then waited to its limit
     assert lowered_s >= 2.0 - 0.05 and len(waited) > len(alone) and lowered.bound >= first.bound
     assert kept_s >= 1.5 - 0.05 and len(kept_priced) == len(alone) and kept.bound == first.bound
+    # in its own process beside the search the parent's switch travels in the job (a sixth item), for that call
+    grid = ObjectiveGrid.for_objective("cost", [1.0])
+    job = (blocks_, pi0, first, upper, True)
+    before = second_ascent_job(job + (False,), SolverOptions(time_limit=1.0), grid)  # steps again to its limit
+    after = second_ascent_job(job + (True,), SolverOptions(time_limit=1.0), grid)
+    assert before.seconds >= 1.0 - 0.05 and after.seconds < 0.5 and subgradient.KNOWN_STEPS
+    assert before.bound == after.bound == first.bound
 
 
 @pytest.mark.parametrize("crit, patience", [(ma.LDiversity(2), 3), (ma.LDiversity(2), 5), (ma.TCloseness(0.2), 5)])
