@@ -26,21 +26,30 @@ KNOWN_OPTIMA = {(4, "frequency l=3"): 2780, (4, "distinct l=3"): 1847, (4, "recu
                 (5, "t=0.3 ordered"): 7976}
 
 
-def run_case(n_qi: int, case: str, stage: float) -> list[dict]:
+def prepared_case(n_qi: int, case: str):
+    """Adult's first ``n_qi`` QIs with sensitive ``occupation``, k = 5 and the case's criterion, prepared as a solve
+    prepares it: ``(table, request, instance, grid)``, or ``None`` where the solve would stop before its model."""
     import milp_anon as ma
-    from milp_anon import pipeline, reduction
+    from milp_anon import pipeline
     from milp_anon.datasets import load_adult
     from milp_anon.grid import ObjectiveGrid
     from milp_anon.result import Timings
-    from milp_anon.solvers import SolverOptions
-    from milp_anon.starts import best_heuristic
 
     table = ma.Table.from_frame(load_adult(), QI_ORDER[:n_qi], "occupation")
     request = ma.Request(ma.KAnonymity(5), criterion(case))
     instance, _, why = pipeline._prepare(table, request, Timings())
-    if why:
+    return None if why else (table, request, instance, ObjectiveGrid.of_costs(instance.candidates.cost))
+
+
+def run_case(n_qi: int, case: str, stage: float) -> list[dict]:
+    from milp_anon import reduction
+    from milp_anon.solvers import SolverOptions
+    from milp_anon.starts import best_heuristic
+
+    prepared = prepared_case(n_qi, case)
+    if prepared is None:
         return []
-    grid = ObjectiveGrid.of_costs(instance.candidates.cost)
+    table, request, instance, grid = prepared
     t0 = time.perf_counter()
     heuristic = best_heuristic(table, request)
     h_seconds = time.perf_counter() - t0

@@ -21,8 +21,9 @@ from __future__ import annotations
 import argparse
 import time
 
+from benchmarks.ascent_target import prepared_case
 from benchmarks.common import provenance_line, write_results
-from benchmarks.sensitive_goal import CASES, QI_ORDER, criterion
+from benchmarks.sensitive_goal import cases_and_qis
 
 #: the best verified table known per case (benchmarks/results/issue13_frontier.md): the ascent's target
 BEST_TABLES = {(5, "frequency l=3"): 11803, (4, "t=0.2 equal"): 17338, (4, "t=0.3 equal"): 8448,
@@ -32,19 +33,13 @@ BEST_TABLES = {(5, "frequency l=3"): 11803, (4, "t=0.2 equal"): 17338, (4, "t=0.
 def run_case(n_qi: int, case: str, stage: float, seconds: float, upper: float | None) -> list[dict]:
     import numpy as np
 
-    import milp_anon as ma
-    from milp_anon import blocks, pipeline, reduction, subgradient
-    from milp_anon.datasets import load_adult
-    from milp_anon.grid import ObjectiveGrid
-    from milp_anon.result import Timings
+    from milp_anon import blocks, reduction, subgradient
     from milp_anon.solvers import SolverOptions
 
-    table = ma.Table.from_frame(load_adult(), QI_ORDER[:n_qi], "occupation")
-    request = ma.Request(ma.KAnonymity(5), criterion(case))
-    instance, _, why = pipeline._prepare(table, request, Timings())
-    if why:
+    prepared = prepared_case(n_qi, case)
+    if prepared is None:
         return []
-    grid = ObjectiveGrid.of_costs(instance.candidates.cost)
+    _, request, instance, grid = prepared
     upper = BEST_TABLES[(n_qi, case)] if upper is None else upper
     t0 = time.perf_counter()
     pb = reduction.block_bounds(instance, request, grid, SolverOptions(), stage, upper=upper)
@@ -83,16 +78,14 @@ def main(argv=None) -> None:
     ap.add_argument("--upper", type=float, default=None, help="the target (default: the best table known)")
     ap.add_argument("--out", default="benchmarks/results/known_steps")
     a = ap.parse_args(argv)
-    cases = [c.strip() for c in a.cases.split(",")]
-    unknown = [c for c in cases if c not in CASES]
-    if unknown:
-        ap.error(f"unknown case(s): {', '.join(unknown)}; known: {', '.join(CASES)}")
+    cases, qis = cases_and_qis(ap, a)
+    missing = [f"{q} QIs, {c}" for q in qis for c in cases if a.upper is None and (q, c) not in BEST_TABLES]
+    if missing:
+        ap.error(f"no best table known for {'; '.join(missing)}: give --upper")
     rows = []
     t_start = time.strftime("%H:%M", time.gmtime())
-    for q in (int(x) for x in a.qis.split(",")):
+    for q in qis:
         for case in cases:
-            if a.upper is None and (q, case) not in BEST_TABLES:
-                ap.error(f"no best table known for {q} QIs, {case}: give --upper")
             rows.extend(run_case(q, case, a.stage, a.seconds, a.upper))
     intro = (f"{provenance_line('known_steps')}; {t_start}–{time.strftime('%H:%M', time.gmtime())} UTC; "
              f"sensitive occupation, k = 5; the bound stage's {a.stage:g} s once, then each variant's second "
