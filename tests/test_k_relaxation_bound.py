@@ -349,11 +349,10 @@ def test_the_second_ascent_ends_when_it_gains_nothing_unless_the_search_lowers_t
     blocks_, pi0, _ = outcome.ascent
     upper = outcome.release.objective
     monkeypatch.setattr(subgradient, "SECOND_PATIENCE", 1)  # θ halved after each step: here nothing gained
-    t = time.perf_counter()
     with _priced_points() as alone:
         ended = second_ascent(blocks_, pi0, first, upper=upper, time_limit=20.0)
-    alone_s = time.perf_counter() - t
-    assert ended.bound == first.bound and alone_s < 10.0  # one ascent (about 0.1 s), not 20 s of them
+    # one ascent (about 0.1 s) and its end, not 20 s of the same steps again
+    assert ended.bound == first.bound and len(set(alone)) == len(alone) == ended.iterations + 1
     t0 = time.perf_counter()
     with _priced_points() as waited:
         lowered = second_ascent(blocks_, pi0, first, upper=upper, time_limit=2.0,
@@ -370,8 +369,8 @@ def test_the_second_ascent_ends_when_it_gains_nothing_unless_the_search_lowers_t
     job = (blocks_, pi0, first, upper, True)
     before = second_ascent_job(job + (False,), SolverOptions(time_limit=1.0), grid)  # steps again to its limit
     after = second_ascent_job(job + (True,), SolverOptions(time_limit=1.0), grid)
-    assert before.seconds >= 1.0 - 0.05 and after.seconds < 0.5 and subgradient.KNOWN_STEPS
-    assert before.bound == after.bound == first.bound
+    assert after.ascent["steps"] == ended.iterations < before.ascent["steps"] and subgradient.KNOWN_STEPS
+    assert before.seconds >= 1.0 - 0.05 and before.bound == after.bound == first.bound
 
 
 @pytest.mark.parametrize("crit, patience", [(ma.LDiversity(2), 3), (ma.LDiversity(2), 5), (ma.TCloseness(0.2), 5)])
@@ -398,7 +397,7 @@ def test_the_second_ascent_solves_no_point_twice(monkeypatch, crit, patience):
         again = second_ascent(blocks_, pi0, first, upper=outcome.release.objective, time_limit=10.0)
     assert len(ascents) >= 2 and ascents[0] and not ascents[-1]  # restarted after a gain; ended on none
     assert len(set(seen)) == len(seen) > 50
-    assert again.seconds < 8.0 and again.bound > first.bound
+    assert again.bound > first.bound
 
 
 @settings(max_examples=60, deadline=None)
