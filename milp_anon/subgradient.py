@@ -64,7 +64,7 @@ SECOND_PATIENCE, SECOND_DEFLECTION = 15, 1.5
 TARGET_WAIT = 0.2
 #: :func:`second_ascent` and the rounds of :func:`alternating_ascent` take no step they know (``Ascent.explored``),
 #: solve no start twice, and the second ascent ends (or waits) after an ascent without gain; ``False``: as before
-#: (a benchmark's variant, in the process it is set in)
+#: (a benchmark's variant; the second ascent's job carries the parent's to its process)
 KNOWN_STEPS = True
 #: :func:`second_ascent` where a pricing solves the EMD's integer programs (up to a minute each): first one
 #: pricing at its start with all its time (so it reaches every candidate), then steps from θ = ``DEAR_THETA_START``
@@ -267,7 +267,8 @@ def alternating_ascent(blocks, pi0, *, upper: float | None = None, time_limit: f
                        stall_window: int = STALL_WINDOW, stop: Callable[[], bool] | None = None,
                        patience: int | None = None, deflection: float = 0.0, theta_start: float = THETA_START,
                        on_prices: Callable[[BlockPrices], None] | None = None,
-                       start: BlockPrices | None = None, explored: tuple = (0.0, 0)) -> Ascent:
+                       start: BlockPrices | None = None, explored: tuple = (0.0, 0),
+                       known_steps: bool | None = None) -> Ascent:
     """Maximize ``L(π, β)`` of blocks with t-closeness's ball multipliers
     (:class:`~milp_anon.blocks.RequestBlocks`): :func:`subgradient_ascent` over ``π`` with ``β = 0``,
     then rounds of ``β`` steps with ``π`` fixed (:meth:`~milp_anon.blocks.RequestBlocks.ascend_balls`, one
@@ -285,8 +286,9 @@ def alternating_ascent(blocks, pi0, *, upper: float | None = None, time_limit: f
     (:func:`subgradient_ascent`; not the ``β`` steps'); ``start``: the blocks' outcome at ``(pi0, betas0)`` where the
     caller has it, and ``explored`` what an earlier ascent knows there (:func:`subgradient_ascent`). A round's ``π``
     ascent starts from the ``β`` steps' outcome, not solving it again; where they gained nothing, from what the
-    last ``π`` ascent knew."""
+    last ``π`` ascent knew (``known_steps``, default ``KNOWN_STEPS``: whether so)."""
     t0 = time.perf_counter()
+    known_steps = KNOWN_STEPS if known_steps is None else known_steps
 
     def left():
         return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
@@ -305,9 +307,9 @@ def alternating_ascent(blocks, pi0, *, upper: float | None = None, time_limit: f
         asc = subgradient_ascent(lambda p: blocks.prices(p, fixed), pi, blocks.n, blocks.pair_unit,
                                  blocks.pair_cand, upper=upper, time_limit=left(), max_iterations=ROUND_STEPS,
                                  stop=stop, patience=patience, deflection=deflection, theta_start=theta_start,
-                                 on_prices=on_prices, start=prices if KNOWN_STEPS else None,
+                                 on_prices=on_prices, start=prices if known_steps else None,
                                  # β unchanged: the same point
-                                 explored=asc.explored if KNOWN_STEPS and prices is last else (0.0, 0))
+                                 explored=asc.explored if known_steps and prices is last else (0.0, 0))
         steps += asc.iterations
         if asc.bound >= prices.bound:
             pi, prices = asc.pi, asc.prices
@@ -321,7 +323,8 @@ def alternating_ascent(blocks, pi0, *, upper: float | None = None, time_limit: f
 def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limit: float,
                    stop: Callable[[], bool] | None = None,
                    on_bound: Callable[[float], None] | None = None,
-                   ceiling: Callable[[], float] | None = None, whole: bool | None = None) -> Ascent:
+                   ceiling: Callable[[], float] | None = None, whole: bool | None = None,
+                   known_steps: bool | None = None) -> Ascent:
     """A second ascent from ``pi0`` (the first's start, with the blocks' start ball multipliers) for
     ``time_limit`` seconds, towards ``upper`` (the best verified table's cost, often well below the one the
     first ascent aimed at), without the stall rule or a cap on the steps (with balls: ``ROUND_STEPS`` ``π``
@@ -329,9 +332,10 @@ def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limi
     deflected (``SECOND_DEFLECTION``): the pipeline gives it time nothing else uses
     (``formulations/reduction.md``, "The second ascent"). θ restarts at ``THETA_START`` from the best point whenever
     it falls below ``THETA_MIN`` while time is left, solving neither that point again nor the steps the last ascent
-    took from it (``KNOWN_STEPS``); after an ascent without gain it ends, or with ``ceiling`` waits for a lower
-    target; ``stop()`` true ends it; ``on_bound(L)`` hears each better bound as a restart finds it; ``ceiling()``,
-    the cost of the best table found meanwhile (by a search beside it), lowers the target at each restart. Where
+    took from it (``known_steps``, default ``KNOWN_STEPS``); after an ascent without gain it ends, or with
+    ``ceiling`` waits for a lower target; ``stop()`` true ends it; ``on_bound(L)`` hears each better bound as a
+    restart finds it; ``ceiling()``, the cost of the best table found meanwhile (by a search beside it), lowers the
+    target at each restart. Where
     a pricing solves the EMD's integer programs, the steps are ``DEAR_THETA_START`` and ``DEAR_PATIENCE``'s,
     undeflected, and without ``stop`` (in its own process beside the search, which ends it by its clock) one
     pricing at ``pi0`` with the whole time comes first, counted as a step (``whole``: whether so, default
@@ -350,6 +354,7 @@ def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limi
     pi, betas = np.asarray(pi0, dtype=float), None
     theta, patience, deflection = THETA_START, SECOND_PATIENCE, SECOND_DEFLECTION
     whole = DEAR_WHOLE if whole is None else whole
+    known_steps = KNOWN_STEPS if known_steps is None else known_steps
     if blocks.has_emd_blocks and whole:
         theta, patience, deflection = DEAR_THETA_START, DEAR_PATIENCE, 0.0
     priced = None  # the blocks' outcome at pi and betas, where known: the next ascent starts from it
@@ -372,8 +377,8 @@ def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limi
         asc = alternating_ascent(blocks, pi, upper=upper, time_limit=left, betas0=betas,
                                  max_iterations=ROUND_STEPS if blocks.balls else 10 ** 9, stall_window=0,
                                  stop=stop, patience=patience, deflection=deflection, theta_start=theta,
-                                 start=priced if KNOWN_STEPS else None,
-                                 explored=explored if KNOWN_STEPS and upper == aimed else (0.0, 0))
+                                 start=priced if known_steps else None, known_steps=known_steps,
+                                 explored=explored if known_steps and upper == aimed else (0.0, 0))
         steps += asc.iterations
         # this ascent's best point: the next restart's, neither solved again nor its known steps taken again
         pi, betas, priced, explored, aimed = asc.pi, asc.betas or None, asc.prices, asc.explored, upper
@@ -381,9 +386,9 @@ def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limi
             best = asc
             if on_bound is not None:
                 on_bound(best.bound)
-        if not KNOWN_STEPS and asc.iterations == 0:  # (the rule before; for benchmarks)
+        if not known_steps and asc.iterations == 0:  # (the rule before; for benchmarks)
             break
-        if KNOWN_STEPS and asc.bound <= asc.start_bound and not _lower_target(ceiling, upper, t0 + time_limit, stop):
+        if known_steps and asc.bound <= asc.start_bound and not _lower_target(ceiling, upper, t0 + time_limit, stop):
             # nothing gained (the block solutions partition the rows, no time was left, or no step from here
             # towards this target gains): the ascent ends, unless the search beside it lowers the target
             break
@@ -412,7 +417,7 @@ def second_ascent_job(job, options, grid, hint=None, *, on_improving=None, stop_
     ``job = (blocks, pi0, ascent, upper)``, for ``options.time_limit`` seconds. Each better ``L(π)`` goes to the
     parent as ``solver_bound`` (kept should the process be killed); a fifth item of ``job``, where there is one, is
     the parent's ``DEAR_WHOLE`` (:func:`second_ascent`'s ``whole``: a new process has the module's own), a sixth
-    its ``KNOWN_STEPS`` (for this call);
+    its ``KNOWN_STEPS`` (``known_steps``);
     ``ceiling()`` is the cost of the best table the parent's search has found (the target from the next restart
     on); the outcome's ``bound`` is the best ``L(π)``
     (not rounded: the caller rounds it to its grid), and its ``ascent`` the log (``start``, ``bound``, ``steps``,
@@ -420,19 +425,15 @@ def second_ascent_job(job, options, grid, hint=None, *, on_improving=None, stop_
     from .solvers.outcome import SolveOutcome  # the solvers import the formulations, which import this module
     from .status import Status
 
-    global KNOWN_STEPS
     blocks, pi0, ascent, upper = job[:4]
     whole = job[4] if len(job) > 4 else None
+    known_steps = job[5] if len(job) > 5 else None
 
     def tell(bound):
         if on_progress is not None:
             on_progress(solver_bound=float(bound))
 
-    saved, KNOWN_STEPS = KNOWN_STEPS, job[5] if len(job) > 5 else KNOWN_STEPS
-    try:
-        asc = second_ascent(blocks, pi0, ascent, upper=upper, time_limit=options.time_limit, on_bound=tell,
-                            ceiling=ceiling, whole=whole)
-    finally:
-        KNOWN_STEPS = saved
+    asc = second_ascent(blocks, pi0, ascent, upper=upper, time_limit=options.time_limit, on_bound=tell,
+                        ceiling=ceiling, whole=whole, known_steps=known_steps)
     log = dict(start=ascent.bound, bound=asc.bound, steps=asc.iterations, seconds=round(asc.seconds, 3))
     return SolveOutcome(Status.TIME_LIMIT, None, None, asc.bound, "second ascent", asc.seconds, ascent=log)
