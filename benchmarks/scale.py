@@ -6,7 +6,7 @@
                                                     cutoff,no-search-beside,no-root-cuts,no-cliques,
                                                     no-round-cliques,no-rank-rows,no-proof-share,
                                                     no-whole-limit,no-hard-end,unchunked,sorted-pricing,
-                                                    per-pair-prices,no-search-memory]
+                                                    per-pair-prices,no-search-memory,no-search-beside-lp]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -62,6 +62,12 @@ cutoff was on in ``after`` and ``no-cutoff`` turned it off).
 (``lns.MEMORY = False``), the package before 2026-12-02 (``after``: the
 search beside each round goes on where the last stopped, skipping the
 neighbourhoods it solved, ``milp_anon.lns.SearchMemory``).
+``--variants no-search-beside-lp`` keeps k-anonymity's column generation in
+the run's process with nothing beside it, the package before 2026-12-04
+(``reduction.SEARCH_BESIDE_LP = False``; ``after``: it runs in its own
+process and the search, from the rounding of its master's point a quarter
+of the way through, runs beside it; ``cumulative-limit`` and
+``per-pair-prices`` patch this process's functions, so they keep it here).
 ``--variants no-search-beside`` runs no large-neighbourhood search beside the
 rounds (``reduction.SEARCH_BESIDE = False``), the package before 2026-11-27
 (``after``: with ``--lns`` above 0, the search runs in the main process, from the
@@ -139,6 +145,7 @@ def run(job):
     for v in variant.split("+"):
         if v == "cumulative-limit":
             _cumulative_master_limit()
+            _reduction.SEARCH_BESIDE_LP = False  # the patch is this process's: the column generation stays here
         elif v == "unsmoothed":
             from milp_anon import lagrangian
             lagrangian.SMOOTHING, lagrangian.MAX_ADD, lagrangian.MASTER_SECONDS = 0.0, 2000, math.inf
@@ -182,6 +189,9 @@ def run(job):
             from milp_anon import lagrangian
 
             lagrangian.block_values = _per_pair_values
+            _reduction.SEARCH_BESIDE_LP = False  # the patch is this process's: the column generation stays here
+        elif v == "no-search-beside-lp":
+            _reduction.SEARCH_BESIDE_LP = False
         elif v == "no-search-memory":
             from milp_anon import lns
 
@@ -216,6 +226,7 @@ def run(job):
         "lp_converged": red.get("lp_converged"), "cg_iterations": red.get("cg_iterations"),
         "master_pairs": red.get("master_pairs"), "full_pairs": red.get("full_pairs", r.size.n_pairs),
         "rounding": red.get("rounding_objective"), "rounding_seconds": red.get("rounding_seconds"),
+        "lp_search": _lp_search_cell(red.get("lp_search")),
         "rounds": len(rounds), "round_pairs": "/".join(str(x.get("pairs")) for x in rounds),
         "round_seconds": "/".join(str(x.get("seconds", 0)) for x in rounds),
         "round_G": "/".join(fmt_g(x.get("G")) for x in rounds),
@@ -265,6 +276,13 @@ def _root_cuts_cell(log) -> str:
     return out + "; " + " + ".join(f"{v:.0f}" for v in secs) + " s"
 
 
+def _lp_search_cell(said) -> str:
+    """The search beside the column generation: when the master's point came, its rounding, the search's end."""
+    if not said:
+        return "–"
+    return f"{said['guide_seconds']:g} s: {said['rounding']:g} → {said['search']['end']:g}"
+
+
 def _cumulative_master_limit():
     """The master's limit before the fix: the option is the limit alone (HiGHS sums every run's time)."""
     import highspy
@@ -296,6 +314,7 @@ COLUMNS = [("qis", "QIs"), ("k", "k"), ("recoding", "recoding"), ("reduction", "
            ("cliques", "cliques"), ("rank_rows", "of them rank rows"), ("cg_iterations", "CG rounds"),
            ("lp_converged", "LP converged"), ("master_pairs", "master pairs"),
            ("rounding", "LP rounding"), ("rounding_seconds", "rounding s"),
+           ("lp_search", "search beside the LP (point handed over at; its rounding → the search's table)"),
            ("full_pairs", "all pairs"), ("round_pairs", "pairs per round"), ("round_G", "G per round"),
            ("round_seconds", "s per round"),
            ("round_status", "round status"), ("round_objective", "incumbent per round"),

@@ -285,11 +285,40 @@ class LagrangianLP:
     bound_without_cliques: float | None = None
     rhs: np.ndarray | None = None
 
+    def portable(self) -> LagrangianLP:
+        """This outcome without what is ``(P,)`` long, to cross a pipe (:func:`column_generation_job`):
+        ``prices`` dropped (:meth:`restored` prices ``pi`` again, the same numbers), the primal point as
+        its nonzero entries (``(C,)`` and ``(P,)`` arrays nearly all zero: the master holds a sliver of
+        every pair)."""
+        return dataclasses.replace(self, prices=None, primal=None if self.primal is None else sparse_point(*self.primal))
+
+    def restored(self, n, w, pair_type, pair_cand, k) -> LagrangianLP:
+        """:meth:`portable`'s outcome whole again, over the same instance."""
+        primal = self.primal
+        if primal is not None and len(primal) == 4:
+            primal = dense_point(primal, w.shape[0], pair_type.shape[0])
+        prices = self.prices if self.prices is not None else block_prices(self.pi, n, w, pair_type, pair_cand, k)
+        return dataclasses.replace(self, prices=prices, primal=primal)
+
     def pair_bounds(self, pair_cand: np.ndarray) -> np.ndarray:
         """``(P,)`` lower bound on every solution that uses the pair, at ``(pi, mu)``."""
         if not self.cliques:
             return self.prices.pair_bounds(pair_cand)
         return clique_bounds(self.prices, self.cliques, self.mu, pair_cand, self.rhs)[1]
+
+
+def sparse_point(y: np.ndarray, g: np.ndarray) -> tuple:
+    """A master point ``(y (C,), g (P,))`` as ``(candidates, their y, pairs, their g)``, its nonzero entries."""
+    ys, gs = np.flatnonzero(y), np.flatnonzero(g)
+    return ys, y[ys], gs, g[gs]
+
+
+def dense_point(point: tuple, n_candidates: int, n_pairs: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`sparse_point`'s point as ``(y (C,), g (P,))`` again."""
+    ys, yv, gs, gv = point
+    y, g = np.zeros(n_candidates), np.zeros(n_pairs)
+    y[ys], g[gs] = yv, gv
+    return y, g
 
 
 class RestrictedMaster:
@@ -516,9 +545,42 @@ RANK_TAIL = 1e-4
 # 8.8 s against 5.1 s (ad hoc, same day). The rows saved pay only where the masters are slow.
 
 
+#: the module's switches a :func:`column_generation_job` in another process takes from its parent's module
+#: (a new process has the defaults; a benchmark's variant sets them in its own)
+JOB_SWITCHES = ("MAX_ADD", "SMOOTHING", "MASTER_SECONDS", "RANK_TAIL", "PRICE_CHUNK", "SORTED_PRICING")
+
+
+def column_generation_job(job, options, grid, hint=None, *, on_improving=None, stop_bound=None, on_progress=None):
+    """:func:`column_generation` as the ``solve_fn`` of a solve in its own process
+    (:func:`~milp_anon.solvers.isolated.solve_isolated`), so that a search runs beside it on the other core:
+    ``job = (n, w, pair_type, pair_cand, k, keywords, guide_after, switches)`` for ``options.time_limit``
+    seconds, ``keywords`` :func:`column_generation`'s (``highs_options``, ``cliques``, ``rank_rows``),
+    ``switches`` the parent's values of :data:`JOB_SWITCHES`. The first master point given at least
+    ``guide_after`` seconds after the start goes to the parent at once, as ``lp_guide`` (:func:`sparse_point`),
+    for a table to search from while the column generation goes on. The outcome's ``column_generation`` is
+    :meth:`LagrangianLP.portable`'s. ``grid``, ``hint``, ``on_improving`` and ``stop_bound`` belong to a
+    solver's signature and are unused."""
+    from .solvers.outcome import SolveOutcome  # the solvers import the formulations, which import this module
+    from .status import Status
+
+    n, w, pair_type, pair_cand, k, keywords, guide_after, switches = job
+    globals().update({name: switches[name] for name in JOB_SWITCHES if name in switches})
+    sent = []
+
+    def on_master(y, g, seconds):
+        if not sent and on_progress is not None and seconds >= guide_after:
+            sent.append(seconds)
+            on_progress(lp_guide=(round(seconds, 3),) + sparse_point(y, g))
+
+    cg = column_generation(n, w, pair_type, pair_cand, k, time_limit=options.time_limit, on_master=on_master,
+                           final_prices=False, **keywords)
+    return SolveOutcome(Status.OPTIMAL if cg.converged else Status.TIME_LIMIT, None, cg.lp_value, None,
+                        "column generation", cg.seconds, column_generation=cg.portable())
+
+
 def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_options=None, max_add=None,
                       smoothing=None, master_seconds=None, rel_tol=1e-9, separate_links=None,
-                      cliques=False, rank_rows=False) -> LagrangianLP:
+                      cliques=False, rank_rows=False, on_master=None, final_prices=True) -> LagrangianLP:
     """The LP bound of the assignment model over every candidate, by stabilized column generation.
 
     The restricted master (:class:`RestrictedMaster`) starts with the
@@ -572,6 +634,11 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     entering once a round of them lifted the master by less than
     ``RANK_TAIL`` of its value (their gains taper: 5 QIs ``lm`` k = 5,
     +3.4, +1.3, … +0.03 over 15 rounds).
+
+    ``on_master(y, g, seconds)``: called after each master run that gave a point, with that point (over
+    every candidate and pair, as ``primal``) and the seconds since the start. ``final_prices=False``: the
+    outcome's ``prices`` is ``None`` (a caller in another process prices ``pi`` itself,
+    :meth:`LagrangianLP.restored`).
     """
     t0 = time.perf_counter()
     max_add = MAX_ADD if max_add is None else int(max_add)
@@ -651,7 +718,10 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
         if separate_links is None and capped and not math.isfinite(value):
             master.start_separating()  # a master cut short: smaller masters from now on
         # the last point with values: a run stopped by the overall time limit may end without any
-        primal = master.primal() or primal
+        point = master.primal()
+        primal = point or primal
+        if point is not None and on_master is not None:
+            on_master(*point, time.perf_counter() - t0)
         optimal = math.isfinite(value)
         if optimal:
             lp_value = value
@@ -695,7 +765,8 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
         if enter.size:
             master.add_with_pairs(enter, prices.taken)
     used = found[: best[1].size]  # the cliques present when the best bound was found
-    prices = block_prices(best[0], n, w, pair_type, pair_cand, k)  # with the per-pair values, once
+    # with the per-pair values, once
+    prices = block_prices(best[0], n, w, pair_type, pair_cand, k) if final_prices else None
     return LagrangianLP(pi=best[0], bound=best[3], lp_value=lp_value, converged=converged, iterations=it,
                         seconds=time.perf_counter() - t0, master_candidates=int(master.in_master.sum()),
                         master_pairs=int(master.pair_in.sum()), prices=prices, primal=primal, cliques=used,

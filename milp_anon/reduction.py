@@ -31,11 +31,11 @@ import numpy as np
 
 from . import interrupt, lns, progress
 from .blocks import request_blocks
-from .errors import InputError, ModelTooLargeError
+from .errors import InputError, ModelTooLargeError, SolverError
 from .formulations import build, read_assignment, release_assignment
 from .grid import ObjectiveGrid
 from .instance import Instance
-from .lagrangian import column_generation
+from .lagrangian import column_generation, dense_point
 from .release import Outcome, Release
 from .result import ModelSize, ReductionLog, Round, Timings
 from .rounding import round_lp
@@ -109,6 +109,20 @@ SEARCH_BESIDE_MIN_SECONDS = 100.0
 #: core, instead of after them on one (5 QIs, ``lm``, k = 10, 600 s: the search after the rounds found nothing
 #: and ended 96 s early, while the last round had stopped at the stage's limit)
 SEARCH_BESIDE_KEEPS_LIMIT = True
+
+#: whether k-anonymity's column generation runs in its own process with the large-neighbourhood search beside it
+#: in this one, on the other core (:meth:`LagrangianReduction.bounds_beside_search`; two cores, ``lns > 0``,
+#: heuristics on, a column generation of ``SEARCH_BESIDE_MIN_SECONDS`` or more): in process the other core
+#: waits while it runs, half the limit (Adult, 8 QIs, k = 5, 600 s: 305 s, then its LP rounding 31,991, which
+#: the search beside the rounds took to 31,572 in the rest; given 1,800 s, to 31,332). The search starts from
+#: the rounding of the master's point the child hands over ``SEARCH_BESIDE_LP_GUIDE`` of the way through; a
+#: start from the pattern greedy gains too slowly (8 QIs, k = 5: 33,558 → 32,616 in 300 s)
+SEARCH_BESIDE_LP = True
+SEARCH_BESIDE_LP_GUIDE = 0.25
+#: ... for layers of at most this many pairs: the child holds its own copy of the pairs beside this process's
+SEARCH_BESIDE_LP_MAX_PAIRS = 8_000_000
+#: seconds between two looks of the search for the child's master point
+GUIDE_POLL = 0.1
 
 #: whether the column generation adds the conflict cliques its converged masters violate
 #: (:func:`milp_anon.lagrangian.column_generation`, ``cliques``): a bound above the LP's, and pair bounds with
@@ -193,8 +207,17 @@ def k_anonymity_bounds(instance: Instance, request, grid: ObjectiveGrid, solver:
     """The LP bound over every candidate by column generation, and the pair bounds of its multipliers."""
     cands, types = instance.candidates, instance.types
     cg = column_generation(types.counts, cands.cost, cands.pair_type, cands.pair_cand, request.min_group_size(),
-                           time_limit=time_limit, highs_options=highs_option_values(solver, master_lp=True),
-                           cliques=CLIQUES, rank_rows=RANK_ROWS)
+                           time_limit=time_limit, **_column_generation_keywords(solver))
+    return _k_pair_bounds(instance, grid, cg)
+
+
+def _column_generation_keywords(solver: SolverOptions) -> dict:
+    return dict(highs_options=highs_option_values(solver, master_lp=True), cliques=CLIQUES, rank_rows=RANK_ROWS)
+
+
+def _k_pair_bounds(instance: Instance, grid: ObjectiveGrid, cg) -> PairBounds:
+    """:func:`k_anonymity_bounds`'s outcome from the column generation's ``cg``."""
+    cands = instance.candidates
     with_cliques = bool(cg.cliques)
     log = ReductionLog(lp_bound=cg.bound_without_cliques if with_cliques else cg.bound, lp_value=cg.lp_value,
                        lp_converged=cg.converged, cg_iterations=cg.iterations, master_candidates=cg.master_candidates,
@@ -334,21 +357,27 @@ class LagrangianReduction:
             if rel.objective < self.ub - 1e-9:
                 self.best, self.best_pairs = rel, None
 
+    def rounded(self, guide, budget: float) -> tuple[Release, np.ndarray]:
+        """The point ``guide = (y, g)`` rounded into a verified table (:mod:`milp_anon.rounding`) within
+        ``budget`` seconds, and its rows per pair."""
+        inst = self.instance
+        cands, types = inst.candidates, inst.types
+        a = round_lp(types.counts, cands.cost, cands.pair_type, cands.pair_cand, self.request.min_group_size(),
+                     *guide, time_limit=budget)
+        released, groups, cost = release_assignment(inst, cands.pair_type, cands.pair_cand, a)
+        return Release.verified(inst.table, self.request, released, cost=cost, groups=groups,
+                                source="LP rounding"), a
+
     def rounding(self, guide) -> None:
         """The LP point rounded into a verified table (:mod:`milp_anon.rounding`), the incumbent when cheaper."""
         left = self.left()
         budget = ROUNDING_SECONDS_UNLIMITED if left is None else max(0.0, ROUNDING_SHARE * left)
         inst = self.instance
-        cands, types = inst.candidates, inst.types
-        if inst.units.n_units != types.t_in:  # pragma: no cover - k-anonymity alone does not split types
+        if inst.units.n_units != inst.types.t_in:  # pragma: no cover - k-anonymity alone does not split types
             return
         t0 = time.perf_counter()
         with self.timings.phase("warm_start"):
-            a = round_lp(types.counts, cands.cost, cands.pair_type, cands.pair_cand, self.request.min_group_size(),
-                         *guide, time_limit=budget)
-            released, groups, cost = release_assignment(inst, cands.pair_type, cands.pair_cand, a)
-            rel = Release.verified(inst.table, self.request, released, cost=cost, groups=groups,
-                                   source="LP rounding")
+            rel, a = self.rounded(guide, budget)
         self.log.rounding_objective = rel.objective
         self.log.rounding_seconds = round(time.perf_counter() - t0, 3)
         _log.info("LP rounding: %g in %.1f s", rel.objective, self.log.rounding_seconds)
@@ -359,9 +388,13 @@ class LagrangianReduction:
     # -- the procedure ----------------------------------------------------------------------
     def run(self) -> Outcome:
         limit = self.solver.time_limit
-        pb = self.bounds_fn(self.instance, self.request, self.grid, self.solver,
-                            None if limit is None else 0.5 * limit)
+        lp_limit = None if limit is None else 0.5 * limit
+        if self.search_beside_lp(lp_limit):
+            pb, lp_search = self.bounds_beside_search(lp_limit)
+        else:
+            pb, lp_search = self.bounds_fn(self.instance, self.request, self.grid, self.solver, lp_limit), None
         self.log = pb.log
+        self.log.lp_search = lp_search
         self.timings.add("lp", pb.seconds)
         cands = self.instance.candidates
         self.lb = max(self.grid.ceil(pb.bound), float(min(0, cands.cost.min())))  # costs are >= 0
@@ -387,6 +420,83 @@ class LagrangianReduction:
         self.timings.add("solve", self.timings.lp or 0.0)
         self.log.lower_bound = self.lb
         return self.outcome()
+
+    def search_beside_lp(self, lp_limit: float | None) -> bool:
+        """Whether the column generation runs in its own process with the search beside it
+        (``SEARCH_BESIDE_LP``): k-anonymity's bounds, heuristics on, a column generation of
+        ``SEARCH_BESIDE_MIN_SECONDS`` or more, at most ``SEARCH_BESIDE_LP_MAX_PAIRS`` pairs, and what
+        :func:`_search_fits_beside` asks of a round of as many columns."""
+        n_pairs = self.instance.candidates.n_pairs
+        return SEARCH_BESIDE_LP and self.bounds_fn is k_anonymity_bounds and self.heuristics \
+            and self.instance.units.n_units == self.instance.types.t_in \
+            and lp_limit is not None and lp_limit >= SEARCH_BESIDE_MIN_SECONDS \
+            and n_pairs <= SEARCH_BESIDE_LP_MAX_PAIRS \
+            and _search_fits_beside(self.request, dataclasses.replace(self.solver, time_limit=lp_limit), n_pairs)
+
+    def bounds_beside_search(self, lp_limit: float) -> tuple[PairBounds, dict]:
+        """:func:`k_anonymity_bounds` in its own process (:func:`~milp_anon.lagrangian.column_generation_job`)
+        while this one searches (:func:`milp_anon.lns.beside`): from the rounding of the master point the child
+        hands over after ``SEARCH_BESIDE_LP_GUIDE`` of ``lp_limit``, or the incumbent where cheaper, until the
+        column generation ends. Its table becomes the incumbent where cheaper. Should the child end without
+        its outcome (killed at the memory allowed, stopped, died), the bounds are those of the column
+        generation's start, the lattice-flow multipliers (:func:`k_anonymity_bounds` without time). Returns
+        ``(the bounds, what the search did: the seconds at which the point was handed over, its rounding's
+        objective, the search's log)``."""
+        from .lagrangian import JOB_SWITCHES, column_generation_job
+        from . import lagrangian
+        from .solvers.isolated import solve_isolated
+
+        inst = self.instance
+        cands, types = inst.candidates, inst.types
+        job = (types.counts, cands.cost, cands.pair_type, cands.pair_cand, self.request.min_group_size(),
+               _column_generation_keywords(self.solver), SEARCH_BESIDE_LP_GUIDE * lp_limit,
+               {name: getattr(lagrangian, name) for name in JOB_SWITCHES})
+        guides: list = []  # the child's master point, from the reader's thread
+        options = dataclasses.replace(self.solver, time_limit=lp_limit)
+
+        def take_guide(fields):
+            if "lp_guide" in fields:
+                guides.append(fields.pop("lp_guide"))
+
+        def work(cancel):
+            try:
+                return solve_isolated(job, options, self.grid, solve_fn=column_generation_job, cancel=cancel,
+                                      hard_end=self.hard_end(), max_memory_bytes=self.max_memory_bytes(),
+                                      on_fields=take_guide)
+            except SolverError as exc:  # its process died: the bounds of the start below
+                _log.warning("column generation beside the search: %s", exc)
+                return None
+
+        def search(done):
+            while not guides and not done() and not interrupt.stop_requested():
+                time.sleep(GUIDE_POLL)
+            if not guides or done() or interrupt.stop_requested():
+                return None
+            seconds, *point = guides[0]
+            with self.timings.phase("warm_start"):
+                left = self.left()
+                budget = ROUNDING_SECONDS_UNLIMITED if left is None else max(0.0, ROUNDING_SHARE * left)
+                rel, a = self.rounded(dense_point(point, cands.n_candidates, cands.n_pairs), budget)
+            said = dict(guide_seconds=seconds, rounding=rel.objective)
+            if rel.objective < self.ub - 1e-9:
+                self.best, self.best_pairs = rel, a
+                progress.report(incumbent=self.ub)
+            found, log = lns.improve(inst.table, self.request, self.best, lp_limit, self.solver, stop=done,
+                                     memory=self.search_memory)
+            return found, dict(said, search=log.as_dict())
+
+        out, searched = lns.beside(work, search)
+        said = None
+        if searched is not None:
+            found, said = searched
+            if found.objective < self.ub - 1e-9:
+                self.best, self.best_pairs = found, None
+                progress.report(incumbent=self.ub)
+        cg = None if out is None else out.column_generation
+        if cg is None:
+            return k_anonymity_bounds(inst, self.request, self.grid, self.solver, 0.0), said
+        cg = cg.restored(types.counts, cands.cost, cands.pair_type, cands.pair_cand, self.request.min_group_size())
+        return _k_pair_bounds(inst, self.grid, cg), said
 
     def incumbent_pairs(self) -> np.ndarray | None:
         """The incumbent's rows per pair of the whole instance, or ``None`` (none, or not all of its

@@ -182,6 +182,10 @@ class ReductionLog:
     #: the LP rounding's verified objective (:mod:`milp_anon.rounding`) and its seconds, or ``None``
     rounding_objective: float | None = None
     rounding_seconds: float | None = None
+    #: the search beside the column generation (:meth:`milp_anon.reduction.LagrangianReduction.bounds_beside_search`):
+    #: ``guide_seconds`` (when the master's point was handed over), ``rounding`` (its rounding's objective),
+    #: ``search`` (the search's log); ``None`` where it did not run or had no point to start from
+    lp_search: dict | None = None
     #: the conflict cliques the column generation added (:mod:`milp_anon.conflicts`; candidates by index in
     #: the combinatorial layer's order) and their multipliers ``μ``: the bound is then ``clique_bound =
     #: L(π, μ)`` and ``lp_bound`` the LP's without them; ``None`` when no clique entered. With rank rows

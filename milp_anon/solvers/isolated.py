@@ -97,7 +97,7 @@ def _stop(proc: subprocess.Popen) -> None:
 def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *, solve_fn=None,
                    stop_bound: StopAtBound | None = None, cancel: threading.Event | None = None,
                    ceiling=None, hard_end: float | None = None,
-                   max_memory_bytes: float | None = None) -> SolveOutcome:
+                   max_memory_bytes: float | None = None, on_fields=None) -> SolveOutcome:
     """HiGHS in a child process with a hard deadline (``solve_fn``, importable by name, replaces HiGHS in tests).
 
     ``cancel``: when set (by another thread of this process), the child is stopped as at the deadline.
@@ -114,7 +114,10 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     their resident memory (read every ``MEMORY_POLL`` seconds) exceeds it, keeping its incumbent and bound as at
     the deadline, and the outcome's ``memory_killed`` says so. The model's estimate before it was built
     (:mod:`milp_anon.sizing`) cannot bound what HiGHS's search allocates later (Adult, 7 QIs with hierarchies: a
-    1.8 M-pair round's process reached 6.7 GiB beside a parent of 2.3 GiB under an 8-GiB cap)."""
+    1.8 M-pair round's process reached 6.7 GiB beside a parent of 2.3 GiB under an 8-GiB cap).
+    ``on_fields(fields)``: each dict the child's ``solve_fn`` tells (its ``on_progress``), before the progress
+    listener gets it; it takes (pops) the fields that are its own, which no listener knows (a column
+    generation's ``lp_guide``, :func:`~milp_anon.lagrangian.column_generation_job`)."""
     # the wall-clock start goes with the job: the child's own start-up (an interpreter, imports, the
     # model read back: 2-3 s for a 350 k-column round) comes out of its solver's limit (worker.time_left)
     proc = _start_child((lm, options, grid, hint, solve_fn, stop_bound, time.time()))
@@ -180,6 +183,8 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
                 progress.report(incumbent=latest[1], solver_bound=latest[2])
             elif msg[0] == "bound":
                 fields = dict(msg[1])
+                if on_fields is not None:
+                    on_fields(fields)
                 steps = fields.pop("root_cuts", steps)
                 sb = fields.get("solver_bound")
                 if sb is not None and not math.isnan(sb):

@@ -51,3 +51,6 @@ class SolveOutcome:
     memory_killed: bool = False
     #: what a second ascent in its own process did (:func:`milp_anon.subgradient.second_ascent_job`), or None
     ascent: dict | None = None
+    #: what a column generation in its own process found (:func:`milp_anon.lagrangian.column_generation_job`:
+    #: :meth:`~milp_anon.lagrangian.LagrangianLP.portable`), or None
+    column_generation: object | None = None
