@@ -112,13 +112,15 @@ SEARCH_BESIDE_KEEPS_LIMIT = True
 
 #: whether k-anonymity's column generation runs in its own process with the large-neighbourhood search beside it
 #: in this one, on the other core (:meth:`LagrangianReduction.bounds_beside_search`; two cores, ``lns > 0``,
-#: heuristics on, a column generation of ``SEARCH_BESIDE_MIN_SECONDS`` or more): in process the other core
+#: heuristics and ``LP_ROUNDING`` on, a column generation of ``SEARCH_BESIDE_LP_MIN_SECONDS`` or more: below, its
+#: process's start and the wait for a point cost more than the search gains): in process the other core
 #: waits while it runs, half the limit (Adult, 8 QIs, k = 5, 600 s: 305 s, then its LP rounding 31,991, which
 #: the search beside the rounds took to 31,572 in the rest; given 1,800 s, to 31,332). The search starts from
 #: the rounding of the master's point the child hands over ``SEARCH_BESIDE_LP_GUIDE`` of the way through; a
 #: start from the pattern greedy gains too slowly (8 QIs, k = 5: 33,558 → 32,616 in 300 s)
 SEARCH_BESIDE_LP = True
 SEARCH_BESIDE_LP_GUIDE = 0.25
+SEARCH_BESIDE_LP_MIN_SECONDS = 100.0
 #: ... for layers of at most this many pairs: the child holds its own copy of the pairs beside this process's
 SEARCH_BESIDE_LP_MAX_PAIRS = 8_000_000
 #: seconds between two looks of the search for the child's master point
@@ -423,15 +425,17 @@ class LagrangianReduction:
 
     def search_beside_lp(self, lp_limit: float | None) -> bool:
         """Whether the column generation runs in its own process with the search beside it
-        (``SEARCH_BESIDE_LP``): k-anonymity's bounds, heuristics on, a column generation of
-        ``SEARCH_BESIDE_MIN_SECONDS`` or more, at most ``SEARCH_BESIDE_LP_MAX_PAIRS`` pairs, and what
-        :func:`_search_fits_beside` asks of a round of as many columns."""
+        (``SEARCH_BESIDE_LP``): k-anonymity's bounds, heuristics and ``LP_ROUNDING`` on, a column generation
+        of ``SEARCH_BESIDE_LP_MIN_SECONDS`` or more, at most ``SEARCH_BESIDE_LP_MAX_PAIRS`` pairs, a search
+        asked for (``lns > 0``) that applies, two cores, and isolation allowed
+        (:func:`milp_anon.lns.beside_possible`, with as many columns as pairs)."""
         n_pairs = self.instance.candidates.n_pairs
-        return SEARCH_BESIDE_LP and self.bounds_fn is k_anonymity_bounds and self.heuristics \
+        return SEARCH_BESIDE_LP and LP_ROUNDING and self.bounds_fn is k_anonymity_bounds and self.heuristics \
             and self.instance.units.n_units == self.instance.types.t_in \
-            and lp_limit is not None and lp_limit >= SEARCH_BESIDE_MIN_SECONDS \
-            and n_pairs <= SEARCH_BESIDE_LP_MAX_PAIRS \
-            and _search_fits_beside(self.request, dataclasses.replace(self.solver, time_limit=lp_limit), n_pairs)
+            and lp_limit is not None and lp_limit >= SEARCH_BESIDE_LP_MIN_SECONDS \
+            and n_pairs <= SEARCH_BESIDE_LP_MAX_PAIRS and self.solver.lns > 0 \
+            and lns.unavailable(self.request) is None \
+            and lns.beside_possible(dataclasses.replace(self.solver, time_limit=lp_limit), n_pairs)
 
     def bounds_beside_search(self, lp_limit: float) -> tuple[PairBounds, dict]:
         """:func:`k_anonymity_bounds` in its own process (:func:`~milp_anon.lagrangian.column_generation_job`)
@@ -470,7 +474,7 @@ class LagrangianReduction:
         def search(done):
             while not guides and not done() and not interrupt.stop_requested():
                 time.sleep(GUIDE_POLL)
-            if not guides or done() or interrupt.stop_requested():
+            if not guides or interrupt.stop_requested():  # a point that came as the child ended is still rounded
                 return None
             seconds, *point = guides[0]
             with self.timings.phase("warm_start"):

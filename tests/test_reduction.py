@@ -1066,3 +1066,147 @@ def test_a_later_round_nearly_as_large_as_the_proving_round_is_the_proving_round
     in_s_g = sum(t < plain for t in thresholds)
     in_s_ub = sum(t < ub for t in thresholds)
     assert g == (ub if plain < ub and in_s_g > share * in_s_ub else plain)
+
+
+def _beside_lp(monkeypatch):
+    """The search beside the column generation on for small tables: no least time, the master's first point."""
+    from milp_anon import lns
+
+    monkeypatch.setattr(reduction, "SEARCH_BESIDE_LP_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(reduction, "SEARCH_BESIDE_LP_GUIDE", 0.0)
+    monkeypatch.setattr(lns, "_cores", lambda: 2)
+
+
+def test_the_column_generation_in_its_own_process_gives_its_bounds_and_its_point():
+    """The column generation as a job in its own process (:func:`milp_anon.lagrangian.column_generation_job`),
+    restored here, equals the one in this process: multipliers, bound, cliques, every pair bound and the
+    master's last point; with ``guide_after = 0`` its first master point reaches the caller (``lp_guide``), a
+    point over every candidate and pair that meets the master's rows."""
+    from milp_anon.result import Timings
+    from milp_anon.solvers.isolated import solve_isolated
+
+    rng = np.random.default_rng(20261204)
+    for _ in range(4):
+        frame, table, k, whole = _random_case(rng)
+        instance, _, why = pipeline._prepare(table, ma.Request(ma.KAnonymity(k), reduction="lagrangian"), Timings())
+        assert not why
+        cands, types = instance.candidates, instance.types
+        keywords = dict(cliques=True, rank_rows=True, highs_options={"output_flag": False})
+        here = column_generation(types.counts, cands.cost, cands.pair_type, cands.pair_cand, k, time_limit=60,
+                                 **keywords)
+        guides = []
+        job = (types.counts, cands.cost, cands.pair_type, cands.pair_cand, k, keywords, 0.0,
+               {name: getattr(lagrangian, name) for name in lagrangian.JOB_SWITCHES})
+        out = solve_isolated(job, ma.SolverOptions(time_limit=60), ObjectiveGrid.of_costs(cands.cost),
+                             solve_fn=lagrangian.column_generation_job,
+                             on_fields=lambda f: guides.append(f.pop("lp_guide")) if "lp_guide" in f else None)
+        assert out.column_generation.prices is None  # nothing (P,) long crossed the pipe
+        there = out.column_generation.restored(types.counts, cands.cost, cands.pair_type, cands.pair_cand, k)
+        assert np.array_equal(there.pi, here.pi) and there.bound == here.bound and there.converged
+        assert there.cliques == here.cliques
+        assert np.array_equal(there.pair_bounds(cands.pair_cand), here.pair_bounds(cands.pair_cand))
+        assert all(np.array_equal(a, b) for a, b in zip(there.primal, here.primal))
+        assert len(guides) == 1
+        y, g = lagrangian.dense_point(guides[0][1:], cands.n_candidates, cands.n_pairs)
+        assert np.allclose(np.bincount(cands.pair_type, weights=g, minlength=types.t_in), types.counts)
+        assert np.all(np.bincount(cands.pair_cand, weights=g, minlength=cands.n_candidates) >= k * y - 1e-7)
+
+
+def test_the_search_beside_the_column_generation_starts_from_its_point_and_hands_on_its_table(monkeypatch):
+    """With the column generation in its own process, the search here starts from the rounding of the point the
+    child hands over (a verified table, labelled ``LP rounding``, at the cost the log gives); its table (stubbed:
+    the whole model's optimum, labelled) becomes the incumbent, and the reduction ends proven at the whole
+    model's optimum with the same bounds as without the search beside."""
+    from milp_anon import lns
+
+    _beside_lp(monkeypatch)
+    monkeypatch.setattr(reduction, "SEARCH_BESIDE", False)  # the rounds alone: the search beside them aside
+    cases = handed_on = 0
+    for table, request, whole, optimum, start in _cases_for_a_search(np.random.default_rng(20261205), 8):
+        starts = []
+
+        def search(table_, request_, release, seconds, solver, stop=None, on_better=None, memory=None):
+            starts.append((release.source, release.objective))
+            return optimum, lns.LnsLog(start=release.objective, end=optimum.objective)
+
+        with monkeypatch.context() as mp:
+            mp.setattr(lns, "improve", search)
+            red = pipeline.solve(table, request, ma.SolverOptions(time_limit=120, lns=0.25, isolate="always"))
+        with monkeypatch.context() as mp:
+            mp.setattr(reduction, "SEARCH_BESIDE_LP", False)
+            alone = pipeline.solve(table, request, ma.SolverOptions(time_limit=120, lns=0.25, isolate="always"))
+        said = red.reduction.lp_search
+        assert said is not None and starts[0] == ("LP rounding", said["rounding"])
+        assert said["search"]["end"] == optimum.objective <= said["rounding"]
+        assert red.status == "optimal" and red.objective == whole.objective and red.verified
+        # the search's table is the incumbent where strictly cheaper than the rounding (and nothing is cheaper)
+        assert red.source == ("the search (test)" if optimum.objective < said["rounding"] else "LP rounding")
+        handed_on += optimum.objective < said["rounding"]
+        assert red.reduction.multipliers == alone.reduction.multipliers
+        assert red.reduction.lp_bound == alone.reduction.lp_bound and alone.reduction.lp_search is None
+        cases += 1
+    assert cases and handed_on
+
+
+def test_a_column_generation_that_dies_beside_the_search_leaves_the_start_s_bounds(monkeypatch):
+    """Should the column generation's process die, the reduction keeps the bounds of its start (the lattice-flow
+    multipliers, no master: ``cg_iterations`` 0), the search has no point to start from, and the rounds still end
+    at the whole model's optimum."""
+    import helpers
+
+    _beside_lp(monkeypatch)
+    monkeypatch.setattr(lagrangian, "column_generation_job", helpers.dying_column_generation)
+    rng = np.random.default_rng(20261206)
+    for _ in range(3):
+        frame, table, k, whole = _random_case(rng)
+        red = pipeline.solve(table, ma.Request(ma.KAnonymity(k), reduction="lagrangian"),
+                             ma.SolverOptions(time_limit=120, lns=0.25, isolate="always"))
+        assert red.reduction.cg_iterations == 0 and red.reduction.lp_search is None
+        assert red.status == whole.status == "optimal" and red.objective == whole.objective
+
+
+def test_no_search_beside_the_column_generation_where_it_must_not_run(monkeypatch):
+    """The column generation runs beside the search only for k-anonymity's bounds, with ``SEARCH_BESIDE_LP``,
+    the LP rounding and heuristics on, a search asked for (``lns > 0``), a column generation of
+    ``SEARCH_BESIDE_LP_MIN_SECONDS`` or more, at most ``SEARCH_BESIDE_LP_MAX_PAIRS`` pairs, two cores and
+    isolation allowed."""
+    from milp_anon import lns
+    from milp_anon.result import ModelSize, Timings
+    from milp_anon.solvers import isolated
+
+    frame = frame_from_array([[0, 1, 2], [0, 1, 2], [1, 1, 0], [1, 0, 0], [0, 0, 1], [1, 1, 1]])
+    table = ma.Table.from_frame(frame, list(frame.columns))
+    request = ma.Request(ma.KAnonymity(2), reduction="lagrangian")
+    instance, _, why = pipeline._prepare(table, request, Timings())
+    assert not why
+    ok = ma.SolverOptions(time_limit=600, lns=0.25, isolate="always")
+    monkeypatch.setattr(lns, "_cores", lambda: 2)
+
+    def beside(options=ok, heuristics=True, limit=300.0, bounds=reduction.k_anonymity_bounds):
+        red = reduction.LagrangianReduction(instance, request, options, Timings(), ModelSize(n_rows=6, t_in=5),
+                                            bounds=bounds, heuristics=heuristics)
+        return red.search_beside_lp(limit)
+
+    assert beside()
+    assert not beside(options=ma.SolverOptions(time_limit=600, isolate="always"))  # lns = 0
+    auto = ma.SolverOptions(time_limit=600, lns=0.25)  # isolated from ISOLATE_MIN_COLUMNS pairs on
+    with monkeypatch.context() as mp:
+        mp.setattr(isolated, "ISOLATE_MIN_COLUMNS", instance.candidates.n_pairs + 1)
+        assert not beside(options=auto)
+        mp.setattr(isolated, "ISOLATE_MIN_COLUMNS", instance.candidates.n_pairs)
+        assert beside(options=auto)
+    assert not beside(heuristics=False)
+    assert not beside(limit=reduction.SEARCH_BESIDE_LP_MIN_SECONDS - 1) and not beside(limit=None)
+    assert not beside(options=ma.SolverOptions(time_limit=600, lns=0.25, isolate="never"))
+    assert not beside(bounds=reduction.block_bounds)
+    with monkeypatch.context() as mp:
+        mp.setattr(reduction, "SEARCH_BESIDE_LP", False)
+        assert not beside()
+    with monkeypatch.context() as mp:
+        mp.setattr(reduction, "LP_ROUNDING", False)
+        assert not beside()
+    with monkeypatch.context() as mp:
+        mp.setattr(reduction, "SEARCH_BESIDE_LP_MAX_PAIRS", instance.candidates.n_pairs - 1)
+        assert not beside()
+    monkeypatch.setattr(lns, "_cores", lambda: 1)
+    assert not beside()
