@@ -290,7 +290,8 @@ class LagrangianLP:
         ``prices`` dropped (:meth:`restored` prices ``pi`` again, the same numbers), the primal point as
         its nonzero entries (``(C,)`` and ``(P,)`` arrays nearly all zero: the master holds a sliver of
         every pair)."""
-        return dataclasses.replace(self, prices=None, primal=None if self.primal is None else sparse_point(*self.primal))
+        primal = None if self.primal is None else sparse_point(*self.primal)
+        return dataclasses.replace(self, prices=None, primal=primal)
 
     def restored(self, n, w, pair_type, pair_cand, k) -> LagrangianLP:
         """:meth:`portable`'s outcome whole again, over the same instance."""
@@ -574,7 +575,7 @@ def column_generation_job(job, options, grid, hint=None, *, on_improving=None, s
 
     cg = column_generation(n, w, pair_type, pair_cand, k, time_limit=options.time_limit, on_master=on_master,
                            final_prices=False, **keywords)
-    return SolveOutcome(Status.OPTIMAL if cg.converged else Status.TIME_LIMIT, None, cg.lp_value, None,
+    return SolveOutcome(Status.OPTIMAL if cg.converged else Status.TIME_LIMIT, None, None, None,
                         "column generation", cg.seconds, column_generation=cg.portable())
 
 

@@ -29,7 +29,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import interrupt, lns, progress
+from . import interrupt, lagrangian, lns, progress
 from .blocks import request_blocks
 from .errors import InputError, ModelTooLargeError, SolverError
 from .formulations import build, read_assignment, release_assignment
@@ -446,15 +446,13 @@ class LagrangianReduction:
         generation's start, the lattice-flow multipliers (:func:`k_anonymity_bounds` without time). Returns
         ``(the bounds, what the search did: the seconds at which the point was handed over, its rounding's
         objective, the search's log)``."""
-        from .lagrangian import JOB_SWITCHES, column_generation_job
-        from . import lagrangian
-        from .solvers.isolated import solve_isolated
+        from .solvers.isolated import solve_isolated  # the solvers import the formulations, which import this module
 
         inst = self.instance
         cands, types = inst.candidates, inst.types
         job = (types.counts, cands.cost, cands.pair_type, cands.pair_cand, self.request.min_group_size(),
                _column_generation_keywords(self.solver), SEARCH_BESIDE_LP_GUIDE * lp_limit,
-               {name: getattr(lagrangian, name) for name in JOB_SWITCHES})
+               {name: getattr(lagrangian, name) for name in lagrangian.JOB_SWITCHES})
         guides: list = []  # the child's master point, from the reader's thread
         options = dataclasses.replace(self.solver, time_limit=lp_limit)
 
@@ -464,9 +462,9 @@ class LagrangianReduction:
 
         def work(cancel):
             try:
-                return solve_isolated(job, options, self.grid, solve_fn=column_generation_job, cancel=cancel,
-                                      hard_end=self.hard_end(), max_memory_bytes=self.max_memory_bytes(),
-                                      on_fields=take_guide)
+                return solve_isolated(job, options, self.grid, solve_fn=lagrangian.column_generation_job,
+                                      cancel=cancel, hard_end=self.hard_end(),
+                                      max_memory_bytes=self.max_memory_bytes(), on_fields=take_guide)
             except SolverError as exc:  # its process died: the bounds of the start below
                 _log.warning("column generation beside the search: %s", exc)
                 return None
