@@ -191,11 +191,16 @@ class PairBounds:
 
 def _search_fits_beside(request, options: SolverOptions, n_cols: int) -> bool:
     """Whether the search may run beside a model of ``n_cols`` columns solved under ``options`` for ``request``
-    (``SEARCH_BESIDE``, ``lns > 0``, a limit of ``SEARCH_BESIDE_MIN_SECONDS`` or more, two cores, the model in its
-    own process), the incumbent and ``heuristics`` aside."""
-    return SEARCH_BESIDE and options.lns > 0 and options.time_limit is not None \
-        and options.time_limit >= SEARCH_BESIDE_MIN_SECONDS and lns.unavailable(request) is None \
-        and lns.beside_possible(options, n_cols)
+    (``SEARCH_BESIDE``, a limit of ``SEARCH_BESIDE_MIN_SECONDS`` or more, :func:`_search_possible`), the
+    incumbent and ``heuristics`` aside."""
+    return SEARCH_BESIDE and options.time_limit is not None and options.time_limit >= SEARCH_BESIDE_MIN_SECONDS \
+        and _search_possible(request, options, n_cols)
+
+
+def _search_possible(request, options: SolverOptions, n_cols: int) -> bool:
+    """Whether a search asked for (``lns > 0``) that applies to ``request`` can run beside a model of ``n_cols``
+    columns in its own process under ``options`` (:func:`milp_anon.lns.beside_possible`: two cores, isolation)."""
+    return options.lns > 0 and lns.unavailable(request) is None and lns.beside_possible(options, n_cols)
 
 
 def keeps_whole_limit(request, solver: SolverOptions, n_pairs: int) -> bool:
@@ -426,16 +431,14 @@ class LagrangianReduction:
     def search_beside_lp(self, lp_limit: float | None) -> bool:
         """Whether the column generation runs in its own process with the search beside it
         (``SEARCH_BESIDE_LP``): k-anonymity's bounds, heuristics and ``LP_ROUNDING`` on, a column generation
-        of ``SEARCH_BESIDE_LP_MIN_SECONDS`` or more, at most ``SEARCH_BESIDE_LP_MAX_PAIRS`` pairs, a search
-        asked for (``lns > 0``) that applies, two cores, and isolation allowed
-        (:func:`milp_anon.lns.beside_possible`, with as many columns as pairs)."""
+        of ``SEARCH_BESIDE_LP_MIN_SECONDS`` or more, at most ``SEARCH_BESIDE_LP_MAX_PAIRS`` pairs, and
+        :func:`_search_possible` (with as many columns as pairs)."""
         n_pairs = self.instance.candidates.n_pairs
         return SEARCH_BESIDE_LP and LP_ROUNDING and self.bounds_fn is k_anonymity_bounds and self.heuristics \
             and self.instance.units.n_units == self.instance.types.t_in \
             and lp_limit is not None and lp_limit >= SEARCH_BESIDE_LP_MIN_SECONDS \
-            and n_pairs <= SEARCH_BESIDE_LP_MAX_PAIRS and self.solver.lns > 0 \
-            and lns.unavailable(self.request) is None \
-            and lns.beside_possible(dataclasses.replace(self.solver, time_limit=lp_limit), n_pairs)
+            and n_pairs <= SEARCH_BESIDE_LP_MAX_PAIRS \
+            and _search_possible(self.request, dataclasses.replace(self.solver, time_limit=lp_limit), n_pairs)
 
     def bounds_beside_search(self, lp_limit: float) -> tuple[PairBounds, dict]:
         """:func:`k_anonymity_bounds` in its own process (:func:`~milp_anon.lagrangian.column_generation_job`)
