@@ -364,9 +364,17 @@ class LagrangianReduction:
             if rel.objective < self.ub - 1e-9:
                 self.best, self.best_pairs = rel, None
 
-    def rounded(self, guide, budget: float) -> tuple[Release, np.ndarray]:
+    def offer(self, rel: Release, pairs: np.ndarray | None = None) -> None:
+        """A verified table (its rows per pair, if known) becomes the incumbent when cheaper."""
+        if rel.objective < self.ub - 1e-9:
+            self.best, self.best_pairs = rel, pairs
+            progress.report(incumbent=self.ub)
+
+    def rounded(self, guide) -> tuple[Release, np.ndarray]:
         """The point ``guide = (y, g)`` rounded into a verified table (:mod:`milp_anon.rounding`) within
-        ``budget`` seconds, and its rows per pair."""
+        ``ROUNDING_SHARE`` of the time left, and its rows per pair."""
+        left = self.left()
+        budget = ROUNDING_SECONDS_UNLIMITED if left is None else max(0.0, ROUNDING_SHARE * left)
         inst = self.instance
         cands, types = inst.candidates, inst.types
         a = round_lp(types.counts, cands.cost, cands.pair_type, cands.pair_cand, self.request.min_group_size(),
@@ -377,20 +385,16 @@ class LagrangianReduction:
 
     def rounding(self, guide) -> None:
         """The LP point rounded into a verified table (:mod:`milp_anon.rounding`), the incumbent when cheaper."""
-        left = self.left()
-        budget = ROUNDING_SECONDS_UNLIMITED if left is None else max(0.0, ROUNDING_SHARE * left)
         inst = self.instance
         if inst.units.n_units != inst.types.t_in:  # pragma: no cover - k-anonymity alone does not split types
             return
         t0 = time.perf_counter()
         with self.timings.phase("warm_start"):
-            rel, a = self.rounded(guide, budget)
+            rel, a = self.rounded(guide)
         self.log.rounding_objective = rel.objective
         self.log.rounding_seconds = round(time.perf_counter() - t0, 3)
         _log.info("LP rounding: %g in %.1f s", rel.objective, self.log.rounding_seconds)
-        if rel.objective < self.ub - 1e-9:
-            self.best, self.best_pairs = rel, a
-            progress.report(incumbent=self.ub)
+        self.offer(rel, a)
 
     # -- the procedure ----------------------------------------------------------------------
     def run(self) -> Outcome:
@@ -479,13 +483,9 @@ class LagrangianReduction:
                 return None
             seconds, *point = guides[0]
             with self.timings.phase("warm_start"):
-                left = self.left()
-                budget = ROUNDING_SECONDS_UNLIMITED if left is None else max(0.0, ROUNDING_SHARE * left)
-                rel, a = self.rounded(dense_point(point, cands.n_candidates, cands.n_pairs), budget)
+                rel, a = self.rounded(dense_point(point, cands.n_candidates, cands.n_pairs))
             said = dict(guide_seconds=seconds, rounding=rel.objective)
-            if rel.objective < self.ub - 1e-9:
-                self.best, self.best_pairs = rel, a
-                progress.report(incumbent=self.ub)
+            self.offer(rel, a)
             found, log = lns.improve(inst.table, self.request, self.best, lp_limit, self.solver, stop=done,
                                      memory=self.search_memory)
             return found, dict(said, search=log.as_dict())
@@ -494,9 +494,7 @@ class LagrangianReduction:
         said = None
         if searched is not None:
             found, said = searched
-            if found.objective < self.ub - 1e-9:
-                self.best, self.best_pairs = found, None
-                progress.report(incumbent=self.ub)
+            self.offer(found)
         cg = None if out is None else out.column_generation
         if cg is None:
             return k_anonymity_bounds(inst, self.request, self.grid, self.solver, 0.0), said
@@ -748,9 +746,7 @@ class LagrangianReduction:
                                      stop=done, on_better=lambda rel: known.__setitem__(0, min(known[0],
                                                                                                rel.objective)),
                                      memory=self.search_memory))
-        if found.objective < self.ub - 1e-9:
-            self.best, self.best_pairs = found, None
-            progress.report(incumbent=self.ub)
+        self.offer(found)
         return out, log.as_dict()
 
     def cutoff(self, G: float) -> float | None:
