@@ -6,7 +6,8 @@
                                                     cutoff,no-search-beside,no-root-cuts,no-cliques,
                                                     no-round-cliques,no-rank-rows,no-proof-share,
                                                     no-whole-limit,no-hard-end,unchunked,sorted-pricing,
-                                                    per-pair-prices,no-search-memory,no-search-beside-lp]
+                                                    per-pair-prices,no-search-memory,no-search-beside-lp,
+                                                    no-split-search]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -68,6 +69,10 @@ the run's process with nothing beside it, the package before 2026-12-04
 process and the search, from the rounding of its master's point a quarter
 of the way through, runs beside it; ``cumulative-limit`` and
 ``per-pair-prices`` patch this process's functions, so they keep it here).
+``--variants no-split-search`` runs the search after the stage on one core,
+the package before 2026-12-04's second change (``lns.SPLIT = False``;
+``after``: where nothing else runs, on two cores, two halves of the classes
+searched at once, one in a child process, ``milp_anon.lns.improve_split``).
 ``--variants no-search-beside`` runs no large-neighbourhood search beside the
 rounds (``reduction.SEARCH_BESIDE = False``), the package before 2026-11-27
 (``after``: with ``--lns`` above 0, the search runs in the main process, from the
@@ -196,6 +201,10 @@ def run(job):
             from milp_anon import lns
 
             lns.MEMORY = False
+        elif v == "no-split-search":
+            from milp_anon import lns
+
+            lns.SPLIT = False
         elif v == "no-hard-end":
             from milp_anon.solvers import isolated
 
@@ -241,7 +250,8 @@ def run(job):
         "fallback": r.fallback, "own_peak_mb": round(own_peak), "measured_until": measured_until,
         "certified": certified, "certify_seconds": certify_s,
         "search": "–" if r.lns is None else f"{r.lns.start:.6g} → {r.lns.end:.6g} ({r.lns.solved} solved, "
-                                            f"{r.lns.improved} improved, {r.lns.known} known)",
+                                            f"{r.lns.improved} improved, {r.lns.known} known"
+                                            + (f", {r.lns.epochs} splits" if r.lns.epochs else "") + ")",
     }
 
 

@@ -78,7 +78,7 @@ import pandas as pd
 
 from . import interrupt, progress
 from .criteria import TCloseness
-from .errors import VerificationError
+from .errors import SolverError, VerificationError
 from .heuristics.refine import refine_release
 from .recoding import Suppression
 from .release import Release
@@ -86,8 +86,9 @@ from .solvers import SolverOptions
 from .solvers.isolated import should_isolate
 from .table import Table
 
-__all__ = ["LNS_SOURCE", "RESOLVE_SOURCE", "LnsLog", "SearchMemory", "beside", "beside_possible", "improve",
-           "neighbourhoods", "resolve_failing", "sub_criteria", "unavailable"]
+__all__ = ["LNS_SOURCE", "RESOLVE_SOURCE", "LnsLog", "SearchMemory", "beside", "beside_possible", "halves",
+           "improve", "improve_split", "neighbourhoods", "resolve_failing", "search_job", "split_possible",
+           "sub_criteria", "unavailable"]
 
 T = TypeVar("T")
 S = TypeVar("S")
@@ -137,6 +138,10 @@ class LnsLog:
     seconds: float = 0.0
     #: neighbourhoods skipped as already solved (:class:`SearchMemory`)
     known: int = 0
+    #: processes searching at once (:func:`improve_split`: 2)
+    workers: int = 1
+    #: splits into halves (:func:`improve_split`)
+    epochs: int = 0
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -390,6 +395,173 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
     log.end, log.max_rows = best.objective, max_rows
     log.seconds = round(time.perf_counter() - t0, 3)
     return best, log
+
+
+#: the search on two cores where it runs alone (:func:`improve_split`; off: one core, the package before)
+SPLIT = True
+
+#: the least rows a table needs for :func:`improve_split` (a half must hold several neighbourhoods)
+SPLIT_MIN_ROWS = 4 * START_ROWS
+
+#: seconds of one split: the halves are cut again (in the next column order) after it, so classes on either side
+#: of a cut meet in a neighbourhood again
+SPLIT_EPOCH = 60.0
+
+#: the least seconds worth a split: the child process's start (an interpreter, imports, its half read back) takes 2-3
+SPLIT_MIN_SECONDS = 20.0
+
+
+def split_possible(table: Table, request, solver, seconds: float) -> bool:
+    """Whether :func:`improve_split` may run: ``SPLIT``, two cores, isolation allowed, a search that applies, a
+    table of ``SPLIT_MIN_ROWS`` rows or more and ``SPLIT_MIN_SECONDS`` or more."""
+    return SPLIT and solver.isolate != "never" and _cores() >= 2 and unavailable(request) is None \
+        and table.n >= SPLIT_MIN_ROWS and seconds >= SPLIT_MIN_SECONDS
+
+
+def halves(released, groups: np.ndarray, order) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices of two halves of a release: its classes sorted by their released vectors read in ``order``
+    (as :func:`neighbourhoods` does), cut where the first half reaches half the rows. Each half is a union of
+    whole classes."""
+    groups = np.asarray(groups)
+    ids, first, sizes = np.unique(groups, return_index=True, return_counts=True)
+    keys = [released[c].to_numpy().astype(str)[first] for c in order]
+    sorted_classes = np.lexsort(keys[::-1]) if keys else np.arange(ids.size)
+    cut = int(np.searchsorted(np.cumsum(sizes[sorted_classes]), groups.size / 2.0)) + 1
+    in_first = np.zeros(ids.size, dtype=bool)
+    in_first[sorted_classes[:cut]] = True
+    row_first = in_first[np.searchsorted(ids, groups)]
+    return np.flatnonzero(row_first), np.flatnonzero(~row_first)
+
+
+def search_job(job, options, grid, hint=None, *, on_improving=None, stop_bound=None, on_progress=None):
+    """:func:`improve` as the ``solve_fn`` of a solve in its own process
+    (:func:`~milp_anon.solvers.isolated.solve_isolated`), for :func:`improve_split`'s other half:
+    ``job = (frame, qi, sensitive, sep, request, released, solver, max_rows)`` for ``options.time_limit`` seconds,
+    ``released`` the half's current release, ``solver`` the sub-problems' options (the parent's),
+    ``max_rows`` the neighbourhoods' size to start with. Each cheaper
+    verified table goes to the parent at once, as ``search_table`` (its released values), so a kill loses none;
+    the outcome's ``search`` holds the last one and the search's log. ``grid``, ``hint``, ``on_improving`` and
+    ``stop_bound`` belong to a solver's signature and are unused."""
+    from .solvers.outcome import SolveOutcome  # the solvers import the formulations, which import this module
+    from .status import Status
+
+    frame, qi, sensitive, sep, request, released, solver, max_rows = job
+    table = Table.from_frame(frame, qi, sensitive, sep=sep)
+    start = Release.verified(table, request, released)
+
+    def told(rel):
+        if on_progress is not None:
+            on_progress(search_table=rel.table[list(released.columns)].to_numpy())
+
+    found, log = improve(table, request, start, options.time_limit, solver, on_better=told,
+                         memory=SearchMemory(max_rows=max_rows))
+    return SolveOutcome(Status.TIME_LIMIT, None, found.objective, None, "large-neighbourhood search", log.seconds,
+                        search=dict(values=found.table[list(released.columns)].to_numpy(), log=log.as_dict()))
+
+
+def improve_split(table: Table, request, release: Release, seconds: float, solver,
+                  stop: Callable[[], bool] | None = None,
+                  on_better: Callable[[Release], None] | None = None,
+                  memory: SearchMemory | None = None) -> tuple[Release, LnsLog]:
+    """:func:`improve` on two cores: the classes are cut into two halves (:func:`halves`), one searched in a
+    child process (:func:`search_job`), the other here, for ``SPLIT_EPOCH`` seconds; both halves' tables are
+    spliced and verified, and the halves are cut again in the next column order, until ``seconds`` end, ``stop()``
+    is true, or two splits in a row gain nothing.
+
+    Why the splice is a release: each half is a union of whole classes, solved as a sub-table for the request
+    of its sub-problems (:func:`sub_criteria`: t-closeness against the whole table's distribution), so the
+    module docstring's union argument applies to the two halves as to any neighbourhood. The splice is verified
+    before it is kept. Why halves rather than two workers on one pass: the sub-problems' HiGHS runs could share
+    one process only through HiGHS's global task scheduler, which two instances in two threads may corrupt
+    (HiGHS issue 3141); two processes share nothing. The cost: a neighbourhood never crosses the cut within one
+    split; the next split's cut lies elsewhere.
+
+    Falls back on :func:`improve` where :func:`split_possible` is false. ``memory`` gives the neighbourhoods'
+    size to start with and keeps the last one; what it learnt of single neighbourhoods is keyed by the whole
+    table's rows and is not used in halves."""
+    from .grid import ObjectiveGrid
+    from .sizing import cap_bytes  # sizing imports the formulations, which import this module
+    from .solvers.isolated import solve_isolated
+
+    if not split_possible(table, request, solver, seconds):
+        return improve(table, request, release, seconds, solver, stop=stop, on_better=on_better, memory=memory)
+    t0 = time.perf_counter()
+    deadline = t0 + seconds
+    stop = stop or (lambda: False)
+    if memory is None or not MEMORY or not memory.usable(table, request):
+        memory = SearchMemory()
+    log = LnsLog(start=release.objective, end=release.objective, max_rows=memory.max_rows, workers=2)
+    best = release
+    qi, cols = list(table.qi), list(release.table.columns)
+    half_request = _sub_request(table, request)
+    idle, unsplit = 0, False
+    while idle < 2 and deadline - time.perf_counter() >= SPLIT_MIN_SECONDS and not interrupt.stop_requested() \
+            and not stop():
+        order = qi[memory.passes % len(qi):] + qi[:memory.passes % len(qi)]
+        memory.passes += 1
+        ours, theirs = halves(best.table, best.groups, order)
+        if ours.size == 0 or theirs.size == 0:  # one class holds half the rows or more: nothing to split
+            memory.passes -= 1
+            unsplit = True
+            break
+        epoch = min(SPLIT_EPOCH, deadline - time.perf_counter())
+        if deadline - time.perf_counter() - epoch < SPLIT_MIN_SECONDS:
+            epoch = deadline - time.perf_counter()  # no room for another split after this one: all of it now
+        sub_ours, sub_theirs = _sub_table(table, ours), _sub_table(table, theirs)
+        start_ours = Release.verified(sub_ours, half_request, best.table.iloc[ours].reset_index(drop=True))
+        job = (sub_theirs.frame, qi, list(table.sensitive), table.sep, half_request,
+               best.table.iloc[theirs].reset_index(drop=True), solver, memory.max_rows)
+        told: list = []  # the child's cheaper tables, from the reader's thread
+
+        def take(fields):
+            if "search_table" in fields:
+                told.append(fields.pop("search_table"))
+
+        def work(cancel):
+            try:
+                return solve_isolated(job, dataclasses.replace(solver, time_limit=epoch), ObjectiveGrid(None),
+                                      solve_fn=search_job, cancel=cancel, hard_end=deadline,
+                                      max_memory_bytes=cap_bytes(request.model.max_memory_gb), on_fields=take)
+            except SolverError:  # its process died: its half keeps the tables it told
+                return None
+
+        def search(done):
+            return improve(sub_ours, half_request, start_ours, epoch, solver, stop=stop,
+                           memory=SearchMemory(max_rows=memory.max_rows))
+
+        with progress.muted():  # the halves' costs are not the table's
+            out, (found, half_log) = beside(work, search)
+        theirs_log = (out.search or {}).get("log") if out is not None else None
+        values = out.search["values"] if out is not None and out.search is not None else told[-1] if told else None
+        released = best.table.copy()
+        released.iloc[ours] = found.table[cols].to_numpy()
+        if values is not None:
+            released.iloc[theirs] = values
+        now = Release.verified(table, request, released, source=LNS_SOURCE)
+        memory.max_rows = half_log.max_rows
+        log.epochs += 1
+        _add_counts(log, [half_log.as_dict()] + ([theirs_log] if theirs_log else []))
+        if now.objective < best.objective - 1e-9:
+            best, idle = now, 0
+            progress.report(incumbent=best.objective)
+            if on_better is not None:
+                on_better(best)
+        else:
+            idle += 1
+    left = deadline - time.perf_counter()
+    if unsplit and left >= 1.0 and not interrupt.stop_requested() and not stop():  # the rest on one core
+        best, rest = improve(table, request, best, left, solver, stop=stop, on_better=on_better, memory=memory)
+        _add_counts(log, [rest.as_dict()])
+    log.end, log.max_rows = best.objective, memory.max_rows
+    log.seconds = round(time.perf_counter() - t0, 3)
+    return best, log
+
+
+def _add_counts(log: LnsLog, parts: list[dict]) -> None:
+    """Add the counts of other searches' logs (as dicts) to ``log``."""
+    for part in parts:
+        for name in ("passes", "solved", "improved", "proven", "refined", "known"):
+            setattr(log, name, getattr(log, name) + part[name])
 
 
 def _class_order(released, groups: np.ndarray, qi, n_classes: int) -> np.ndarray:

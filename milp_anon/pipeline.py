@@ -139,8 +139,8 @@ def _improve(outcome: Outcome, table: Table, request, solver: SolverOptions, tim
     progress.report(phase="large-neighbourhood search")
     job = _ascent_job(outcome, solver, left)
     with timings.phase("lns"):
-        if job is None:
-            better, log = _lns.improve(table, request, rel, left, solver, memory=memory)
+        if job is None:  # on two cores where it can (lns.improve_split): nothing else runs now
+            better, log = _lns.improve_split(table, request, rel, left, solver, memory=memory)
         else:
             # the second ascent on the other core for the whole time left, the search here until it idles
             end = time.perf_counter() + left

@@ -519,7 +519,8 @@ class Result:
             lines.append(f"LNS           {ln.start:g} -> {ln.end:g} in {ln.seconds:.1f} s ({ln.passes} passes, "
                          f"{ln.solved} sub-problems, {ln.improved} improved, {ln.proven} proven, "
                          f"{ln.refined} refined; "
-                         f"neighbourhoods up to {ln.max_rows} rows)")
+                         f"neighbourhoods up to {ln.max_rows} rows"
+                         + (f"; on two cores, {ln.epochs} splits into halves" if ln.epochs else "") + ")")
         if self.blocks_rounding is not None:
             br = self.blocks_rounding
             got = "-" if br["rounded"] is None else f"{br['rounded']:g}" + (

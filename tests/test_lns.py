@@ -424,3 +424,95 @@ def test_every_search_of_a_solve_shares_one_memory(monkeypatch):
         res = ma.anonymize(table, ma.KAnonymity(2), reduction="none", time_limit=40, lns=0.5)
         assert res.verified and res.lns is not None
     assert len(seen) == 2 and all(isinstance(m, lns.SearchMemory) for m in seen) and seen[0] is not seen[1]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 6), min_size=1, max_size=40), st.permutations(["v", "w"]))
+def test_halves_are_unions_of_whole_classes_cut_near_the_middle(labels, order):
+    """``halves``: every row in one half, every class in one half, the first half's classes before the
+    second's in the sorted order, and the first half the shortest run of sorted classes with half the rows."""
+    labels = np.asarray(labels)
+    released = pd.DataFrame({"v": [f"v{g % 3}" for g in labels], "w": [f"w{g}" for g in labels]})
+    first, second = lns.halves(released, labels, order)
+    assert np.array_equal(np.sort(np.concatenate([first, second])), np.arange(labels.size))
+    assert not set(labels[first]) & set(labels[second])
+    key = {g: tuple(released.loc[np.flatnonzero(labels == g)[0], c] for c in order) for g in set(labels)}
+    if second.size:
+        assert max(key[g] for g in labels[first]) < min(key[g] for g in labels[second])
+    last = max(set(labels[first]), key=key.get)
+    assert first.size >= labels.size / 2 > first.size - np.sum(labels == last)
+
+
+@pytest.fixture
+def two_cores(monkeypatch):
+    """``improve_split`` on any table of two rows or more, for a second or more, on two cores."""
+    monkeypatch.setattr(lns, "SPLIT_MIN_ROWS", 2)
+    monkeypatch.setattr(lns, "SPLIT_MIN_SECONDS", 1.0)
+    monkeypatch.setattr(lns, "_cores", lambda: 2)
+
+
+def two_blocks(sensitive: bool):
+    """Two blocks of 6 rows (``sex`` F and M) of random ``a``, ``b`` and, with ``sensitive``, ``s`` (12 rows:
+    brute force's most)."""
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame({"sex": ["F"] * 6 + ["M"] * 6, "a": rng.choice(list("xyz"), 12),
+                          "b": rng.choice(list("pq"), 12)})
+    if sensitive:
+        frame["s"] = list("112223") + list("123333")
+    return frame, ["sex", "a", "b"]
+
+
+def test_the_split_search_splices_both_halves(two_cores):
+    """The first split cuts between the two blocks (classes sorted by ``sex`` first); each half is one
+    neighbourhood solved exactly, one here and one in the child process, so the first table told is the sum of
+    the two blocks' brute-force optima; the last is never above it nor below the whole table's."""
+    frame, qi = two_blocks(False)
+    table = ma.Table.from_frame(frame, qi)
+    request = ma.Request(ma.KAnonymity(2))
+    # each block one class (only ``sex`` kept)
+    start = Release.verified(table, request, release_blocks(table, [np.arange(6), np.arange(6, 12)],
+                                                            request.recoding))
+    crits = [ma.KAnonymity(2)]
+    f, m = (float(brute_force(frame.iloc[r][qi].to_numpy(), crits)[0]) for r in (slice(0, 6), slice(6, 12)))
+    assert start.objective > f + m and start.objective - f > m and start.objective - m > f  # both halves gain
+    told = []
+    better, log = lns.improve_split(table, request, start, 30, OPTIONS, on_better=lambda r: told.append(r.objective))
+    assert log.workers == 2 and log.epochs >= 1
+    assert told[0] == pytest.approx(f + m)
+    v = verify_release(frame, better.table, qi, crits)
+    assert v.cost == pytest.approx(better.objective, abs=1e-9)
+    assert float(brute_force(frame[qi].to_numpy(), crits)[0]) - 1e-9 <= better.objective <= f + m + 1e-9
+    assert log.start == start.objective and log.end == better.objective
+
+
+@pytest.mark.parametrize("kind", ["t-equal", "t-ordered"])
+def test_the_split_search_holds_t_closeness_to_the_whole_table(two_cores, kind):
+    """Each half is searched against the whole table's distribution (its own differs: the blocks' ``s`` do):
+    the spliced table meets t-closeness on the whole table, is never worse than the start nor below the
+    brute-force optimum."""
+    frame, qi = two_blocks(True)
+    table = ma.Table.from_frame(frame, qi, "s")
+    crits = [ma.KAnonymity(2), ma.TCloseness(0.3, distance="equal" if kind == "t-equal" else "ordered")]
+    request = ma.Request(*crits)
+    start = whole_table(table, request)
+    blocks = valid_blocks(table, crits, np.repeat([0, 1, 2, 3], 3))
+    if blocks is not None and len(blocks) > 1:
+        start = Release.verified(table, request, release_blocks(table, blocks, request.recoding))
+    better, log = lns.improve_split(table, request, start, 20, OPTIONS)
+    assert log.epochs >= 1  # split at least once
+    v = verify_release(frame, better.table, qi, crits, sensitive=("s",))
+    assert v.cost == pytest.approx(better.objective, abs=1e-9)
+    assert better.objective <= start.objective + 1e-9
+    assert better.objective >= float(brute(frame, qi, crits)) - 1e-9
+
+
+def test_the_split_search_runs_on_one_core_where_it_cannot_split(two_cores):
+    """No process may be started (``isolate="never"``), or one class holds half the rows: the search of one core."""
+    frame, qi = two_blocks(False)
+    table = ma.Table.from_frame(frame, qi)
+    request = ma.Request(ma.KAnonymity(2))
+    start = whole_table(table, request)
+    for options in (dataclasses.replace(OPTIONS, isolate="never"), OPTIONS):
+        better, log = lns.improve_split(table, request, start, 20, options)
+        assert log.epochs == 0 and log.workers == (1 if options.isolate == "never" else 2)
+        assert better.objective == pytest.approx(float(brute_force(frame[qi].to_numpy(), [ma.KAnonymity(2)])[0]))

@@ -54,3 +54,6 @@ class SolveOutcome:
     #: what a column generation in its own process found (:func:`milp_anon.lagrangian.column_generation_job`:
     #: :meth:`~milp_anon.lagrangian.LagrangianLP.portable`), or None
     column_generation: object | None = None
+    #: what a large-neighbourhood search in its own process found (:func:`milp_anon.lns.search_job`: its
+    #: table's released ``values`` and its ``log``), or None
+    search: dict | None = None
