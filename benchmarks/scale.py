@@ -7,7 +7,7 @@
                                                     no-round-cliques,no-rank-rows,no-proof-share,
                                                     no-whole-limit,no-hard-end,unchunked,sorted-pricing,
                                                     per-pair-prices,no-search-memory,no-search-beside-lp,
-                                                    no-split-search,rounds-first]
+                                                    no-split-search]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -73,10 +73,6 @@ of the way through, runs beside it; ``cumulative-limit`` and
 the package before 2026-12-04's second change (``lns.SPLIT = False``;
 ``after``: where nothing else runs, on two cores, two halves of the classes
 searched at once, one in a child process, ``milp_anon.lns.improve_split``).
-``--variants rounds-first`` starts k-anonymity's rounds at once, the package
-before 2026-12-04's third change (``reduction.ROUNDS_WAIT = False``;
-``after``: while the proof round ``S(UB)`` does not fit the memory allowed,
-the search runs on both cores instead, ``LagrangianReduction.search_instead``).
 ``--variants no-search-beside`` runs no large-neighbourhood search beside the
 rounds (``reduction.SEARCH_BESIDE = False``), the package before 2026-11-27
 (``after``: with ``--lns`` above 0, the search runs in the main process, from the
@@ -205,8 +201,6 @@ def run(job):
             from milp_anon import lns
 
             lns.MEMORY = False
-        elif v == "rounds-first":
-            _reduction.ROUNDS_WAIT = False
         elif v == "no-split-search":
             from milp_anon import lns
 
@@ -242,8 +236,6 @@ def run(job):
         "master_pairs": red.get("master_pairs"), "full_pairs": red.get("full_pairs", r.size.n_pairs),
         "rounding": red.get("rounding_objective"), "rounding_seconds": red.get("rounding_seconds"),
         "lp_search": _lp_search_cell(red.get("lp_search")),
-        "search_instead": "–" if not red.get("search_instead") else
-        "{start:.6g} → {end:.6g} in {seconds:.0f} s".format(**red["search_instead"]),
         "rounds": len(rounds), "round_pairs": "/".join(str(x.get("pairs")) for x in rounds),
         "round_seconds": "/".join(str(x.get("seconds", 0)) for x in rounds),
         "round_G": "/".join(fmt_g(x.get("G")) for x in rounds),
@@ -333,7 +325,6 @@ COLUMNS = [("qis", "QIs"), ("k", "k"), ("recoding", "recoding"), ("reduction", "
            ("lp_converged", "LP converged"), ("master_pairs", "master pairs"),
            ("rounding", "LP rounding"), ("rounding_seconds", "rounding s"),
            ("lp_search", "search beside the LP (point handed over at; its rounding → the search's table)"),
-           ("search_instead", "search on both cores while the proof round does not fit"),
            ("full_pairs", "all pairs"), ("round_pairs", "pairs per round"), ("round_G", "G per round"),
            ("round_seconds", "s per round"),
            ("round_status", "round status"), ("round_objective", "incumbent per round"),

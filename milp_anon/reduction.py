@@ -126,15 +126,6 @@ SEARCH_BESIDE_LP_MAX_PAIRS = 8_000_000
 #: seconds between two looks of the search for the child's master point
 GUIDE_POLL = 0.1
 
-#: whether the rounds of k-anonymity (any recoding) wait while their proof round, ``S(UB)``, does not fit the
-#: memory allowed, the large-neighbourhood search using both cores meanwhile (:meth:`LagrangianReduction.
-#: search_instead`, :func:`milp_anon.lns.improve_split`); rounds that cannot reach ``G = UB`` lift ``LB`` by a few
-#: steps at most (Adult, 8 QIs, k = 5: +1 to +3 over 155–483 k pairs) and their HiGHS search found no table there
-#: in 200–500 s, while the search on one core beside them took 31,777 to 31,377
-ROUNDS_WAIT = True
-#: seconds of the search between two looks at whether the proof round fits (``UB`` falls as it searches)
-ROUNDS_WAIT_EPOCH = 120.0
-
 #: whether the column generation adds the conflict cliques its converged masters violate
 #: (:func:`milp_anon.lagrangian.column_generation`, ``cliques``): a bound above the LP's, and pair bounds with
 #: the cliques' multipliers (``formulations/reduction.md``, "Conflict cliques")
@@ -430,8 +421,6 @@ class LagrangianReduction:
             self.rounding(pb.guide)
         if self.request.model.warm_start == "greedy":
             self.heuristic()
-        if self.rounds_wait():
-            self.search_instead()
         while not self.done():
             remaining = self.left()
             if (remaining is not None and remaining <= 0) or interrupt.stop_requested():
@@ -442,36 +431,6 @@ class LagrangianReduction:
         self.timings.add("solve", self.timings.lp or 0.0)
         self.log.lower_bound = self.lb
         return self.outcome()
-
-    def rounds_wait(self) -> bool:
-        """Whether the rounds wait for the search (``ROUNDS_WAIT``): k-anonymity, a time limit, an incumbent with a
-        gap, heuristics on, a search that may split (:func:`milp_anon.lns.split_possible`) in the time left, and a
-        proof round ``S(UB)`` that does not fit the memory allowed (:meth:`fits`)."""
-        left = self.left()
-        return ROUNDS_WAIT and self.request.k_alone and self.heuristics and self.solver.lns > 0 \
-            and left is not None and self.best is not None and not self.done() \
-            and lns.split_possible(self.instance.table, self.request, self.solver, left) \
-            and not self.fits(self.ub)
-
-    def search_instead(self) -> None:
-        """The large-neighbourhood search on both cores (:func:`milp_anon.lns.improve_split`) from the incumbent,
-        ``ROUNDS_WAIT_EPOCH`` seconds at a time, until the proof round fits (the search lowered ``UB``) or the time
-        ends; its tables become the incumbent. The rounds then start, or the stage ends with ``LB`` as the LP left
-        it. Logged as ``ReductionLog.search_instead``."""
-        t0, start, said = time.perf_counter(), self.ub, []
-        while self.rounds_wait() and not interrupt.stop_requested():
-            progress.report(phase="large-neighbourhood search (the proof round does not fit)")
-            with self.timings.phase("lns"):
-                found, log = lns.improve_split(self.instance.table, self.request, self.best,
-                                               min(ROUNDS_WAIT_EPOCH, self.left()), self.solver,
-                                               memory=self.search_memory)
-            self.offer(found)
-            said.append(log.as_dict())
-            if log.end >= log.start - 1e-9 and log.seconds < min(ROUNDS_WAIT_EPOCH, self.left() or 0.0):
-                break  # it went idle before its time: the rounds now, though they cannot prove
-        if said:
-            self.log.search_instead = dict(start=start, end=self.ub, seconds=round(time.perf_counter() - t0, 3),
-                                           calls=said)
 
     def search_beside_lp(self, lp_limit: float | None) -> bool:
         """Whether the column generation runs in its own process with the search beside it

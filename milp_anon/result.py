@@ -186,10 +186,6 @@ class ReductionLog:
     #: ``guide_seconds`` (when the master's point was handed over), ``rounding`` (its rounding's objective),
     #: ``search`` (the search's log); ``None`` where it did not run or had no point to start from
     lp_search: dict | None = None
-    #: the search on both cores while the proof round did not fit (:meth:`milp_anon.reduction.LagrangianReduction.
-    #: search_instead`): ``start``, ``end`` (the incumbent's objective), ``seconds``, ``calls`` (each call's log);
-    #: ``None`` where the rounds did not wait
-    search_instead: dict | None = None
     #: the conflict cliques the column generation added (:mod:`milp_anon.conflicts`; candidates by index in
     #: the combinatorial layer's order) and their multipliers ``μ``: the bound is then ``clique_bound =
     #: L(π, μ)`` and ``lp_bound`` the LP's without them; ``None`` when no clique entered. With rank rows
@@ -468,10 +464,6 @@ class Result:
                 ranks = red.rank_rows
                 lines.append(f"clique bound  {red.clique_bound:.6g} with {len(red.cliques) - ranks} conflict cliques"
                              + (f" and {ranks} rank rows" if ranks else ""))
-            if red.search_instead:
-                si = red.search_instead
-                lines.append(f"search        {si['start']:g} -> {si['end']:g} on two cores in {si['seconds']:.1f} s before "
-                             "the rounds: their proof round (every pair below the incumbent) did not fit the memory")
             for i, rnd in enumerate(red.rounds, 1):
                 below = "the whole model" if rnd.G is None else f"below G = {rnd.G:g}"
                 status = "stopped once its bound reached G" if rnd.status == "stopped at G" else (rnd.status or "-")
