@@ -57,6 +57,11 @@ is skipped — exact; one that ended at its limit without a gain is skipped
 when asked again with the same rows released the same way (its inputs are
 identical; a heuristic skip, as the limit is).
 
+Two cores. Where the search runs alone (after the stage) it may use both:
+:func:`improve_split` cuts the classes into two halves, searches one in a
+child process and the other here, splices and verifies both, and cuts again
+in the next column order every ``SPLIT_EPOCH`` seconds.
+
 Complexity: one pass solves about ``n / max_rows`` sub-problems, each a
 full pipeline run on at most ``max_rows`` rows (or one class) with at most
 ``SUB_LIMIT`` seconds; sorting and splicing are ``O(n log n)`` numpy.
