@@ -246,14 +246,25 @@ def unavailable(request) -> str | None:
     return None
 
 
+def _sorted_classes(released, groups: np.ndarray, order) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(class ids, their sizes, the classes' positions in ids sorted by their released vectors read in
+    order)``."""
+    ids, first, sizes = np.unique(groups, return_index=True, return_counts=True)
+    keys = [released[c].to_numpy().astype(str)[first] for c in order]
+    return ids, sizes, np.lexsort(keys[::-1]) if keys else np.arange(ids.size)
+
+
+def _column_order(qi: list, passes: int) -> list:
+    """The QI columns read from the ``passes``-th (rotating): each pass sorts the classes in another order."""
+    return qi[passes % len(qi):] + qi[:passes % len(qi)]
+
+
 def neighbourhoods(released, groups: np.ndarray, order, max_rows: int, min_rows: int) -> list[np.ndarray]:
     """Row indices of each neighbourhood: the classes sorted by their released vectors read in
     ``order``, cut into runs of consecutive classes of at most ``max_rows`` rows (a larger class alone);
     runs of fewer than ``min_rows`` rows are left out (a class of fewer than 2k rows cannot be split)."""
     groups = np.asarray(groups)
-    ids, first, sizes = np.unique(groups, return_index=True, return_counts=True)
-    keys = [released[c].to_numpy().astype(str)[first] for c in order]
-    sorted_classes = np.lexsort(keys[::-1]) if keys else np.arange(ids.size)
+    _, sizes, sorted_classes = _sorted_classes(released, groups, order)
     runs, run, rows = [], [], 0
     for c in sorted_classes:
         if run and rows + sizes[c] > max_rows:
@@ -323,7 +334,7 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
     refinable = isinstance(request.recoding, Suppression)  # cell suppression: the refinement's cost model
     while idle < IDLE_PASSES and time.perf_counter() < deadline - 1.0 and not interrupt.stop_requested() \
             and not stop():
-        order = qi[memory.passes % len(qi):] + qi[:memory.passes % len(qi)]
+        order = _column_order(qi, memory.passes)
         memory.passes += 1
         log.passes += 1
         refined_now = False
@@ -428,9 +439,7 @@ def halves(released, groups: np.ndarray, order) -> tuple[np.ndarray, np.ndarray]
     (as :func:`neighbourhoods` does), cut where the first half reaches half the rows. Each half is a union of
     whole classes."""
     groups = np.asarray(groups)
-    ids, first, sizes = np.unique(groups, return_index=True, return_counts=True)
-    keys = [released[c].to_numpy().astype(str)[first] for c in order]
-    sorted_classes = np.lexsort(keys[::-1]) if keys else np.arange(ids.size)
+    ids, sizes, sorted_classes = _sorted_classes(released, groups, order)
     cut = int(np.searchsorted(np.cumsum(sizes[sorted_classes]), groups.size / 2.0)) + 1
     in_first = np.zeros(ids.size, dtype=bool)
     in_first[sorted_classes[:cut]] = True
@@ -502,7 +511,7 @@ def improve_split(table: Table, request, release: Release, seconds: float, solve
     idle, unsplit = 0, False
     while idle < 2 and deadline - time.perf_counter() >= SPLIT_MIN_SECONDS and not interrupt.stop_requested() \
             and not stop():
-        order = qi[memory.passes % len(qi):] + qi[:memory.passes % len(qi)]
+        order = _column_order(qi, memory.passes)
         memory.passes += 1
         ours, theirs = halves(best.table, best.groups, order)
         if ours.size == 0 or theirs.size == 0:  # one class holds half the rows or more: nothing to split
