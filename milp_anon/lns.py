@@ -179,6 +179,11 @@ class SearchMemory:
         return self.owner[0] is table and self.owner[1] is request
 
 
+def _memory_for(memory: SearchMemory | None, table: Table, request) -> SearchMemory:
+    """``memory`` where it is ``table``'s for ``request`` and ``MEMORY`` is on, else a fresh one."""
+    return memory if memory is not None and MEMORY and memory.usable(table, request) else SearchMemory()
+
+
 def _rows_key(rows: np.ndarray) -> bytes:
     return hashlib.blake2b(np.ascontiguousarray(rows, dtype=np.int64).tobytes(), digest_size=16).digest()
 
@@ -326,8 +331,7 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
     best = release
     qi = list(table.qi)
     idle = 0
-    if memory is None or not MEMORY or not memory.usable(table, request):
-        memory = SearchMemory()
+    memory = _memory_for(memory, table, request)
     max_rows = memory.max_rows
     sub_request = _sub_request(table, request)
     stop = stop or (lambda: False)
@@ -502,8 +506,7 @@ def improve_split(table: Table, request, release: Release, seconds: float, solve
     t0 = time.perf_counter()
     deadline = t0 + seconds
     stop = stop or (lambda: False)
-    if memory is None or not MEMORY or not memory.usable(table, request):
-        memory = SearchMemory()
+    memory = _memory_for(memory, table, request)
     log = LnsLog(start=release.objective, end=release.objective, max_rows=memory.max_rows, workers=2)
     best = release
     qi, cols = list(table.qi), list(release.table.columns)
@@ -511,13 +514,11 @@ def improve_split(table: Table, request, release: Release, seconds: float, solve
     idle, unsplit = 0, False
     while idle < 2 and deadline - time.perf_counter() >= SPLIT_MIN_SECONDS and not interrupt.stop_requested() \
             and not stop():
-        order = _column_order(qi, memory.passes)
-        memory.passes += 1
-        ours, theirs = halves(best.table, best.groups, order)
+        ours, theirs = halves(best.table, best.groups, _column_order(qi, memory.passes))
         if ours.size == 0 or theirs.size == 0:  # one class holds half the rows or more: nothing to split
-            memory.passes -= 1
             unsplit = True
             break
+        memory.passes += 1
         epoch = min(SPLIT_EPOCH, deadline - time.perf_counter())
         if deadline - time.perf_counter() - epoch < SPLIT_MIN_SECONDS:
             epoch = deadline - time.perf_counter()  # no room for another split after this one: all of it now
@@ -545,8 +546,8 @@ def improve_split(table: Table, request, release: Release, seconds: float, solve
 
         with progress.muted():  # the halves' costs are not the table's
             out, (found, half_log) = beside(work, search)
-        theirs_log = (out.search or {}).get("log") if out is not None else None
-        values = out.search["values"] if out is not None and out.search is not None else told[-1] if told else None
+        said = None if out is None else out.search  # None: the child was killed or died
+        values = said["values"] if said is not None else told[-1] if told else None
         released = best.table.copy()
         released.iloc[ours] = found.table[cols].to_numpy()
         if values is not None:
@@ -554,7 +555,7 @@ def improve_split(table: Table, request, release: Release, seconds: float, solve
         now = Release.verified(table, request, released, source=LNS_SOURCE)
         memory.max_rows = half_log.max_rows
         log.epochs += 1
-        _add_counts(log, [half_log.as_dict()] + ([theirs_log] if theirs_log else []))
+        _add_counts(log, [half_log.as_dict()] + ([said["log"]] if said is not None else []))
         if now.objective < best.objective - 1e-9:
             best, idle = now, 0
             progress.report(incumbent=best.objective)
