@@ -57,10 +57,11 @@ def test_from_the_whole_table_it_reaches_the_optimum(data):
 
 
 @settings(max_examples=60, deadline=None)
-@given(generalization_cases(), st.integers(2, 6))
-def test_splices_of_small_neighbourhoods_are_verified_and_never_worse(monkeypatch_rows, case, rows):
-    """Neighbourhoods of a few rows each (many splices onto classes left as they were): every table is
-    verified, never worse than the start, never below the brute-force optimum."""
+@given(generalization_cases(), st.integers(2, 6), st.booleans())
+def test_splices_of_small_neighbourhoods_are_verified_and_never_worse(monkeypatch_rows, case, rows, by_balls):
+    """Neighbourhoods of a few rows each (many splices onto classes left as they were), sorted runs alone or
+    with balls (``lns.BALLS``): every table is verified, never worse than the start, never below the
+    brute-force optimum."""
     frame, qi, k, rec = case
     table = ma.Table.from_frame(frame, qi)
     res = level_greedy(table, k, rec)
@@ -68,8 +69,12 @@ def test_splices_of_small_neighbourhoods_are_verified_and_never_worse(monkeypatc
         return
     request = ma.Request(ma.KAnonymity(k), recoding=rec)
     start = Release.verified(table, request, res[0])
-    with monkeypatch_rows(rows):
-        better, _ = lns.improve(table, request, start, 60, OPTIONS)
+    was, lns.BALLS = lns.BALLS, by_balls
+    try:
+        with monkeypatch_rows(rows):
+            better, _ = lns.improve(table, request, start, 60, OPTIONS)
+    finally:
+        lns.BALLS = was
     v = verify_release(frame, better.table, qi, [ma.KAnonymity(k)], recoding=rec)
     assert v.cost == pytest.approx(better.objective, abs=1e-9)
     assert better.objective <= start.objective + 1e-9
@@ -191,6 +196,42 @@ def test_neighbourhoods_are_runs_of_whole_classes():
         assert np.isin(np.flatnonzero(np.isin(groups, classes)), rows).all()  # whole classes only
         assert len(rows) <= 60 or classes.size == 1
         assert len(rows) >= 10
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(0, 7), min_size=2, max_size=60), st.integers(1, 20), st.integers(1, 6),
+       st.data())
+def test_balls_partition_whole_classes_around_the_dearest_seed(labels, max_rows, min_rows, data):
+    """``balls``: disjoint unions of whole classes, none above ``max_rows`` but a class alone, none below
+    ``min_rows``; the first is grown from the class with the most changed cells per row and takes the classes
+    nearest it by the rows' original values (distances recomputed here from the definition, with pandas)."""
+    labels = np.asarray(labels)
+    n = labels.size
+    frame = pd.DataFrame({c: [str(v) for v in data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))]
+                          for c in ("a", "b", "c")})
+    table = ma.Table.from_frame(frame, ["a", "b", "c"])
+    released = frame.copy()
+    for c in ("a", "b", "c"):  # suppress column c in a drawn set of classes
+        hidden = data.draw(st.sets(st.sampled_from(sorted(set(labels.tolist())))))
+        released.loc[np.isin(labels, list(hidden)), c] = SUPPRESSED
+    hoods = lns.balls(table, released, labels, max_rows, min_rows)
+    seen = np.concatenate(hoods) if hoods else np.array([], dtype=int)
+    assert len(seen) == len(set(seen.tolist()))
+    for rows in hoods:
+        classes = np.unique(labels[rows])
+        assert np.isin(np.flatnonzero(np.isin(labels, classes)), rows).all()
+        assert len(rows) <= max_rows or classes.size == 1
+        assert len(rows) >= min_rows
+    classes = sorted(set(labels.tolist()))
+    changed = {g: (released[labels == g] != frame[labels == g]).to_numpy().sum() / np.sum(labels == g)
+               for g in classes}
+    seed = max(classes, key=lambda g: (changed[g], -classes.index(g)))  # the first of the dearest
+    profile = {c: frame.loc[labels == seed, c].value_counts().sort_index(kind="stable").idxmax()
+               for c in ("a", "b", "c")}
+    far = {g: sum(1 - np.mean(frame.loc[labels == g, c] == profile[c]) for c in ("a", "b", "c")) for g in classes}
+    first = set(labels[hoods[0]].tolist()) if hoods else None
+    if first is not None and seed in first:
+        assert max([far[g] for g in first - {seed}] or [-np.inf]) <= min([far[g] for g in classes if g not in first] or [np.inf]) + 1e-9
 
 
 def test_where_it_does_not_apply():
