@@ -22,6 +22,7 @@ import argparse
 import csv
 import platform
 import subprocess
+import sys
 import time
 
 import pandas as pd
@@ -87,7 +88,7 @@ def main(argv=None) -> None:
     with open(out + ".md", "w") as fh:
         fh.write(f"# The search with sorted runs against sorted runs and balls, {name}, {args.seconds:g} s each, "
                  f"at {commit}\n\n")
-        fh.write(f"`python -m benchmarks.ball_search {' '.join(argv or [])}`; {platform.machine()}, "
+        fh.write(f"`python -m benchmarks.ball_search {' '.join(sys.argv[1:] if argv is None else argv)}`; {platform.machine()}, "
                  "one process at a time.\n\n")
         fh.write("| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n")
         for r in rows:

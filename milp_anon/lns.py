@@ -31,7 +31,9 @@ consecutive classes of at most ``max_rows`` rows (a larger class alone), so
 each neighbourhood holds classes that agree on the leading columns — the
 ones whose rows can be regrouped more cheaply. ``max_rows`` doubles after a
 pass whose sub-problems were all proven optimal quickly and halves after one
-whose sub-problems mostly reached their limit.
+whose sub-problems mostly reached their limit. With ``BALLS`` on, every other
+pass takes :func:`balls` instead (classes gathered around a seed class by
+their rows' original values); measured no better, it is off.
 
 Refinement. Under cell suppression each pass first refines the classes
 (:mod:`milp_anon.heuristics.refine`: a class is split by a suppressed
@@ -287,8 +289,8 @@ def neighbourhoods(released, groups: np.ndarray, order, max_rows: int, min_rows:
 
 #: every other pass takes its neighbourhoods around seed classes by the rows' original values
 #: (:func:`balls`) instead of runs of the sorted order. Off: measured no better (Adult, 240 s from a 400-s solve's
-#: table, one run each: 8 QIs, k = 5 a gain of 57 against 52; 6 QIs, ``lm``, k = 5 16.9 against 21.4;
-#: ``benchmarks/results/ball_search_*.md``)
+#: table, with balls against without, in one run each: 8 QIs, k = 5 a gain of 53 against 85; 6 QIs, ``lm``, k = 5
+#: 2.96 against 2.67; ``benchmarks/results/ball_search_*.md``)
 BALLS = False
 
 
