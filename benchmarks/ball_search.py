@@ -19,9 +19,6 @@ and ``OUT.csv``.
 from __future__ import annotations
 
 import argparse
-import csv
-import platform
-import subprocess
 import sys
 import time
 
@@ -34,7 +31,8 @@ from milp_anon.release import Release
 from milp_anon.request import Request
 from milp_anon.solvers import SolverOptions
 
-QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+from .common import ADULT_QI as QI, provenance_line, write_csv, write_md_table
+
 COLUMNS = ["start cost", "neighbourhoods", "seconds", "cost", "gain", "sub-problems", "improved", "passes"]
 
 
@@ -60,7 +58,7 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
     name = f"{args.qis}qi_k{args.k}" + (f"_{args.hierarchies}" if args.hierarchies else "")
     out = args.out or f"benchmarks/results/ball_search_{name}"
-    table = ma.Table.from_frame(load_adult(), qi=QI[:args.qis])
+    table = ma.Table.from_frame(load_adult(), qi=list(QI[:args.qis]))
     request = _request(args)
     if args.start_csv:
         released = pd.read_csv(args.start_csv, dtype=str, keep_default_na=False)
@@ -80,20 +78,11 @@ def main(argv=None) -> None:
                      "gain": start.objective - found.objective, "sub-problems": log.solved,
                      "improved": log.improved, "passes": log.passes})
         print(rows[-1], flush=True)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    with open(out + ".csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=COLUMNS)
-        w.writeheader()
-        w.writerows(rows)
-    with open(out + ".md", "w") as fh:
-        fh.write(f"# The search with sorted runs against sorted runs and balls, {name}, {args.seconds:g} s each, "
-                 f"at {commit}\n\n")
-        fh.write(f"`python -m benchmarks.ball_search {' '.join(sys.argv[1:] if argv is None else argv)}`; {platform.machine()}, "
-                 "one process at a time.\n\n")
-        fh.write("| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n")
-        for r in rows:
-            fh.write("| " + " | ".join(f"{r[c]:,.2f}" if isinstance(r[c], float) and c != "seconds" else str(r[c])
-                                       for c in COLUMNS) + " |\n")
+    command = " ".join(sys.argv[1:] if argv is None else argv)
+    write_csv(out + ".csv", rows)
+    write_md_table(out + ".md", f"The search with sorted runs against sorted runs and balls, {name}, "
+                   f"{args.seconds:g} s each", [(c, c) for c in COLUMNS], rows,
+                   intro=f"`python -m benchmarks.ball_search {command}`. {provenance_line('ball_search')}.")
 
 
 if __name__ == "__main__":

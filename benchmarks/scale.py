@@ -7,7 +7,7 @@
                                                     no-round-cliques,no-rank-rows,no-proof-share,
                                                     no-whole-limit,no-hard-end,unchunked,sorted-pricing,
                                                     per-pair-prices,no-search-memory,no-search-beside-lp,
-                                                    no-split-search]
+                                                    no-split-search,no-support-round]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -39,6 +39,8 @@ third change: each round's model is ``S(G)`` alone, started from the whole
 table as one group, and only the first round polishes (no incumbent pairs
 added, no polish time handed on). Variants combine with ``+``
 (``no-rounding+no-union``: the reduction as it was before both).
+``--variants no-support-round`` leaves out the support round (the model over the LP point's candidates and the
+incumbent's, searched before the rounds where the proving round does not fit; 2026-12-04).
 ``--variants no-fit`` puts back what a round too large for ``--max-memory-gb``
 did before 2026-11-25's fourth change: it ends the rounds (``after``: the
 largest round that fits runs instead).
@@ -156,6 +158,8 @@ def run(job):
             lagrangian.SMOOTHING, lagrangian.MAX_ADD, lagrangian.MASTER_SECONDS = 0.0, 2000, math.inf
         elif v == "no-rounding":
             _reduction.LP_ROUNDING = False
+        elif v == "no-support-round":
+            _reduction.SUPPORT_ROUND = False
         elif v == "no-union":
             _reduction.ROUND_HOLDS_INCUMBENT = False
             _reduction.POLISH_SHARED = False
@@ -236,6 +240,7 @@ def run(job):
         "master_pairs": red.get("master_pairs"), "full_pairs": red.get("full_pairs", r.size.n_pairs),
         "rounding": red.get("rounding_objective"), "rounding_seconds": red.get("rounding_seconds"),
         "lp_search": _lp_search_cell(red.get("lp_search")),
+        "support_round": _support_round_cell(red.get("support_round")),
         "rounds": len(rounds), "round_pairs": "/".join(str(x.get("pairs")) for x in rounds),
         "round_seconds": "/".join(str(x.get("seconds", 0)) for x in rounds),
         "round_G": "/".join(fmt_g(x.get("G")) for x in rounds),
@@ -253,6 +258,14 @@ def run(job):
                                             f"{r.lns.improved} improved, {r.lns.known} known"
                                             + (f", {r.lns.epochs} splits" if r.lns.epochs else "") + ")",
     }
+
+
+def _support_round_cell(said) -> str:
+    """The support round as ``pairs: status, objective in seconds`` (``–`` where it did not run)."""
+    if not said:
+        return "–"
+    found = f"{said['objective']:g}" if "objective" in said else "no table"
+    return f"{said['pairs']:,} pairs: {said.get('status')}, {found} in {said.get('seconds', 0):g} s"
 
 
 def _certified(table, k, rec, r):
@@ -323,7 +336,7 @@ COLUMNS = [("qis", "QIs"), ("k", "k"), ("recoding", "recoding"), ("reduction", "
            ("lp_seconds", "LP s"), ("lp_bound", "LP bound"), ("clique_bound", "LP + cliques"),
            ("cliques", "cliques"), ("rank_rows", "of them rank rows"), ("cg_iterations", "CG rounds"),
            ("lp_converged", "LP converged"), ("master_pairs", "master pairs"),
-           ("rounding", "LP rounding"), ("rounding_seconds", "rounding s"),
+           ("rounding", "LP rounding"), ("rounding_seconds", "rounding s"), ("support_round", "support round"),
            ("lp_search", "search beside the LP (point handed over at; its rounding → the search's table)"),
            ("full_pairs", "all pairs"), ("round_pairs", "pairs per round"), ("round_G", "G per round"),
            ("round_seconds", "s per round"),
@@ -351,7 +364,7 @@ def main(argv=None):
     ap.add_argument("--limit", type=float, default=None)
     ap.add_argument("--lns", default="0", help="shares of the limit for the large-neighbourhood search, e.g. 0,0.25")
     ap.add_argument("--variants", default="after",
-                    help="after (as shipped), cumulative-limit, unsmoothed, no-rounding, no-union, no-fit, parallel; combine with +")
+                    help="after (as shipped), cumulative-limit, unsmoothed, no-rounding, no-support-round, no-union, no-fit, parallel; combine with +")
     ap.add_argument("--recoding", default="suppression", choices=["suppression", "lm", "height"])
     ap.add_argument("--max-memory-gb", type=float, default=None,
                     help="the model option max_memory_gb (a round estimated above it is not built)")

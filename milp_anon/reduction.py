@@ -82,6 +82,13 @@ ROUNDING_SHARE = 0.1
 ROUNDING_SECONDS_UNLIMITED = 60.0
 #: whether the LP point is rounded into a first table (off: the rounds alone find incumbents)
 LP_ROUNDING = True
+#: the support round (:meth:`LagrangianReduction.support_round`): where the proving round ``S(UB)`` does not fit
+#: the memory allowed, the model over the LP point's candidates and the incumbent's, all their pairs, is searched
+#: for a cheaper table for at most this share of the time left, before the rounds. A heuristic: its bound is not
+#: used. Off: the rounds alone (Adult, 8 QIs, k = 5, 400 s, no search: the rounding's 31,961 stayed the table;
+#: with the support round 31,514, ``benchmarks/results/support_round_8qi_k5.md``)
+SUPPORT_ROUND = True
+SUPPORT_SHARE = 0.5
 #: whether a round that does not polish gives HiGHS the cutoff ``G − step/2`` (``objective_bound``,
 #: :meth:`LagrangianReduction.cutoff`): nodes above it are pruned and reduced-cost fixing starts from it.
 #: Off: measured no gain (6 QIs, 60 s: k = 5 0.126 % → 0.162 %, k = 10 0.049 % either way), because
@@ -396,6 +403,65 @@ class LagrangianReduction:
         _log.info("LP rounding: %g in %.1f s", rel.objective, self.log.rounding_seconds)
         self.offer(rel, a)
 
+    def support_round(self, guide) -> None:
+        """Search the model over the LP point's candidates (``y > 0`` in ``guide``) and the incumbent's, with all
+        their pairs, for a cheaper table, from the incumbent, for ``SUPPORT_SHARE`` of the time left.
+
+        Why. Where the proving round ``S(UB)`` does not fit the memory allowed (Adult, 8 QIs), the rounds lift
+        the bound by a few units and find no table, and the search's neighbourhoods (runs of a few hundred
+        rows) stall: every one is optimal on its own. The LP optimum is mostly integral; the candidates it
+        opens, with the incumbent's, span a model of a few thousand candidates in which HiGHS regroups rows
+        across the whole table. A heuristic: the restriction is no superset of ``S(G)`` for any ``G``, so its
+        bound proves nothing and is not used; its table is verified like any other. Logged as
+        ``support_round`` (candidates, pairs, status, objective, seconds)."""
+        inst = self.instance
+        cands, counts, k = inst.candidates, inst.types.counts, self.request.min_group_size()
+        inc = self.incumbent_pairs()
+        opened = np.zeros(cands.n_candidates, dtype=bool)
+        opened[np.asarray(guide[0]) > 1e-6] = True
+        if inc is not None:
+            opened[cands.pair_cand[inc > 0]] = True
+        keep = opened[cands.pair_cand]
+        sub = cands.restrict_pairs(keep, counts, k, "lagrangian")
+        said = dict(candidates=sub.n_candidates, pairs=sub.n_pairs)
+        self.log.support_round = said
+        left = self.left()
+        if self.too_large(sub) is not None or (left is not None and left <= 0):
+            said["status"] = "too large" if left is None or left > 0 else "not started"
+            return
+        t0 = time.perf_counter()
+        full = np.flatnonzero(cands.kept_pairs(keep, counts, k))
+        with self.timings.phase("build"):
+            am = build(inst.with_candidates(sub), self.request)
+        hint = None
+        if inc is not None and np.array_equal(am.pair_cand, sub.pair_cand) and inc[full].sum() == inc.sum():
+            hint = am.start(inc[full])
+        left = self.left()
+        options = dataclasses.replace(self.solver, time_limit=None if left is None else SUPPORT_SHARE * left)
+        stop = StopAtBound(self.ub, 0.0)  # nothing cheaper in the restriction: done
+        with self.timings.phase("solve"):
+            if self.search_beside(options, am.lm.n_cols):
+                out, said["search"] = self._round_and_search(am, dataclasses.replace(options, isolate="always"),
+                                                             hint, stop)
+            else:
+                out = solve_model(am.lm, options, self.grid, hint=hint, stop_bound=stop, hard_end=self.hard_end(),
+                                  max_memory_bytes=self.max_memory_bytes())
+        said["status"] = str(out.status)
+        if out.x is not None:
+            with self.timings.phase("verify"):
+                g, _ = read_assignment(am, out.x, self.request.criteria, self.solver)
+                released, groups, cost = am.release(g)
+                rel = Release.verified(inst.table, self.request, released, cost=cost, groups=groups,
+                                       source="support round")
+            said["objective"] = rel.objective
+            pairs = None
+            if np.array_equal(am.pair_cand, sub.pair_cand) and g.shape[0] == full.shape[0]:
+                pairs = np.zeros(cands.n_pairs)
+                pairs[full] = g
+            self.offer(rel, pairs)
+        said["seconds"] = round(time.perf_counter() - t0, 3)
+        _log.info("support round: %s", said)
+
     # -- the procedure ----------------------------------------------------------------------
     def run(self) -> Outcome:
         limit = self.solver.time_limit
@@ -419,6 +485,8 @@ class LagrangianReduction:
         progress.report(bound=self.lb)
         if LP_ROUNDING and pb.guide is not None and self.request.k_alone:
             self.rounding(pb.guide)
+            if SUPPORT_ROUND and self.best is not None and not self.fits(self.ub):
+                self.support_round(pb.guide)
         if self.request.model.warm_start == "greedy":
             self.heuristic()
         while not self.done():

@@ -182,6 +182,9 @@ class ReductionLog:
     #: the LP rounding's verified objective (:mod:`milp_anon.rounding`) and its seconds, or ``None``
     rounding_objective: float | None = None
     rounding_seconds: float | None = None
+    #: the support round (:meth:`milp_anon.reduction.LagrangianReduction.support_round`): its candidates,
+    #: pairs, status, objective, seconds and the search beside it; ``None`` where it did not run
+    support_round: dict | None = None
     #: the search beside the column generation (:meth:`milp_anon.reduction.LagrangianReduction.bounds_beside_search`):
     #: ``guide_seconds`` (when the master's point was handed over), ``rounding`` (its rounding's objective),
     #: ``search`` (the search's log); ``None`` where it did not run or had no point to start from
