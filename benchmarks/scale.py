@@ -7,7 +7,7 @@
                                                     no-round-cliques,no-rank-rows,no-proof-share,
                                                     no-whole-limit,no-hard-end,unchunked,sorted-pricing,
                                                     per-pair-prices,no-search-memory,no-search-beside-lp,
-                                                    no-split-search,no-support-round]
+                                                    no-split-search,support-round,no-support-round]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -39,8 +39,9 @@ third change: each round's model is ``S(G)`` alone, started from the whole
 table as one group, and only the first round polishes (no incumbent pairs
 added, no polish time handed on). Variants combine with ``+``
 (``no-rounding+no-union``: the reduction as it was before both).
-``--variants no-support-round`` leaves out the support round (the model over the LP point's candidates and the
-incumbent's, searched before the rounds where the proving round does not fit; 2026-12-04).
+``--variants support-round`` adds the support round (the model over the LP point's candidates and the
+incumbent's, searched before the rounds where the proving round does not fit; measured 2026-12-04 as
+``no-support-round`` against ``after`` while it was on, then turned off); ``no-support-round`` leaves it out.
 ``--variants no-fit`` puts back what a round too large for ``--max-memory-gb``
 did before 2026-11-25's fourth change: it ends the rounds (``after``: the
 largest round that fits runs instead).
@@ -160,6 +161,8 @@ def run(job):
             _reduction.LP_ROUNDING = False
         elif v == "no-support-round":
             _reduction.SUPPORT_ROUND = False
+        elif v == "support-round":
+            _reduction.SUPPORT_ROUND = True
         elif v == "no-union":
             _reduction.ROUND_HOLDS_INCUMBENT = False
             _reduction.POLISH_SHARED = False

@@ -85,9 +85,11 @@ LP_ROUNDING = True
 #: the support round (:meth:`LagrangianReduction.support_round`): where the proving round ``S(UB)`` does not fit
 #: the memory allowed, the model over the LP point's candidates and the incumbent's, all their pairs, is searched
 #: for a cheaper table for at most this share of the time left, before the rounds. A heuristic: its bound is not
-#: used. Off: the rounds alone (Adult, 8 QIs, k = 5, 400 s, no search: the rounding's 31,961 stayed the table;
-#: with the support round 31,514, ``benchmarks/results/support_round_8qi_k5.md``)
-SUPPORT_ROUND = True
+#: used. Off: no gain in the pipeline (Adult, 8 QIs, k = 5, 600 s, ``lns=0.25``, one run: 31,575 / 30,826 with it
+#: against 31,553 / 30,833 without; from the search's 31,625 it found nothing cheaper in 155 s,
+#: ``benchmarks/results/scale_reduction_support_round_8qi_k5.md``), though alone, from the rounding's table and
+#: without the search, it reached 31,514 in 400 s where the rounds kept 31,961 (``support_probe_8qi_k5.md``)
+SUPPORT_ROUND = False
 SUPPORT_SHARE = 0.5
 #: whether a round that does not polish gives HiGHS the cutoff ``G − step/2`` (``objective_bound``,
 #: :meth:`LagrangianReduction.cutoff`): nodes above it are pruned and reduced-cost fixing starts from it.

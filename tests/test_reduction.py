@@ -248,7 +248,8 @@ def test_support_round_keeps_the_reduction_exact(case):
     and the support round's table, verified, never lies below the optimum."""
     frame, qi, k = case
     expected, _ = brute_force_k_anonymity(frame.to_numpy(), k)
-    with mock.patch.object(reduction.LagrangianReduction, "fits", lambda self, G: False):
+    with mock.patch.object(reduction.LagrangianReduction, "fits", lambda self, G: False), \
+            mock.patch.object(reduction, "SUPPORT_ROUND", True):
         r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(k), reduction="lagrangian")
     if expected is None:
         assert r.status == "infeasible"
@@ -264,6 +265,7 @@ def test_support_round_finds_tables_and_leaves_the_bound_to_the_rounds(monkeypat
     support round ran on each table the rounding left above the optimum, and its restricted model (the LP's
     candidates and the incumbent's) sometimes holds a cheaper table than the rounding's."""
     monkeypatch.setattr(reduction.LagrangianReduction, "fits", lambda self, G: False)
+    monkeypatch.setattr(reduction, "SUPPORT_ROUND", True)
     rng = np.random.default_rng(20261204)
     ran = better = 0
     for _ in range(30):
