@@ -450,16 +450,8 @@ class LagrangianReduction:
                                   max_memory_bytes=self.max_memory_bytes())
         said["status"] = str(out.status)
         if out.x is not None:
-            with self.timings.phase("verify"):
-                g, _ = read_assignment(am, out.x, self.request.criteria, self.solver)
-                released, groups, cost = am.release(g)
-                rel = Release.verified(inst.table, self.request, released, cost=cost, groups=groups,
-                                       source="support round")
+            rel, pairs = self._restricted_table(am, out.x, sub, full, source="support round")
             said["objective"] = rel.objective
-            pairs = None
-            if np.array_equal(am.pair_cand, sub.pair_cand) and g.shape[0] == full.shape[0]:
-                pairs = np.zeros(cands.n_pairs)
-                pairs[full] = g
             self.offer(rel, pairs)
         said["seconds"] = round(time.perf_counter() - t0, 3)
         _log.info("support round: %s", said)
@@ -725,16 +717,10 @@ class LagrangianReduction:
             rnd.memory_killed = True
             self.max_round_pairs = min(self.max_round_pairs, sub.n_pairs - 1)
         if out.x is not None:
-            with self.timings.phase("verify"):
-                g, _ = read_assignment(am, out.x, self.request.criteria, self.solver)
-                released, groups, cost = am.release(g)
-                rel = Release.verified(inst.table, self.request, released, cost=cost, groups=groups)
+            rel, pairs = self._restricted_table(am, out.x, sub, full)
             rnd.objective = rel.objective
             if rel.objective < self.ub:
-                self.best, self.best_pairs = rel, None
-                if np.array_equal(am.pair_cand, sub.pair_cand) and g.shape[0] == full.shape[0]:
-                    self.best_pairs = np.zeros(inst.candidates.n_pairs)
-                    self.best_pairs[full] = g
+                self.best, self.best_pairs = rel, pairs
         bound = math.inf if out.status == Status.INFEASIBLE else (-math.inf if out.bound is None else out.bound)
         below = rnd.objective is not None and rnd.objective < G  # a table cheaper than G found
         if cutoff is not None and not below:
@@ -758,6 +744,21 @@ class LagrangianReduction:
             self.stopped_by_limit = True
             return False
         return True
+
+    def _restricted_table(self, am, x, sub, full: np.ndarray, source: str | None = None):
+        """The verified table of a restricted model's solution ``x`` (model ``am`` over the candidates ``sub``,
+        whose pairs are the whole instance's ``full``) and its rows per pair of the whole instance, or ``None``
+        where the model's pairs are not ``sub``'s."""
+        with self.timings.phase("verify"):
+            g, _ = read_assignment(am, x, self.request.criteria, self.solver)
+            released, groups, cost = am.release(g)
+            rel = Release.verified(self.instance.table, self.request, released, cost=cost, groups=groups,
+                                   **({} if source is None else dict(source=source)))
+        pairs = None
+        if np.array_equal(am.pair_cand, sub.pair_cand) and g.shape[0] == full.shape[0]:
+            pairs = np.zeros(self.instance.candidates.n_pairs)
+            pairs[full] = g
+        return rel, pairs
 
     def _solve_round(self, am, G: float, remaining: float | None, first: bool, hint=None):
         """One restricted model from ``hint`` (else the whole table as one group): stop at ``G``; the first
