@@ -281,10 +281,16 @@ def neighbourhoods(released, groups: np.ndarray, order, max_rows: int, min_rows:
         rows += sizes[c]
     if run:
         runs.append(run)
+    return _rows_of_classes(groups, sizes, runs, min_rows)
+
+
+def _rows_of_classes(groups: np.ndarray, sizes: np.ndarray, unions: list, min_rows: int) -> list[np.ndarray]:
+    """The sorted row indices of each union of classes in ``unions`` (class positions in ``np.unique(groups)``,
+    ``sizes`` their row counts) holding at least ``min_rows`` rows."""
     members = np.argsort(groups, kind="stable")  # rows by class, classes in ids order
     starts = np.concatenate([[0], np.cumsum(sizes)])
-    return [np.sort(np.concatenate([members[starts[c]:starts[c + 1]] for c in run_]))
-            for run_ in runs if sizes[run_].sum() >= min_rows]
+    return [np.sort(np.concatenate([members[starts[c]:starts[c + 1]] for c in union]))
+            for union in unions if sizes[union].sum() >= min_rows]
 
 
 #: every other pass takes its neighbourhoods around seed classes by the rows' original values
@@ -317,8 +323,6 @@ def balls(table: Table, released, groups: np.ndarray, max_rows: int, min_rows: i
     changed = (released[qi].to_numpy().astype(str) != table.frame[qi].to_numpy().astype(str)).sum(axis=1)
     dearness = np.bincount(inverse, weights=changed, minlength=n_classes) / sizes
     free = np.ones(n_classes, dtype=bool)
-    members = np.argsort(inverse, kind="stable")
-    starts = np.concatenate([[0], np.cumsum(sizes)])
     out = []
     for seed in np.argsort(-dearness, kind="stable"):
         if not free[seed]:
@@ -329,9 +333,8 @@ def balls(table: Table, released, groups: np.ndarray, max_rows: int, min_rows: i
         near = np.concatenate([[seed], near[near != seed]])  # the seed first, even where another ties with it
         ball = near[:max(1, int(np.searchsorted(np.cumsum(sizes[near]), max_rows, side="right")))]
         free[ball] = False
-        if sizes[ball].sum() >= min_rows:
-            out.append(np.sort(np.concatenate([members[starts[c]:starts[c + 1]] for c in ball])))
-    return out
+        out.append(ball)
+    return _rows_of_classes(inverse, sizes, out, min_rows)
 
 
 def sub_criteria(table: Table, criteria) -> tuple:
