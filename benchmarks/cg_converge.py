@@ -4,10 +4,12 @@ At 8 QIs the reduction's column generation stops at its share of the limit (abou
 so the bound reported there is its last smoothed ``L(π)``, not the LP's. This runs
 :func:`milp_anon.lagrangian.column_generation` alone, as the reduction calls it (cliques and rank rows per
 ``reduction.CLIQUES`` / ``RANK_ROWS``, the master's HiGHS options), for ``--limit`` seconds, and records each
-round: seconds, the master's value (when solved to optimality), the best ``L`` so far. One run, in its own
-process.
+round: seconds, the master's value (when solved to optimality), the best ``L`` so far. One run per variant,
+one at a time, each in its own process. Variants (``lagrangian.MASTER_OPTIONS``): ``default`` (HiGHS's dual
+simplex, hot-started), ``primal`` (``simplex_strategy=4``: the last basis stays primal feasible when columns
+enter), ``ipm`` (interior point without crossover: a cold start per master, but central duals).
 
-    python -m benchmarks.cg_converge --qis 8 --k 5 --limit 1800 [--out benchmarks/results/cg_converge_8qi_k5]
+    python -m benchmarks.cg_converge --qis 8 --k 5 --limit 1800 [--variants default,primal,ipm] [--out ...]
 """
 
 from __future__ import annotations
@@ -36,8 +38,11 @@ class _Rounds(logging.Handler):
                                   candidates=int(m[6]), pairs=int(m[7]), seconds=float(m[8])))
 
 
+VARIANTS = {"default": {}, "primal": {"simplex_strategy": 4}, "ipm": {"solver": "ipm", "run_crossover": "off"}}
+
+
 def run_one(job):
-    q, k, limit = job
+    q, k, limit, variant = job
     import numpy as np
 
     import milp_anon as ma
@@ -51,6 +56,7 @@ def run_one(job):
     assert not why, why
     c, ty = instance.candidates, instance.types
     n, w = ty.counts.astype(float), c.cost.astype(float)
+    lagrangian.MASTER_OPTIONS = dict(VARIANTS[variant])
     handler = _Rounds()
     lg = logging.getLogger(lagrangian.__name__)
     lg.addHandler(handler)
@@ -65,7 +71,7 @@ def run_one(job):
         for mark in (0.995, 0.999, 0.9999):
             if mark not in first and r["bound"] >= mark * cg.bound:
                 first[mark] = r["seconds"]
-    return dict(qis=q, k=k, limit=limit, pairs=int(c.n_pairs), candidates=int(c.n_candidates),
+    return dict(qis=q, k=k, variant=variant, limit=limit, pairs=int(c.n_pairs), candidates=int(c.n_candidates),
                 bound=float(cg.bound), lp_value=float(cg.lp_value), converged=bool(cg.converged),
                 rounds=int(cg.iterations), cliques=len(cg.cliques or []), seconds=round(seconds, 1),
                 at_300=max((r["bound"] for r in handler.rows if r["seconds"] <= 300), default=None),
@@ -82,11 +88,12 @@ def main(argv=None):
     ap.add_argument("--qis", type=int, default=8)
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--limit", type=float, default=1800.0)
+    ap.add_argument("--variants", default="default", help="comma-separated: " + ", ".join(VARIANTS))
     ap.add_argument("--out", default=None)
     a = ap.parse_args(argv)
     out = a.out or f"benchmarks/results/cg_converge_{a.qis}qi_k{a.k}"
-    rows = run_serial(run_one, [(a.qis, a.k, a.limit)])
-    columns = [("qis", "QIs"), ("k", "k"), ("pairs", "pairs"), ("bound", "best L"), ("lp_value", "last master LP"),
+    rows = run_serial(run_one, [(a.qis, a.k, a.limit, v) for v in a.variants.split(",")])
+    columns = [("qis", "QIs"), ("k", "k"), ("variant", "masters"), ("pairs", "pairs"), ("bound", "best L"), ("lp_value", "last master LP"),
                ("converged", "converged"), ("rounds", "rounds"), ("cliques", "cliques + rank rows"),
                ("at_300", "best L at 300 s"), ("at_600", "best L at 600 s"), ("s_to_995", "s to 99.5 %"),
                ("s_to_999", "s to 99.9 %"), ("s_to_9999", "s to 99.99 %"), ("seconds", "s"),

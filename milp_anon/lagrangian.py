@@ -539,6 +539,9 @@ MAX_ADD = 300
 MASTER_SECONDS = 10.0
 #: rank rows stop entering once a round of them lifted the master LP by less than this share of its value
 RANK_TAIL = 1e-4
+#: HiGHS options of every master, before the caller's ``highs_options`` (empty: HiGHS's defaults, its dual simplex
+#: hot-started from the last master's basis)
+MASTER_OPTIONS: dict = {}
 # Why ``separate_links=None`` (column_generation) waits for a master cut short by MASTER_SECONDS before
 # the masters separate their links (RestrictedMaster.start_separating): Adult, 8 QIs, k = 5, 300 s,
 # separating from the start: bound 30,866 against 30,688 with every link
@@ -548,7 +551,8 @@ RANK_TAIL = 1e-4
 
 #: the module's switches a :func:`column_generation_job` in another process takes from its parent's module
 #: (a new process has the defaults; a benchmark's variant sets them in its own)
-JOB_SWITCHES = ("MAX_ADD", "SMOOTHING", "MASTER_SECONDS", "RANK_TAIL", "PRICE_CHUNK", "SORTED_PRICING")
+JOB_SWITCHES = ("MAX_ADD", "SMOOTHING", "MASTER_SECONDS", "RANK_TAIL", "PRICE_CHUNK", "SORTED_PRICING",
+                "MASTER_OPTIONS")
 
 
 def column_generation_job(job, options, grid, hint=None, *, on_improving=None, stop_bound=None, on_progress=None):
@@ -655,7 +659,8 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     if full.size == 0:
         raise ValueError("no candidate holds the whole table")
     root = int(full[np.argmin(w[full])])
-    master = RestrictedMaster(n, w, pair_type, pair_cand, k, highs_options, separate_links=bool(separate_links))
+    master = RestrictedMaster(n, w, pair_type, pair_cand, k, {**MASTER_OPTIONS, **(highs_options or {})},
+                              separate_links=bool(separate_links))
     # initial master: the whole table, and per type its cheapest candidate (ties: the largest)
     o = np.lexsort((-cap[pair_cand], w[pair_cand], pair_type))
     first = o[np.searchsorted(pair_type[o], np.arange(T))]
