@@ -540,7 +540,9 @@ MASTER_SECONDS = 10.0
 #: rank rows stop entering once a round of them lifted the master LP by less than this share of its value
 RANK_TAIL = 1e-4
 #: HiGHS options of every master, before the caller's ``highs_options`` (empty: HiGHS's defaults, its dual simplex
-#: hot-started from the last master's basis)
+#: hot-started from the last master's basis). Measured no better: the primal simplex (first master 196 s against
+#: 3.5 s) and interior point without crossover (30–94 s a master): Adult, 8 QIs, k = 5, best ``L`` at 400 s 29,076
+#: and 29,347 against 30,851 (``benchmarks/results/cg_masters_8qi_k5.md``)
 MASTER_OPTIONS: dict = {}
 # Why ``separate_links=None`` (column_generation) waits for a master cut short by MASTER_SECONDS before
 # the masters separate their links (RestrictedMaster.start_separating): Adult, 8 QIs, k = 5, 300 s,
