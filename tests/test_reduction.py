@@ -229,6 +229,32 @@ def test_column_generation_refuses_a_smoothing_outside_0_1():
             column_generation(n, w, np.array([0]), np.array([0]), 2, smoothing=bad)
 
 
+def test_master_options_reach_every_master_and_the_bound_stays_the_lp_s(monkeypatch):
+    """``MASTER_OPTIONS`` are set on the masters' HiGHS (the caller's ``highs_options`` last), and under the primal
+    simplex the column generation converges to the same bound as under the default dual simplex."""
+    rng = np.random.default_rng(7)
+    frame = frame_from_array(rng.integers(0, 3, size=(40, 4)))
+    table = ma.Table.from_frame(frame, list(frame.columns))
+    types = RowTypes.from_table(table)
+    cands = suppression_candidates(types, 3)
+    args = (types.counts, cands.cost, cands.pair_type, cands.pair_cand, 3)
+    default = column_generation(*args)
+    seen = []
+    init = lagrangian.RestrictedMaster.__init__
+
+    def spy(self, *a, **kw):
+        init(self, *a, **kw)
+        seen.append(self)
+
+    monkeypatch.setattr(lagrangian.RestrictedMaster, "__init__", spy)
+    monkeypatch.setattr(lagrangian, "MASTER_OPTIONS", {"simplex_strategy": 4, "random_seed": 5})
+    primal = column_generation(*args, highs_options={"random_seed": 9})
+    assert seen[0].h.getOptionValue("simplex_strategy")[1] == 4
+    assert seen[0].h.getOptionValue("random_seed")[1] == 9  # the caller's own win
+    assert default.converged and primal.converged
+    assert primal.bound == pytest.approx(default.bound, abs=1e-6)
+
+
 @settings(max_examples=150)
 @given(small_tables(n=(4, 11), m=(1, 4), k=(2, 4)))
 def test_reduction_equals_brute_force(case):
