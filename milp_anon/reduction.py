@@ -37,7 +37,7 @@ from .grid import ObjectiveGrid
 from .instance import Instance
 from .lagrangian import column_generation, dense_point
 from .release import Outcome, Release
-from .result import ModelSize, ReductionLog, Round, Timings
+from .result import SOLVER, ModelSize, ReductionLog, Round, Timings
 from .rounding import round_lp
 from .sizing import cap_bytes, check_memory
 from .solvers import SolverOptions, StopAtBound, highs_option_values, solve_model
@@ -745,7 +745,7 @@ class LagrangianReduction:
             return False
         return True
 
-    def _restricted_table(self, am, x, sub, full: np.ndarray, source: str | None = None):
+    def _restricted_table(self, am, x, sub, full: np.ndarray, source: str = SOLVER):
         """The verified table of a restricted model's solution ``x`` (model ``am`` over the candidates ``sub``,
         whose pairs are the whole instance's ``full``) and its rows per pair of the whole instance, or ``None``
         where the model's pairs are not ``sub``'s."""
@@ -753,7 +753,7 @@ class LagrangianReduction:
             g, _ = read_assignment(am, x, self.request.criteria, self.solver)
             released, groups, cost = am.release(g)
             rel = Release.verified(self.instance.table, self.request, released, cost=cost, groups=groups,
-                                   **({} if source is None else dict(source=source)))
+                                   source=source)
         pairs = None
         if np.array_equal(am.pair_cand, sub.pair_cand) and g.shape[0] == full.shape[0]:
             pairs = np.zeros(self.instance.candidates.n_pairs)
