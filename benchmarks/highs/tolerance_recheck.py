@@ -56,11 +56,11 @@ def run_one(job):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--cases", default=";".join(CASES), help="semicolon-separated")
     ap.add_argument("--limit", type=float, default=600.0)
     ap.add_argument("--out", default="benchmarks/results/tolerance_recheck")
     a = ap.parse_args(argv)
-    cases = a.cases.split(",")
+    cases = a.cases.split(";")
     unknown = [c for c in cases if c not in CASES]
     if unknown:
         ap.error(f"unknown case(s): {', '.join(unknown)}")
