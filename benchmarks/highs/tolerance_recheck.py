@@ -29,6 +29,11 @@ CASES = {
     "t=0.3 ordered, 4 QIs": (4, 5, "t=0.3 ordered"),
     "lm, k=2, 4 QIs": (4, 2, "lm"),
     "lm, k=5, 4 QIs": (4, 5, "lm"),
+    # proofs that take a search tree (147–243 s each in the committed runs)
+    "frequency l=3, 4 QIs": (4, 5, "frequency l=3"),
+    "t=0.2 ordered, 4 QIs": (4, 5, "t=0.2 ordered"),
+    "recursive c=3 l=2, 4 QIs": (4, 5, "recursive c=3 l=2"),
+    "lm, k=2, 5 QIs": (5, 2, "lm"),
 }
 VARIANTS = {"default": {}, "tolerance 1e-9": {"mip_feasibility_tolerance": 1e-9}}
 
