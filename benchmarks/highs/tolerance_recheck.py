@@ -34,6 +34,9 @@ CASES = {
     "t=0.2 ordered, 4 QIs": (4, 5, "t=0.2 ordered"),
     "recursive c=3 l=2, 4 QIs": (4, 5, "recursive c=3 l=2"),
     "lm, k=2, 5 QIs": (5, 2, "lm"),
+    # 5-QI proofs of issue 13 (140–481 s each in the committed runs)
+    "t=0.3 ordered, 5 QIs": (5, 5, "t=0.3 ordered"),
+    "distinct l=3, 5 QIs": (5, 5, "distinct l=3"),
 }
 VARIANTS = {"default": {}, "tolerance 1e-9": {"mip_feasibility_tolerance": 1e-9}}
 
