@@ -51,12 +51,9 @@ SUBPROBLEM_OPTIONS = dict(presolve="off", threads=1, mip_rel_gap=0.0, mip_abs_ga
 CROSS_CHECK = dict(presolve="on", mip_feasibility_tolerance=1e-6)
 
 
-def subproblem(pi, n, w, pair_type, pair_cand, k, keep_cand, time_limit, options=None):
-    """``(value's lower bound, value, status, g over the kept pairs, the kept pairs)`` of the subproblem over
-    the candidates ``keep_cand`` (bool ``(C,)``); ``value`` is the best solution's (``None`` without one)."""
-    import highspy
-
-    from milp_anon.highs_banner import new_highs
+def subproblem_model(pi, n, w, pair_type, pair_cand, k, keep_cand):
+    """``(model, kept pairs, candidates kept)``: the subproblem over the candidates ``keep_cand`` (bool ``(C,)``),
+    columns ``y`` (one per candidate kept) then ``g`` (one per kept pair), without the constant ``Σ π_i n_i``."""
     from milp_anon.model import LinearModel
 
     kept = np.flatnonzero(keep_cand[pair_cand])
@@ -64,8 +61,6 @@ def subproblem(pi, n, w, pair_type, pair_cand, k, keep_cand, time_limit, options
     cands, cl = np.unique(pc, return_inverse=True)
     types, tl = np.unique(pt, return_inverse=True)
     K, P = cands.size, kept.size
-    if K == 0:
-        return 0.0, 0.0, "optimal", np.zeros(0), kept
     m = LinearModel()
     y = m.add_vars("y", K, upper=1.0, integer=True)
     g = m.add_vars("g", P, upper=n[pt], cost=w[pc] - pi[pt], integer=True)
@@ -74,6 +69,19 @@ def subproblem(pi, n, w, pair_type, pair_cand, k, keep_cand, time_limit, options
                np.concatenate([np.ones(P), np.full(K, -float(k))]), lower=0.0)
     m.add_rows("link", P, np.concatenate([np.arange(P), np.arange(P)]), np.concatenate([g, y[cl]]),
                np.concatenate([np.ones(P), -n[pt]]), upper=0.0)
+    return m, kept, K
+
+
+def subproblem(pi, n, w, pair_type, pair_cand, k, keep_cand, time_limit, options=None):
+    """``(value's lower bound, value, status, g over the kept pairs, the kept pairs)`` of the subproblem over
+    the candidates ``keep_cand`` (bool ``(C,)``); ``value`` is the best solution's (``None`` without one)."""
+    import highspy
+
+    from milp_anon.highs_banner import new_highs
+
+    m, kept, K = subproblem_model(pi, n, w, pair_type, pair_cand, k, keep_cand)
+    if K == 0:
+        return 0.0, 0.0, "optimal", np.zeros(0), kept
     h = new_highs()
     for key, v in {**SUBPROBLEM_OPTIONS, **(options or {}), "time_limit": float(time_limit)}.items():
         h.setOptionValue(key, v)

@@ -26,10 +26,10 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
 import milp_anon as ma  # noqa: E402
+from benchmarks.semi_lagrangian import subproblem_model  # noqa: E402
 from milp_anon import pipeline  # noqa: E402
 from milp_anon.datasets import load_adult  # noqa: E402
 from milp_anon.lagrangian import block_values  # noqa: E402
-from milp_anon.model import LinearModel  # noqa: E402
 from milp_anon.result import Timings  # noqa: E402
 
 QIS = ["sex", "age", "race", "marital-status", "education", "native-country"]
@@ -48,20 +48,7 @@ def model(pi):
     c, n = inst.candidates, inst.types.counts.astype(float)
     w = c.cost.astype(float)
     keep = block_values(pi, n, w, c.pair_type, c.pair_cand, K).rc < 1e-9
-    kept = np.flatnonzero(keep[c.pair_cand])
-    pt, pc = c.pair_type[kept], c.pair_cand[kept]
-    cl = np.unique(pc, return_inverse=True)[1]
-    types, tl = np.unique(pt, return_inverse=True)
-    nc, P = int(cl.max()) + 1, kept.size
-    m = LinearModel()
-    y = m.add_vars("y", nc, upper=1.0, integer=True)
-    g = m.add_vars("g", P, upper=n[pt], cost=w[pc] - pi[pt], integer=True)
-    m.add_rows("assign", types.size, tl, g, 1.0, upper=n[types])
-    m.add_rows("size", nc, np.concatenate([cl, np.arange(nc)]), np.concatenate([g, y]),
-               np.concatenate([np.ones(P), np.full(nc, -float(K))]), lower=0.0)
-    m.add_rows("link", P, np.concatenate([np.arange(P), np.arange(P)]), np.concatenate([g, y[cl]]),
-               np.concatenate([np.ones(P), -n[pt]]), upper=0.0)
-    return m
+    return subproblem_model(pi, n, w, c.pair_type, c.pair_cand, K, keep)[0]
 
 
 def feasible(a, x):
