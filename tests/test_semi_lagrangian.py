@@ -35,9 +35,9 @@ def test_semi_lagrangian_bound_by_brute_force(case, data):
     everything = np.ones(w.size, bool)
     bound = slr(pi, n, w, pt, pc, k, everything)
     assert bound <= optimum + 1e-6
-    negative = block_values(pi, n, w, pt, pc, k).rc < 1e-9
-    assert abs(slr(pi, n, w, pt, pc, k, negative) - bound) <= 1e-6 * max(1.0, abs(bound))
-    assert bound >= block_values(pi, n, w, pt, pc, k).bound - 1e-6  # at least L(π)
+    blocks = block_values(pi, n, w, pt, pc, k)
+    assert abs(slr(pi, n, w, pt, pc, k, blocks.rc < 1e-9) - bound) <= 1e-6 * max(1.0, abs(bound))
+    assert bound >= blocks.bound - 1e-6  # at least L(π)
     # every row priced above the dearest candidate: placing all rows pays, so SLR is the optimum (zero gap)
     large = np.full(n.size, top * (n.sum() + 1))
     assert abs(slr(large, n, w, pt, pc, k, everything) - optimum) <= 1e-6 * max(1.0, optimum)
