@@ -373,6 +373,8 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
             start = _relaxation.better_release(start, searched)
         else:
             out = solve_model(am.lm, hs, grid, hint=hint, hard_end=end, max_memory_bytes=cap)
+    if out.status == Status.INFEASIBLE and (cut := _user_cutoff_bound(hs, grid)) is not None:
+        out = dataclasses.replace(out, status=Status.NO_SOLUTION, bound=cut)  # none below the user's cutoff
     # HiGHS's dual bound (its branch-and-bound's, rounded up to the grid) holds at a limit as at Optimal: when
     # a table found elsewhere (the search) reaches it, that is the same proof as its own Optimal (stricter:
     # no mip_rel_gap); a PuLP solver's report is trusted at Optimal only
@@ -450,7 +452,9 @@ def _generate_rows(am: AssignmentModel, request, solver: SolverOptions, timings:
                                                                           search=search, search_end=search_end)
     common = dict(solver_status=solver_status, size=size, candidate_counts=dict(am.instance.candidates.counts),
                   warm_start_cost=ws_cost, grid=grid, row_generation=log, bound_certifies=True)
-    if status == Status.INFEASIBLE:
+    if status == Status.INFEASIBLE and (cut := _user_cutoff_bound(solver, grid)) is not None:
+        status, bound = Status.TIME_LIMIT, cut  # a relaxation has no solution below the user's cutoff
+    elif status == Status.INFEASIBLE:
         return Outcome(None, None, status, reason="the solver proved a relaxation of the model infeasible",
                        **common)
     source = ROW_GENERATION_SOURCE if bound is not None else None
@@ -462,6 +466,14 @@ def _generate_rows(am: AssignmentModel, request, solver: SolverOptions, timings:
     if release is None:
         status = Status.NO_SOLUTION
     return Outcome(release, bound, status, bound_source=source, **common)
+
+
+def _user_cutoff_bound(solver: SolverOptions, grid: ObjectiveGrid) -> float | None:
+    """What HiGHS's "infeasible" proves under the user's own cutoff (``objective_bound`` in ``highs_options``):
+    it prunes every node whose bound reaches the cutoff, so no table costs less (the grid value at or above
+    it). ``None`` without such a cutoff: "infeasible" then means what it says."""
+    cutoff = dict(solver.highs_options).get("objective_bound")
+    return None if cutoff is None else grid.ceil(float(cutoff))
 
 
 def _or_fallback(release: Release | None, instance: Instance, request, start: Release | None,

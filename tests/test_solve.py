@@ -30,8 +30,13 @@ def suppression_instance(table, k):
 
 
 class FakeHighs:
-    def __init__(self, status, obj, bound, feasible=True):
+    def __init__(self, status, obj, bound, feasible=True, cutoff=float("inf")):
         self._status, self._obj, self._bound, self._feasible = status, obj, bound, feasible
+        self._cutoff = cutoff
+
+    def getOptionValue(self, name):
+        assert name == "objective_bound"
+        return 0, self._cutoff
 
     def getModelStatus(self):
         return self._status
@@ -70,6 +75,15 @@ def test_optimal_needs_zero_gap():
     assert _map_highs(FakeHighs(S.kOptimal, 10.0, 9.0), INTEGERS)[0] == "gap_limit"
     # without integral costs, 9.5 is not rounded up
     assert _map_highs(FakeHighs(S.kOptimal, 10.0, 9.5), NO_GRID)[0] == "gap_limit"
+
+
+def test_cutoff_caps_the_bound():
+    # under HiGHS's cutoff (objective_bound) "Optimal" with a solution above it proves only "nothing below the
+    # cutoff": HiGHS 1.15.1 said "Optimal 4", dual bound 4, at the cutoff 1.5 where the optimum is 2
+    status, _, obj, bound, _ = _map_highs(FakeHighs(S.kOptimal, 4.0, 4.0, cutoff=1.5), INTEGERS)
+    assert (status, obj, bound) == ("gap_limit", 4.0, 2.0)
+    # a solution below the cutoff: the cutoff changes nothing
+    assert _map_highs(FakeHighs(S.kOptimal, 4.0, 4.0, cutoff=4.5), INTEGERS)[:4:3] == ("optimal", 4.0)
 
 
 def test_gap_helpers():

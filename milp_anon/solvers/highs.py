@@ -70,6 +70,12 @@ def map_status(h, grid: ObjectiveGrid):
         bound = grid.ceil(obj) if optimal else None
     else:
         bound = grid.ceil(float(info.mip_dual_bound))
+        cutoff = float(h.getOptionValue("objective_bound")[1])
+        if bound is not None and math.isfinite(cutoff):
+            # HiGHS prunes every node whose bound reaches its cutoff, so all it proves is "nothing below the
+            # cutoff"; a solution it reports above the cutoff comes with that solution's value as its "dual
+            # bound" ("Optimal 4" on a table whose optimum is 2, cutoff 1.5: tests/test_user_cutoff.py)
+            bound = min(bound, grid.ceil(cutoff))
     if ms == highspy.HighsModelStatus.kOptimal and has_solution:
         status = Status.OPTIMAL if grid.gap(obj, bound) == 0 else Status.GAP_LIMIT
     elif ms == highspy.HighsModelStatus.kInfeasible:
