@@ -145,3 +145,19 @@ def optimum_cells(r, nd=2, status=False):
 def validity_cell(r):
     """``yes``, or ``no:`` and the violation."""
     return "yes" if r["valid"] else "no: " + str(r["violation"])
+
+
+def add_highs_options(ap) -> None:
+    """``--highs-option KEY=VALUE`` (repeatable) on the parser ``ap``, as the CLI's."""
+    ap.add_argument("--highs-option", action="append", default=[], metavar="KEY=VALUE",
+                    help="any HiGHS option (repeatable), checked against HiGHS")
+
+
+def parsed_highs_options(ap, args) -> tuple:
+    """The ``(option, value)`` pairs of ``args.highs_option``; a bad one ends the script through ``ap.error``."""
+    from milp_anon.solvers.options import parse_highs_option
+
+    try:
+        return tuple(parse_highs_option(o) for o in args.highs_option)
+    except ValueError as e:
+        ap.error(str(e))

@@ -19,7 +19,7 @@ import functools
 import json
 import time
 
-from benchmarks.common import ADULT_QI
+from benchmarks.common import ADULT_QI, add_highs_options, parsed_highs_options
 
 
 def main(argv=None):
@@ -28,7 +28,6 @@ def main(argv=None):
     from milp_anon.datasets import load_adult
     from milp_anon.grid import ObjectiveGrid
     from milp_anon.solvers import SolverOptions, solve_model
-    from milp_anon.solvers.options import parse_highs_option
     from milp_anon.solvers.root_cuts import solve_by_root_cuts
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -36,12 +35,9 @@ def main(argv=None):
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--cutoff", type=float, required=True)
     ap.add_argument("--limit", type=float, default=1000.0)
-    ap.add_argument("--highs-option", action="append", default=[], metavar="KEY=VALUE")
+    add_highs_options(ap)
     args = ap.parse_args(argv)
-    try:
-        extra = tuple(parse_highs_option(o) for o in args.highs_option)
-    except ValueError as e:
-        ap.error(str(e))
+    extra = parsed_highs_options(ap, args)
     table = ma.Table.from_frame(load_adult(), qi=list(ADULT_QI[:args.qis]))
     am = pipeline.build_model(table, ma.Request(ma.KAnonymity(args.k), model=ma.ModelOptions(reduction="none")))
     options = SolverOptions(time_limit=args.limit, threads=1, highs_options=(("objective_bound", args.cutoff),) + extra)

@@ -69,9 +69,9 @@ def solve_whole_with_cutoff(table, request, cutoff: float, limit: float, extra=(
 
 def main(argv=None):
     import milp_anon as ma
+    from benchmarks.common import add_highs_options, parsed_highs_options
     from benchmarks.sensitive_goal import criterion
     from milp_anon.datasets import load_adult
-    from milp_anon.solvers.options import parse_highs_option
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--qis", default="sex,race,marital-status")
@@ -79,13 +79,15 @@ def main(argv=None):
     ap.add_argument("--cases", default="frequency l=3;t=0.3 hierarchical", help="semicolon-separated")
     ap.add_argument("--cutoff", type=float, required=True)
     ap.add_argument("--limit", type=float, default=3000.0)
-    ap.add_argument("--highs-option", action="append", default=[], metavar="KEY=VALUE")
+    add_highs_options(ap)
     a = ap.parse_args(argv)
-    try:
-        extra = tuple(parse_highs_option(o) for o in a.highs_option)
-        criteria = [ma.KAnonymity(a.k)] + [criterion(c) for c in a.cases.split(";")]
-    except ValueError as e:
-        ap.error(str(e))
+    extra = parsed_highs_options(ap, a)
+    criteria = [ma.KAnonymity(a.k)]
+    for case in a.cases.split(";"):
+        try:
+            criteria.append(criterion(case))
+        except (ValueError, KeyError):
+            ap.error(f"unknown case {case!r} (the labels of benchmarks.sensitive_goal.criterion)")
     table = ma.Table.from_frame(load_adult(), qi=a.qis.split(","), sensitive="occupation")
     request = ma.Request(*criteria, model=ma.ModelOptions(reduction="none"))
     out = solve_whole_with_cutoff(table, request, a.cutoff, a.limit, extra)
