@@ -9,7 +9,8 @@ would see it: HiGHS's cutoff ``objective_bound`` = ``cutoff``, solved by
 :func:`milp_anon.solvers.root_cuts.solve_by_root_cuts` (in its own process,
 as the rounds are). A bound above the cutoff proves that no table costs less
 than ``G``. ``--highs-option`` (as the CLI's) reaches every HiGHS solve of
-the run: the root, the cuts' LP and each compact model. Prints the outcome and the log of every level as one JSON line.
+the run: the root, the cuts' LP and each compact model. Prints the outcome
+and the log of every level as one JSON line.
 """
 
 from __future__ import annotations
@@ -40,11 +41,13 @@ def main(argv=None):
     extra = parsed_highs_options(ap, args)
     table = ma.Table.from_frame(load_adult(), qi=list(ADULT_QI[:args.qis]))
     am = pipeline.build_model(table, ma.Request(ma.KAnonymity(args.k), model=ma.ModelOptions(reduction="none")))
-    options = SolverOptions(time_limit=args.limit, threads=1, highs_options=(("objective_bound", args.cutoff),) + extra)
+    options = SolverOptions(time_limit=args.limit, threads=1,
+                            highs_options=(("objective_bound", args.cutoff),) + extra)
     t = time.perf_counter()
     out = solve_model(am.lm, options, ObjectiveGrid(1),
                       method=functools.partial(solve_by_root_cuts, integral_assignment=True))
-    print(json.dumps({"qis": args.qis, "k": args.k, "cutoff": args.cutoff, "highs_options": dict(extra), "status": str(out.status),
+    print(json.dumps({"qis": args.qis, "k": args.k, "cutoff": args.cutoff, "highs_options": dict(extra),
+                      "status": str(out.status),
                       "bound": out.bound, "seconds": round(time.perf_counter() - t, 1), "columns": am.lm.n_cols,
                       "root_cuts": out.root_cuts}, default=float))
 

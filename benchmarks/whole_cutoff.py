@@ -6,14 +6,14 @@
 By default the README's ℓ + t example (Adult, QIs sex, race, marital-status, sensitive ``occupation``, k = 5,
 frequency ℓ = 3, 0.3-closeness under the ARX occupation hierarchy); ``--cases`` takes the labels of
 ``benchmarks.sensitive_goal.criterion``. The model is the one ``Request.write_model`` writes
-(``reduction="none"``, through PuLP); HiGHS reads it and solves it with presolve off (the toolkit's setting
+(``reduction="none"``, through PuLP, as MPS); HiGHS reads it and solves it with presolve off (the toolkit's setting
 for proofs), one thread, ``mip_rel_gap`` 0 and ``objective_bound`` = the cutoff: HiGHS prunes every node whose
 bound reaches the cutoff, so "Optimal" at a cost below the cutoff proves that cost the optimum, and
 "Infeasible" proves that no table costs less than the cutoff. HiGHS may still report a solution above the
 cutoff (seen on tiny tables: "Optimal 8", dual bound 8, against the cutoff 3.5 where the optimum is 4): only a
-cost below the cutoff is such a proof, and the ``bound`` printed is HiGHS's dual bound capped at the cutoff. A solution is mapped back by column name,
-released and passed through the independent verifier (``Release.verified``) before its cost is printed.
-Prints HiGHS's log, then one JSON line.
+cost below the cutoff is such a proof, and the ``bound`` printed is HiGHS's dual bound capped at the cutoff.
+A solution is mapped back by column name, released and passed through the independent verifier
+(``Release.verified``) before its cost is printed. Prints HiGHS's log, then one JSON line.
 """
 
 from __future__ import annotations
@@ -38,10 +38,11 @@ def solve_whole_with_cutoff(table, request, cutoff: float, limit: float, extra=(
     from milp_anon.solvers import SolverOptions
 
     am = pipeline.build_model(table, request)
+    problem, variables = am.lm.to_pulp()  # what Request.write_model writes, and the names of the columns
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "whole.mps")
-        request.write_model(table, path)
+        problem.writeMPS(path)
         h = highspy.Highs()
         if quiet:
             h.setOptionValue("output_flag", False)
@@ -59,7 +60,7 @@ def solve_whole_with_cutoff(table, request, cutoff: float, limit: float, extra=(
            "rows": h.getNumRow()}
     if info.primal_solution_status == 2:  # a feasible solution: map it back by name and verify its table
         value = dict(zip(h.getLp().col_names_, h.getSolution().col_value))
-        x = np.array([value.get(v.name, 0.0) for v in am.lm.to_pulp()[1]])
+        x = np.array([value.get(v.name, 0.0) for v in variables])  # PuLP leaves out columns in no row
         g, _ = read_assignment(am, x, request.criteria, SolverOptions())
         released, groups, cost = am.release(g)
         rel = Release.verified(am.instance.table, request, released, cost=cost, groups=groups)

@@ -1,6 +1,7 @@
 """benchmarks/whole_cutoff.py (the whole model as MPS, HiGHS against a cutoff, the solution mapped back by column
 name): against brute force on random small tables with a sensitive criterion, a cutoff just above the optimum
-gives "Optimal" at the optimum with a verified table of that cost, and a cutoff just below it no cheaper table and no bound above the cutoff."""
+gives "Optimal" at the optimum with a verified table of that cost, and a cutoff just below it no cheaper table
+and no bound above the cutoff."""
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
