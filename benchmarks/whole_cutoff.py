@@ -1,6 +1,7 @@
-"""The whole model of a request, written as MPS, solved by HiGHS alone against a cutoff; its table verified.
+"""The whole model of a request, written as MPS, solved by HiGHS (or SCIP) alone against a cutoff; its table verified.
 
-    python -m benchmarks.whole_cutoff --cutoff 124.5 [--limit 3000] [--highs-option KEY=VALUE ...]
+    python -m benchmarks.whole_cutoff --cutoff 124.5 [--limit 3000] [--engine highs|scip]
+        [--highs-option KEY=VALUE ...]
         [--qis sex,race,marital-status] [--k 5] [--cases "frequency l=3;t=0.3 hierarchical"]
 
 By default the README's ℓ + t example (Adult, QIs sex, race, marital-status, sensitive ``occupation``, k = 5,
@@ -13,7 +14,11 @@ bound reaches the cutoff, so "Optimal" at a cost below the cutoff proves that co
 cutoff (seen on tiny tables: "Optimal 8", dual bound 8, against the cutoff 3.5 where the optimum is 4): only a
 cost below the cutoff is such a proof, and the ``bound`` printed is HiGHS's dual bound capped at the cutoff.
 A solution is mapped back by column name, released and passed through the independent verifier
-(``Release.verified``) before its cost is printed. Prints HiGHS's log, then one JSON line.
+(``Release.verified``) before its cost is printed. Prints the engine's log, then one JSON line.
+
+``--engine scip`` (``pip install -e '.[scip]'``) reads the same MPS with SCIP 10 (its defaults, its own
+presolve, one thread, gap 0) and the cutoff as SCIP's objective limit: an engine sharing no code with HiGHS, to
+confirm a bound HiGHS alone proved; "infeasible" then says that no table costs less than the cutoff.
 """
 
 from __future__ import annotations
@@ -25,11 +30,61 @@ import tempfile
 import time
 
 
-def solve_whole_with_cutoff(table, request, cutoff: float, limit: float, extra=(), quiet: bool = False) -> dict:
-    """Write the whole model of ``request`` on ``table`` as MPS, solve it by HiGHS alone against ``cutoff``
-    (presolve off, one thread, ``mip_rel_gap`` 0; ``extra``: more ``(option, value)`` pairs; ``quiet``: no log)
-    and verify the table of its solution, if any: HiGHS's status, objective and bound, and ``verified_cost``."""
+def _highs(path, cutoff, limit, extra, quiet):
+    """HiGHS on the MPS at ``path``: presolve off, one thread, ``mip_rel_gap`` 0, ``objective_bound`` = cutoff."""
     import highspy
+
+    h = highspy.Highs()
+    if quiet:
+        h.setOptionValue("output_flag", False)
+    h.readModel(path)
+    for key, value in (("presolve", "off"), ("threads", 1), ("time_limit", limit), ("mip_rel_gap", 0.0),
+                       ("objective_bound", cutoff)) + tuple(extra):
+        h.setOptionValue(key, value)
+    h.run()
+    info, status = h.getInfo(), h.getModelStatus()
+    out = {"status": h.modelStatusToString(status), "objective": info.objective_function_value,
+           "dual_bound": info.mip_dual_bound, "nodes": info.mip_node_count, "columns": h.getNumCol(),
+           "rows": h.getNumRow()}
+    values = None
+    if info.primal_solution_status == 2:  # a feasible solution
+        values = dict(zip(h.getLp().col_names_, h.getSolution().col_value))
+    return out, values
+
+
+def _scip(path, cutoff, limit, extra, quiet):
+    """SCIP on the MPS at ``path``: its defaults (its own presolve: an engine independent of HiGHS), one
+    thread, gap 0, and the objective limit = cutoff: SCIP accepts no solution at or above it, so "infeasible"
+    proves that no table costs less than the cutoff."""
+    from pyscipopt import Model
+
+    m = Model()
+    if quiet:
+        m.hideOutput()
+    m.readProblem(path)
+    for key, value in (("limits/time", float(limit)), ("limits/gap", 0.0), ("parallel/maxnthreads", 1)) + tuple(extra):
+        m.setParam(key, value)
+    m.setObjlimit(cutoff)
+    m.optimize()
+    out = {"status": m.getStatus(), "objective": m.getObjVal() if m.getNSols() else None,
+           "dual_bound": m.getDualbound(), "nodes": m.getNNodes(), "columns": m.getNVars(),
+           "rows": m.getNConss()}
+    values = None
+    if m.getNSols():
+        sol = m.getBestSol()
+        values = {v.name: m.getSolVal(sol, v) for v in m.getVars()}
+    return out, values
+
+
+ENGINES = {"highs": _highs, "scip": _scip}
+
+
+def solve_whole_with_cutoff(table, request, cutoff: float, limit: float, extra=(), quiet: bool = False,
+                            engine: str = "highs") -> dict:
+    """Write the whole model of ``request`` on ``table`` as MPS, solve it by ``engine`` alone against ``cutoff``
+    (HiGHS: presolve off, one thread, ``mip_rel_gap`` 0; SCIP: its defaults, one thread, gap 0; ``extra``: more
+    ``(option, value)`` pairs for the engine; ``quiet``: no log) and verify the table of its solution, if any:
+    the engine's status, objective and bound, and ``verified_cost``."""
     import numpy as np
 
     from milp_anon import pipeline
@@ -43,24 +98,15 @@ def solve_whole_with_cutoff(table, request, cutoff: float, limit: float, extra=(
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "whole.mps")
         problem.writeMPS(path)
-        h = highspy.Highs()
-        if quiet:
-            h.setOptionValue("output_flag", False)
-        h.readModel(path)
-    for key, value in (("presolve", "off"), ("threads", 1), ("time_limit", limit), ("mip_rel_gap", 0.0),
-                       ("objective_bound", cutoff)) + tuple(extra):
-        h.setOptionValue(key, value)
-    h.run()
-    info, status = h.getInfo(), h.getModelStatus()
-    out = {"cutoff": cutoff, "highs_options": dict(extra), "highs_status": h.modelStatusToString(status),
-           "highs_objective": info.objective_function_value, "highs_dual_bound": info.mip_dual_bound,
-           # all the cutoff lets HiGHS prove: HiGHS's "dual bound" above it is a solution's value, not a bound
-           "bound": min(info.mip_dual_bound, cutoff),
-           "nodes": info.mip_node_count, "seconds": round(time.perf_counter() - t0, 1), "columns": h.getNumCol(),
-           "rows": h.getNumRow()}
-    if info.primal_solution_status == 2:  # a feasible solution: map it back by name and verify its table
-        value = dict(zip(h.getLp().col_names_, h.getSolution().col_value))
-        x = np.array([value.get(v.name, 0.0) for v in variables])  # PuLP leaves out columns in no row
+        result, values = ENGINES[engine](path, cutoff, limit, tuple(extra), quiet)
+    out = {"engine": engine, "cutoff": cutoff, f"{engine}_options": dict(extra)}
+    out |= {f"{engine}_{key}" if key in ("status", "objective", "dual_bound") else key: value
+            for key, value in result.items()}
+    # all the cutoff lets the engine prove: HiGHS's "dual bound" above it is a solution's value, not a bound
+    out["bound"] = min(result["dual_bound"], cutoff)
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    if values is not None:  # map the solution back by name and verify its table
+        x = np.array([values.get(v.name, 0.0) for v in variables])  # PuLP leaves out columns in no row
         g, _ = read_assignment(am, x, request.criteria, SolverOptions())
         released, groups, cost = am.release(g)
         rel = Release.verified(am.instance.table, request, released, cost=cost, groups=groups)
@@ -80,9 +126,12 @@ def main(argv=None):
     ap.add_argument("--cases", default="frequency l=3;t=0.3 hierarchical", help="semicolon-separated")
     ap.add_argument("--cutoff", type=float, required=True)
     ap.add_argument("--limit", type=float, default=3000.0)
+    ap.add_argument("--engine", choices=sorted(ENGINES), default="highs")
     add_highs_options(ap)
     a = ap.parse_args(argv)
     extra = parsed_highs_options(ap, a)
+    if extra and a.engine != "highs":
+        ap.error("--highs-option needs --engine highs")
     criteria = [ma.KAnonymity(a.k)]
     for case in a.cases.split(";"):
         try:
@@ -91,7 +140,7 @@ def main(argv=None):
             ap.error(f"unknown case {case!r} (the labels of benchmarks.sensitive_goal.criterion)")
     table = ma.Table.from_frame(load_adult(), qi=a.qis.split(","), sensitive="occupation")
     request = ma.Request(*criteria, model=ma.ModelOptions(reduction="none"))
-    out = solve_whole_with_cutoff(table, request, a.cutoff, a.limit, extra)
+    out = solve_whole_with_cutoff(table, request, a.cutoff, a.limit, extra, engine=a.engine)
     print(json.dumps({"qis": a.qis, "k": a.k, "cases": a.cases} | out, default=float))
 
 
