@@ -1,6 +1,6 @@
 """The whole model of a request, written as MPS, solved by HiGHS (or SCIP) alone against a cutoff; its table verified.
 
-    python -m benchmarks.whole_cutoff --cutoff 124.5 [--limit 3000] [--engine highs|scip]
+    python -m benchmarks.whole_cutoff [--cutoff 124.5] [--limit 3000] [--engine highs|scip]
         [--highs-option KEY=VALUE ...]
         [--qis sex,race,marital-status] [--k 5] [--cases "frequency l=3;t=0.3 hierarchical"]
 
@@ -38,8 +38,9 @@ def _highs(path, cutoff, limit, extra, quiet):
     if quiet:
         h.setOptionValue("output_flag", False)
     h.readModel(path)
+    cut = (("objective_bound", cutoff),) if cutoff is not None else ()
     for key, value in (("presolve", "off"), ("threads", 1), ("time_limit", limit), ("mip_rel_gap", 0.0),
-                       ("objective_bound", cutoff)) + tuple(extra):
+                       *cut, *extra):
         h.setOptionValue(key, value)
     h.run()
     info, status = h.getInfo(), h.getModelStatus()
@@ -64,7 +65,8 @@ def _scip(path, cutoff, limit, extra, quiet):
     m.readProblem(path)
     for key, value in (("limits/time", float(limit)), ("limits/gap", 0.0), ("parallel/maxnthreads", 1)) + tuple(extra):
         m.setParam(key, value)
-    m.setObjlimit(cutoff)
+    if cutoff is not None:
+        m.setObjlimit(cutoff)
     m.optimize()
     out = {"status": m.getStatus(), "objective": m.getObjVal() if m.getNSols() else None,
            "dual_bound": m.getDualbound(), "nodes": m.getNNodes(), "columns": m.getNVars(),
@@ -79,12 +81,12 @@ def _scip(path, cutoff, limit, extra, quiet):
 ENGINES = {"highs": _highs, "scip": _scip}
 
 
-def solve_whole_with_cutoff(table, request, cutoff: float, limit: float, extra=(), quiet: bool = False,
+def solve_whole_with_cutoff(table, request, cutoff: float | None, limit: float, extra=(), quiet: bool = False,
                             engine: str = "highs") -> dict:
     """Write the whole model of ``request`` on ``table`` as MPS, solve it by ``engine`` alone against ``cutoff``
-    (HiGHS: presolve off, one thread, ``mip_rel_gap`` 0; SCIP: its defaults, one thread, gap 0; ``extra``: more
-    ``(option, value)`` pairs for the engine; ``quiet``: no log) and verify the table of its solution, if any:
-    the engine's status, objective and bound, and ``verified_cost``."""
+    (``None``: no cutoff; HiGHS: presolve off, one thread, ``mip_rel_gap`` 0; SCIP: its defaults, one thread,
+    gap 0; ``extra``: more ``(option, value)`` pairs for the engine; ``quiet``: no log) and verify the table of
+    its solution, if any: the engine's status, objective and bound, and ``verified_cost``."""
     import numpy as np
 
     from milp_anon import pipeline
@@ -103,7 +105,7 @@ def solve_whole_with_cutoff(table, request, cutoff: float, limit: float, extra=(
     out |= {f"{engine}_{key}" if key in ("status", "objective", "dual_bound") else key: value
             for key, value in result.items()}
     # all the cutoff lets the engine prove: HiGHS's "dual bound" above it is a solution's value, not a bound
-    out["bound"] = min(result["dual_bound"], cutoff)
+    out["bound"] = result["dual_bound"] if cutoff is None else min(result["dual_bound"], cutoff)
     out["seconds"] = round(time.perf_counter() - t0, 1)
     if values is not None:  # map the solution back by name and verify its table
         x = np.array([values.get(v.name, 0.0) for v in variables])  # PuLP leaves out columns in no row
@@ -124,7 +126,7 @@ def main(argv=None):
     ap.add_argument("--qis", default="sex,race,marital-status")
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--cases", default="frequency l=3;t=0.3 hierarchical", help="semicolon-separated")
-    ap.add_argument("--cutoff", type=float, required=True)
+    ap.add_argument("--cutoff", type=float, default=None, help="none by default: the engine alone")
     ap.add_argument("--limit", type=float, default=3000.0)
     ap.add_argument("--engine", choices=sorted(ENGINES), default="highs")
     add_highs_options(ap)
