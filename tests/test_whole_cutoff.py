@@ -3,6 +3,7 @@ name): against brute force on random small tables with a sensitive criterion, a 
 gives "Optimal" at the optimum with a verified table of that cost, and a cutoff just below it no cheaper table
 and no bound above the cutoff."""
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -31,3 +32,25 @@ def test_whole_cutoff_against_brute_force(case, data):
     assert below.get("verified_cost", optimum) >= optimum
     assert below["bound"] <= optimum - 0.5
     assert below["highs_status"] in ("Infeasible", "Objective bound", "Optimal")
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sensitive_tables(n=(4, 8), m=(1, 3), k=(1, 3)), st.data())
+def test_scip_engine_against_brute_force(case, data):
+    """``engine="scip"`` (where pyscipopt is installed): the same MPS, SCIP's objective limit as the cutoff."""
+    pytest.importorskip("pyscipopt")
+    frame, qi, k = case
+    criteria = [ma.KAnonymity(k), data.draw(criteria_for(frame))]
+    optimum = brute(frame, qi, criteria)
+    if optimum is None:
+        return
+    table = ma.Table.from_frame(frame, qi, "s")
+    request = ma.Request(*criteria, model=ma.ModelOptions(reduction="none"))
+    alone = solve_whole_with_cutoff(table, request, None, 60.0, quiet=True, engine="scip")
+    assert alone["scip_status"] == "optimal" and alone["verified_cost"] == optimum
+    above = solve_whole_with_cutoff(table, request, optimum + 0.5, 60.0, quiet=True, engine="scip")
+    assert above["scip_status"] == "optimal" and above["verified_cost"] == optimum
+    below = solve_whole_with_cutoff(table, request, optimum - 0.5, 60.0, quiet=True, engine="scip")
+    # SCIP too may keep a solution at or above its objective limit (cost 0 against the limit −0.5)
+    assert below["scip_status"] == "infeasible" and below.get("verified_cost", optimum) >= optimum
+    assert below["bound"] == optimum - 0.5
