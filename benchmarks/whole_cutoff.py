@@ -69,8 +69,8 @@ def _scip(path, cutoff, limit, extra, quiet):
         m.setObjlimit(cutoff)
     m.optimize()
     out = {"status": m.getStatus(), "objective": m.getObjVal() if m.getNSols() else None,
-           "dual_bound": m.getDualbound(), "nodes": m.getNNodes(), "columns": m.getNVars(),
-           "rows": m.getNConss()}
+           "dual_bound": m.getDualbound(), "nodes": m.getNNodes(), "columns": m.getNVars(transformed=False),
+           "rows": m.getNConss(transformed=False), "seconds_scip": round(m.getSolvingTime(), 1)}
     values = None
     if m.getNSols():
         sol = m.getBestSol()
