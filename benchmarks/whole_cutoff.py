@@ -24,6 +24,7 @@ confirm a bound HiGHS alone proved; "infeasible" then says that no table costs l
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import tempfile
@@ -134,6 +135,8 @@ def main(argv=None):
     extra = parsed_highs_options(ap, a)
     if extra and a.engine != "highs":
         ap.error("--highs-option needs --engine highs")
+    if a.engine == "scip" and importlib.util.find_spec("pyscipopt") is None:
+        ap.error("--engine scip needs pyscipopt: pip install -e '.[scip]'")
     criteria = [ma.KAnonymity(a.k)]
     for case in a.cases.split(";"):
         try:
