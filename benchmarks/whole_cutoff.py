@@ -133,6 +133,8 @@ def main(argv=None):
     add_highs_options(ap)
     a = ap.parse_args(argv)
     extra = parsed_highs_options(ap, a)
+    if not a.limit > 0:
+        ap.error(f"--limit must be a positive number of seconds, got {a.limit:g}")
     if extra and a.engine != "highs":
         ap.error("--highs-option needs --engine highs")
     if a.engine == "scip" and importlib.util.find_spec("pyscipopt") is None:
