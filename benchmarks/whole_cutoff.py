@@ -1,7 +1,7 @@
 """The whole model of a request, written as MPS, solved by HiGHS (or SCIP) alone against a cutoff; its table verified.
 
     python -m benchmarks.whole_cutoff [--cutoff 124.5] [--limit 3000] [--engine highs|scip]
-        [--highs-option KEY=VALUE ...]
+        [--highs-option KEY=VALUE ...] [--statistics]
         [--qis sex,race,marital-status] [--k 5] [--cases "frequency l=3;t=0.3 hierarchical"]
 
 By default the README's ℓ + t example (Adult, QIs sex, race, marital-status, sensitive ``occupation``, k = 5,
@@ -31,7 +31,7 @@ import tempfile
 import time
 
 
-def _highs(path, cutoff, limit, extra, quiet):
+def _highs(path, cutoff, limit, extra, quiet, statistics=False):
     """HiGHS on the MPS at ``path``: presolve off, one thread, ``mip_rel_gap`` 0, ``objective_bound`` = cutoff."""
     import highspy
 
@@ -54,7 +54,7 @@ def _highs(path, cutoff, limit, extra, quiet):
     return out, values
 
 
-def _scip(path, cutoff, limit, extra, quiet):
+def _scip(path, cutoff, limit, extra, quiet, statistics=False):
     """SCIP on the MPS at ``path``: its defaults (its own presolve: an engine independent of HiGHS), one
     thread, gap 0, and the objective limit = cutoff: SCIP accepts no solution at or above it, so "infeasible"
     proves that no table costs less than the cutoff."""
@@ -69,6 +69,8 @@ def _scip(path, cutoff, limit, extra, quiet):
     if cutoff is not None:
         m.setObjlimit(cutoff)
     m.optimize()
+    if statistics:  # SCIP's tables: which presolvers, separators (cuts) and heuristics did the work
+        m.printStatistics()
     out = {"status": m.getStatus(), "objective": m.getObjVal() if m.getNSols() else None,
            "dual_bound": m.getDualbound(), "nodes": m.getNNodes(), "columns": m.getNVars(transformed=False),
            "rows": m.getNConss(transformed=False), "seconds_scip": round(m.getSolvingTime(), 1)}
@@ -83,11 +85,12 @@ ENGINES = {"highs": _highs, "scip": _scip}
 
 
 def solve_whole_with_cutoff(table, request, cutoff: float | None, limit: float, extra=(), quiet: bool = False,
-                            engine: str = "highs") -> dict:
+                            engine: str = "highs", statistics: bool = False) -> dict:
     """Write the whole model of ``request`` on ``table`` as MPS, solve it by ``engine`` alone against ``cutoff``
     (``None``: no cutoff; HiGHS: presolve off, one thread, ``mip_rel_gap`` 0; SCIP: its defaults, one thread,
     gap 0; ``extra``: more ``(option, value)`` pairs for the engine; ``quiet``: no log) and verify the table of
-    its solution, if any: the engine's status, objective and bound, and ``verified_cost``."""
+    its solution, if any: the engine's status, objective and bound, and ``verified_cost``. ``statistics``: SCIP
+    prints its statistics at the end (HiGHS's log already holds its own)."""
     import numpy as np
 
     from milp_anon import pipeline
@@ -101,7 +104,7 @@ def solve_whole_with_cutoff(table, request, cutoff: float | None, limit: float, 
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "whole.mps")
         problem.writeMPS(path)
-        result, values = ENGINES[engine](path, cutoff, limit, tuple(extra), quiet)
+        result, values = ENGINES[engine](path, cutoff, limit, tuple(extra), quiet, statistics)
     out = {"engine": engine, "cutoff": cutoff, f"{engine}_options": dict(extra)}
     out |= {f"{engine}_{key}" if key in ("status", "objective", "dual_bound") else key: value
             for key, value in result.items()}
@@ -130,6 +133,7 @@ def main(argv=None):
     ap.add_argument("--cutoff", type=float, default=None, help="none by default: the engine alone")
     ap.add_argument("--limit", type=float, default=3000.0)
     ap.add_argument("--engine", choices=sorted(ENGINES), default="highs")
+    ap.add_argument("--statistics", action="store_true", help="SCIP: print its statistics at the end")
     add_highs_options(ap)
     a = ap.parse_args(argv)
     extra = parsed_highs_options(ap, a)
@@ -147,7 +151,8 @@ def main(argv=None):
             ap.error(f"unknown case {case!r} (the labels of benchmarks.sensitive_goal.criterion)")
     table = ma.Table.from_frame(load_adult(), qi=a.qis.split(","), sensitive="occupation")
     request = ma.Request(*criteria, model=ma.ModelOptions(reduction="none"))
-    out = solve_whole_with_cutoff(table, request, a.cutoff, a.limit, extra, engine=a.engine)
+    out = solve_whole_with_cutoff(table, request, a.cutoff, a.limit, extra, engine=a.engine,
+                                 statistics=a.statistics)
     print(json.dumps({"qis": a.qis, "k": a.k, "cases": a.cases} | out, default=float))
 
 
