@@ -1,7 +1,7 @@
 """The whole model of a request, written as MPS, solved by HiGHS (or SCIP) alone against a cutoff; its table verified.
 
     python -m benchmarks.whole_cutoff [--cutoff 124.5] [--limit 3000] [--engine highs|scip]
-        [--highs-option KEY=VALUE ...] [--statistics]
+        [--highs-option KEY=VALUE ...] [--statistics] [--save SOLUTION.json]
         [--qis sex,race,marital-status] [--k 5] [--cases "frequency l=3;t=0.3 hierarchical"]
 
 By default the README's ℓ + t example (Adult, QIs sex, race, marital-status, sensitive ``occupation``, k = 5,
@@ -20,6 +20,10 @@ A solution is mapped back by column name, released and passed through the indepe
 presolve, one thread, gap 0) and the cutoff as SCIP's objective limit: an engine sharing no code with HiGHS, to
 cross-check a bound HiGHS alone proved; "infeasible" then is SCIP's claim that no table costs less than the
 cutoff (on the README example it contradicts a verified table: ``benchmarks/results/whole_cutoff_readme_lt.md``).
+
+``--save`` writes the engine's solution (``{column name: value}``, JSON) before it is mapped back, so a solution
+can be checked against the model's rows, or its table rebuilt, without solving again; an existing file is
+refused before any work.
 """
 
 from __future__ import annotations
@@ -86,12 +90,13 @@ ENGINES = {"highs": _highs, "scip": _scip}
 
 
 def solve_whole_with_cutoff(table, request, cutoff: float | None, limit: float, extra=(), quiet: bool = False,
-                            engine: str = "highs", statistics: bool = False) -> dict:
+                            engine: str = "highs", statistics: bool = False, save: str | None = None) -> dict:
     """Write the whole model of ``request`` on ``table`` as MPS, solve it by ``engine`` alone against ``cutoff``
     (``None``: no cutoff; HiGHS: presolve off, one thread, ``mip_rel_gap`` 0; SCIP: its defaults, one thread,
     gap 0; ``extra``: more ``(option, value)`` pairs for the engine; ``quiet``: no log) and verify the table of
     its solution, if any: the engine's status, objective and bound, and ``verified_cost``. ``statistics``: SCIP
-    prints its statistics at the end (HiGHS's log already holds its own)."""
+    prints its statistics at the end (HiGHS's log already holds its own). ``save``: a path for the engine's
+    solution as JSON (written before verification: a solution whose table fails it stays available)."""
     import numpy as np
 
     from milp_anon import pipeline
@@ -112,6 +117,8 @@ def solve_whole_with_cutoff(table, request, cutoff: float | None, limit: float, 
     # all the cutoff lets the engine prove: HiGHS's "dual bound" above it is a solution's value, not a bound
     out["bound"] = result["dual_bound"] if cutoff is None else min(result["dual_bound"], cutoff)
     out["seconds"] = round(time.perf_counter() - t0, 1)
+    if values is not None and save is not None:
+        _write_new(save, json.dumps({"engine": engine, "cutoff": cutoff, "columns": values}))
     if values is not None:  # map the solution back by name and verify its table
         x = np.array([values.get(v.name, 0.0) for v in variables])  # PuLP leaves out columns in no row
         g, _ = read_assignment(am, x, request.criteria, SolverOptions())
@@ -119,6 +126,14 @@ def solve_whole_with_cutoff(table, request, cutoff: float | None, limit: float, 
         rel = Release.verified(am.instance.table, request, released, cost=cost, groups=groups)
         out.update(verified_cost=float(rel.objective), groups=int(len(set(groups.tolist()))))
     return out
+
+
+def _write_new(path, text):
+    """Write ``text`` to the new file ``path`` whole or not at all (a temporary file, then a rename)."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "x", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
 
 
 def main(argv=None):
@@ -135,6 +150,8 @@ def main(argv=None):
     ap.add_argument("--limit", type=float, default=3000.0)
     ap.add_argument("--engine", choices=sorted(ENGINES), default="highs")
     ap.add_argument("--statistics", action="store_true", help="SCIP: print its statistics at the end")
+    ap.add_argument("--save", default=None, metavar="SOLUTION.json",
+                    help="write the engine's solution {column: value} to this new file")
     add_highs_options(ap)
     a = ap.parse_args(argv)
     extra = parsed_highs_options(ap, a)
@@ -144,6 +161,11 @@ def main(argv=None):
         ap.error("--highs-option needs --engine highs")
     if a.engine == "scip" and importlib.util.find_spec("pyscipopt") is None:
         ap.error("--engine scip needs pyscipopt: pip install -e '.[scip]'")
+    if a.save is not None:
+        if os.path.exists(a.save):
+            ap.error(f"--save {a.save}: the file exists (it is never overwritten)")
+        if not os.path.isdir(os.path.dirname(os.path.abspath(a.save))):
+            ap.error(f"--save {a.save}: no such directory")
     criteria = [ma.KAnonymity(a.k)]
     for case in a.cases.split(";"):
         try:
@@ -153,7 +175,7 @@ def main(argv=None):
     table = ma.Table.from_frame(load_adult(), qi=a.qis.split(","), sensitive="occupation")
     request = ma.Request(*criteria, model=ma.ModelOptions(reduction="none"))
     out = solve_whole_with_cutoff(table, request, a.cutoff, a.limit, extra, engine=a.engine,
-                                 statistics=a.statistics)
+                                 statistics=a.statistics, save=a.save)
     print(json.dumps({"qis": a.qis, "k": a.k, "cases": a.cases} | out, default=float))
 
 
