@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon.exact import brute_force_k_anonymity, emd_flow
-from milp_anon.verify import emd_equal, emd_ordered, emd_transport, verify_release
+from milp_anon.verify import (emd_equal, emd_hierarchical, emd_network, emd_ordered, emd_transport,
+                              verify_release)
 
 from helpers import SENS_HIERARCHY, brute, criteria_for, sensitive_tables
 
@@ -75,6 +76,67 @@ def test_emd_closed_forms_equal_transport(p_counts, data):
     assert emd_flow(p_counts, q_counts, equal) == emd_equal(P, Q)
     assert emd_flow(p_counts, q_counts, [[Fraction(abs(i - j), V - 1) for j in range(V)] for i in range(V)]) \
         == emd_ordered(P, Q)
+    assert emd_network(P, Q, equal) == emd_equal(P, Q)
+    assert emd_network(P, Q, ordered) == emd_ordered(P, Q)
+
+
+@st.composite
+def random_trees(draw, V):
+    """A random ARX-style hierarchy over ``v0 … v(V−1)``: each level maps every node of the level below to one
+    parent (a tree), the top level is the single root."""
+    H = draw(st.integers(1, 3))
+    nodes = list(range(V))
+    rows = [[f"v{i}"] for i in range(V)]
+    for level in range(1, H):
+        parent = {x: draw(st.integers(0, 2)) for x in sorted(set(nodes))}
+        nodes = [parent[x] for x in nodes]
+        for row, x in zip(rows, nodes):
+            row.append(f"L{level}n{x}")
+    for row in rows:
+        row.append("*")
+    return ma.Hierarchy.from_rows(rows)
+
+
+@settings(max_examples=150)
+@given(st.lists(st.integers(0, 6), min_size=2, max_size=7), st.data())
+def test_hierarchical_emd_equals_transport(p_counts, data):
+    """The verifier's closed form (Li et al. 2007, Sec. 4.2) against the transportation problem on the LCA
+    metric, solved exactly (the verifier's network simplex and brute force's min-cost flow) and as an LP."""
+    V = len(p_counts)
+    q_counts = data.draw(st.lists(st.integers(0, 6), min_size=V, max_size=V))
+    if sum(p_counts) == 0 or sum(q_counts) == 0:
+        return
+    h = data.draw(random_trees(V))
+    dom = [f"v{i}" for i in range(V)]
+    lca = [[Fraction(next(lv for lv in range(h.height + 1) if h.paths[a][lv] == h.paths[b][lv]), h.height)
+            for b in dom] for a in dom]
+    P = [Fraction(c, sum(p_counts)) for c in p_counts]
+    Q = [Fraction(c, sum(q_counts)) for c in q_counts]
+    closed = emd_hierarchical(P, Q, dom, h)
+    assert closed == emd_flow(p_counts, q_counts, lca)
+    assert closed == emd_network(P, Q, np.array(lca, dtype=float))
+    assert float(closed) == pytest.approx(emd_transport(P, Q, np.array(lca, dtype=float)), abs=1e-9)
+
+
+@pytest.mark.parametrize("x_in_class, holds", [(1294, False), (1295, True)])
+def test_verifier_decides_t_exactly(x_in_class, holds):
+    """A class at EMD ``1/3 + 9.7·10⁻¹⁰`` violates 1/3-closeness: the verifier once accepted any hierarchical
+    EMD up to ``t + 10⁻⁹`` (a float LP), which let this class through. 26,500 rows, 11,477 of them ``x``; the
+    class: 12,971 rows, ``x_in_class`` of them ``x``; the other class is within ``t``."""
+    n, A, m = 26_500, 11_477, 12_971
+    s = ["x"] * x_in_class + ["y"] * (m - x_in_class) + ["x"] * (A - x_in_class) + ["y"] * (n - m - A + x_in_class)
+    frame = pd.DataFrame({"q": ["a"] * m + ["b"] * (n - m), "s": s})
+    flat = ma.Hierarchy.from_rows([["x", "*"], ["y", "*"]])
+    emd = Fraction(A, n) - Fraction(x_in_class, m)
+    assert (emd <= Fraction(1, 3)) == holds
+    assert holds or emd - Fraction(1, 3) < Fraction(1, 10**9)  # within the old tolerance
+    for crit in (ma.TCloseness(1 / 3, distance="hierarchical", hierarchy=flat),
+                 ma.TCloseness(1 / 3, distance=[[0, 1], [1, 0]]), ma.TCloseness(1 / 3)):
+        if holds:
+            verify_release(frame, frame, ["q"], [crit], sensitive=("s",))
+        else:
+            with pytest.raises(ma.VerificationError, match="EMD"):
+                verify_release(frame, frame, ["q"], [crit], sensitive=("s",))
 
 
 @pytest.mark.parametrize("distance", ["equal", "ordered", "hierarchical"])
