@@ -54,3 +54,41 @@ def test_scip_engine_against_brute_force(case, data):
     # SCIP too may keep a solution at or above its objective limit (cost 0 against the limit −0.5)
     assert below["scip_status"] == "infeasible" and below.get("verified_cost", optimum) >= optimum
     assert below["bound"] == optimum - 0.5
+
+
+def test_save_writes_the_solution(tmp_path):
+    """``save``: the engine's solution as JSON; its columns give the objective the engine reported."""
+    import json
+
+    import pandas as pd
+
+    frame = pd.DataFrame({"a": list("xxyyzz"), "b": list("112233"), "s": list("pqpqpq")})
+    table = ma.Table.from_frame(frame, ["a", "b"], "s")
+    request = ma.Request(ma.KAnonymity(3), ma.LDiversity(2), model=ma.ModelOptions(reduction="none"))
+    path = tmp_path / "solution.json"
+    out = solve_whole_with_cutoff(table, request, None, 60.0, quiet=True, save=str(path))
+    saved = json.loads(path.read_text())
+    assert saved["engine"] == "highs" and saved["cutoff"] is None
+    problem = request.to_pulp(table)
+    objective = sum(coef * saved["columns"][v.name] for v, coef in problem.objective.items())
+    assert out["verified_cost"] == brute(frame, ["a", "b"], [ma.KAnonymity(3), ma.LDiversity(2)])
+    assert objective == pytest.approx(out["highs_objective"]) and objective == pytest.approx(out["verified_cost"])
+    assert [p.name for p in tmp_path.iterdir()] == ["solution.json"]  # no temporary file left
+
+
+@pytest.mark.parametrize("args, cause", [
+    (["--save", "EXISTS"], "the file exists"),
+    (["--save", "/nonexistent-dir/solution.json"], "no such directory"),
+    (["--limit", "0"], "--limit must be a positive"),
+])
+def test_bad_input_is_refused_before_work(tmp_path, capsys, args, cause):
+    from benchmarks.whole_cutoff import main
+
+    existing = tmp_path / "solution.json"
+    existing.write_text("keep me")
+    args = [str(existing) if a == "EXISTS" else a for a in args]
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code == 2
+    assert cause in capsys.readouterr().err
+    assert existing.read_text() == "keep me" and [p.name for p in tmp_path.iterdir()] == ["solution.json"]
