@@ -8,9 +8,10 @@ native-country, workclass, occupation (the first ``q``). The whole model
 (``reduction="none"``) is written as MPS (as ``Request.write_model`` does) and read
 by SCIP (its defaults, one thread), or solved by HiGHS as the toolkit does
 (presolve off, one thread, isolated). Each run in its own process, one at a
-time. SCIP's best solution is mapped back onto the model's columns by name
-and released only through the verifier (``Release.verified``), so its cost
-is the table's recounted cost. Reports the root bound (SCIP's
+time. SCIP runs through ``benchmarks.whole_cutoff`` (no cutoff): its best
+solution is mapped back onto the model's columns by name and released only
+through the verifier (``Release.verified``), so its cost is the table's
+recounted cost. Reports the root bound (SCIP's
 ``getDualboundRoot``; HiGHS's is in its log), the final bound, the best
 table and the peak memory of the run's process and its children.
 """
@@ -27,37 +28,11 @@ OUT = os.path.join(os.path.dirname(__file__), "results")
 
 
 def _scip(table, request, limit):
-    import tempfile
+    from .whole_cutoff import solve_whole_with_cutoff
 
-    import numpy as np
-    from pyscipopt import Model
-
-    from milp_anon import pipeline
-    from milp_anon.release import Release
-
-    am = pipeline.build_model(table, request)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "model.mps")
-        am.lm.to_pulp()[0].writeMPS(path)  # what Request.write_model writes, from the model built once
-        m = Model()
-        m.hideOutput()
-        m.readProblem(path)
-    m.setParam("limits/time", float(limit))
-    m.setParam("parallel/maxnthreads", 1)
-    m.optimize()
-    root = m.getDualboundRoot()  # 1e20 when presolve alone solved it (no root LP)
-    row = {"status": m.getStatus(), "bound": m.getDualbound(), "root bound": root if root < 1e19 else None,
-           "nodes": m.getNNodes(), "objective": None}
-    if m.getNSols():
-        sol = m.getBestSol()
-        index = {n: i for i, n in enumerate(am.lm.col_names())}
-        x = np.zeros(am.lm.n_cols)
-        for v in m.getVars():
-            x[index[v.name]] = m.getSolVal(sol, v)
-        released, groups, cost = am.release(np.rint(x[am.g]))
-        rel = Release.verified(table, request, released, cost=cost, groups=groups, source="SCIP")
-        row["objective"] = rel.objective
-    return row
+    out = solve_whole_with_cutoff(table, request, None, limit, quiet=True, engine="scip")
+    return {"status": out["scip_status"], "bound": out["bound"], "root bound": out["root_bound"],
+            "nodes": out["nodes"], "objective": out.get("verified_cost")}
 
 
 def _highs(table, request, limit):

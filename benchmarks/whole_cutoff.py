@@ -76,8 +76,10 @@ def _scip(path, cutoff, limit, extra, quiet, statistics=False):
     m.optimize()
     if statistics:  # SCIP's tables: which presolvers, separators (cuts) and heuristics did the work
         m.printStatistics()
+    root = m.getDualboundRoot()  # 1e20 when presolve alone solved it (no root LP)
     out = {"status": m.getStatus(), "objective": m.getObjVal() if m.getNSols() else None,
-           "dual_bound": m.getDualbound(), "nodes": m.getNNodes(), "columns": m.getNVars(transformed=False),
+           "dual_bound": m.getDualbound(), "root_bound": root if root < 1e19 else None,
+           "nodes": m.getNNodes(), "columns": m.getNVars(transformed=False),
            "rows": m.getNConss(transformed=False), "seconds_scip": round(m.getSolvingTime(), 1)}
     values = None
     if m.getNSols():
