@@ -1,7 +1,7 @@
 """The whole model of a request, written as MPS, solved by HiGHS (or SCIP) alone against a cutoff; its table verified.
 
     python -m benchmarks.whole_cutoff [--cutoff 124.5] [--limit 3000] [--engine highs|scip]
-        [--highs-option KEY=VALUE ...] [--statistics] [--save SOLUTION.json]
+        [--highs-option KEY=VALUE ...] [--statistics] [--save SOLUTION.json] [--check SOLUTION.json]
         [--qis sex,race,marital-status] [--k 5] [--cases "frequency l=3;t=0.3 hierarchical"]
 
 By default the README's ℓ + t example (Adult, QIs sex, race, marital-status, sensitive ``occupation``, k = 5,
@@ -23,7 +23,9 @@ cutoff (on the README example it contradicts a verified table: ``benchmarks/resu
 
 ``--save`` writes the engine's solution (``{column name: value}``, JSON) before it is mapped back, so a solution
 can be checked against the model's rows, or its table rebuilt, without solving again; an existing file is
-refused before any work.
+refused before any work. ``--check`` solves nothing: it rebuilds the model, maps a saved solution back, passes
+its table through the verifier and checks the point exactly (:func:`check_point`): does the model hold a
+solution of that cost, whatever an engine's tolerance?
 """
 
 from __future__ import annotations
@@ -130,6 +132,81 @@ def solve_whole_with_cutoff(table, request, cutoff: float | None, limit: float, 
     return out
 
 
+def check_point(lm, values: dict) -> dict:
+    """Is the saved solution ``values`` (``{column name: value}``) a solution of the model ``lm``, exactly?
+
+    Integer columns are rounded (their largest distance to an integer is reported); the continuous columns
+    are re-solved by an LP with the integers fixed (HiGHS, presolve off), its values taken as the nearest
+    fractions with denominators up to 10⁶, and every row and bound is checked in exact rationals against the
+    model's coefficients. ``rows_violated == bounds_violated == 0`` proves that the model has a solution of
+    cost ``objective``, independent of any engine's tolerance.
+    """
+    from fractions import Fraction
+
+    import highspy
+    import numpy as np
+
+    a = lm.arrays()
+    x = np.array([values.get(name, 0.0) for name in lm.col_names()])
+    integer = a["integer"]
+    n_rows = len(a["row_lower"])
+    out = {"max_fractionality": float(np.abs(x[integer] - np.rint(x[integer])).max()) if integer.any() else 0.0}
+    lower = np.where(integer, np.rint(x), a["lower"])
+    upper = np.where(integer, np.rint(x), a["upper"])
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("presolve", "off")
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = len(x), n_rows
+    lp.col_cost_, lp.col_lower_, lp.col_upper_ = a["cost"], lower, upper
+    lp.row_lower_, lp.row_upper_ = a["row_lower"], a["row_upper"]
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = a["start"].astype(np.int32)
+    lp.a_matrix_.index_ = a["index"].astype(np.int32)
+    lp.a_matrix_.value_ = a["value"]
+    h.passModel(lp)
+    h.run()
+    out["lp_with_integers_fixed"] = h.modelStatusToString(h.getModelStatus())
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return out | {"exact": False}
+    xc = h.getSolution().col_value
+    q = [Fraction(round(v)) if integer[j] else Fraction(v).limit_denominator(10**6) for j, v in enumerate(xc)]
+    bound = lambda b: Fraction(float(b))  # noqa: E731  (the model's bounds and coefficients are floats)
+    bounds_violated = sum(1 for j, v in enumerate(q)
+                          if (np.isfinite(a["lower"][j]) and v < bound(a["lower"][j]))
+                          or (np.isfinite(a["upper"][j]) and v > bound(a["upper"][j])))
+    column = np.repeat(np.arange(len(x)), np.diff(a["start"]))
+    order = np.argsort(a["index"], kind="stable")  # the CSC entries grouped by row
+    row, col, val = a["index"][order], column[order], a["value"][order]
+    starts = np.searchsorted(row, np.arange(n_rows + 1))
+    rows_violated = 0
+    for i in range(n_rows):
+        act = sum((Fraction(float(val[e])) * q[col[e]] for e in range(starts[i], starts[i + 1])), Fraction(0))
+        lo, up = a["row_lower"][i], a["row_upper"][i]
+        rows_violated += bool((np.isfinite(lo) and act < bound(lo)) or (np.isfinite(up) and act > bound(up)))
+    objective = sum((Fraction(float(a["cost"][j])) * q[j] for j in np.flatnonzero(a["cost"])), Fraction(0))
+    return out | {"rows_violated": rows_violated, "bounds_violated": bounds_violated,
+                  "objective": float(objective), "exact": rows_violated == 0 and bounds_violated == 0}
+
+
+def check_saved(table, request, values: dict) -> dict:
+    """A saved solution of the whole model of ``request`` on ``table``: its table verified, its point checked."""
+    import numpy as np
+
+    from milp_anon import pipeline
+    from milp_anon.formulations import read_assignment
+    from milp_anon.release import Release
+    from milp_anon.solvers import SolverOptions
+
+    am = pipeline.build_model(table, request)
+    x = np.array([values.get(name, 0.0) for name in am.lm.col_names()])
+    g, _ = read_assignment(am, x, request.criteria, SolverOptions())
+    released, groups, cost = am.release(g)
+    rel = Release.verified(am.instance.table, request, released, cost=cost, groups=groups)
+    return {"verified_cost": float(rel.objective), "groups": int(len(set(groups.tolist())))} \
+        | check_point(am.lm, values)
+
+
 def _write_new(path, text):
     """Write ``text`` to the new file ``path`` whole or not at all (a temporary file, then a rename)."""
     tmp = f"{path}.{os.getpid()}.tmp"
@@ -154,6 +231,8 @@ def main(argv=None):
     ap.add_argument("--statistics", action="store_true", help="SCIP: print its statistics at the end")
     ap.add_argument("--save", default=None, metavar="SOLUTION.json",
                     help="write the engine's solution {column: value} to this new file")
+    ap.add_argument("--check", default=None, metavar="SOLUTION.json",
+                    help="solve nothing: verify the table of a saved solution and check its point exactly")
     add_highs_options(ap)
     a = ap.parse_args(argv)
     extra = parsed_highs_options(ap, a)
@@ -163,6 +242,17 @@ def main(argv=None):
         ap.error("--highs-option needs --engine highs")
     if a.engine == "scip" and importlib.util.find_spec("pyscipopt") is None:
         ap.error("--engine scip needs pyscipopt: pip install -e '.[scip]'")
+    saved = None
+    if a.check is not None:
+        try:
+            with open(a.check, encoding="utf-8") as f:
+                saved = json.load(f)["columns"]
+            if not isinstance(saved, dict):
+                raise TypeError
+        except OSError as exc:
+            ap.error(f"--check {a.check}: cannot read it ({exc.strerror})")
+        except (ValueError, KeyError, TypeError):
+            ap.error(f"--check {a.check}: not a solution written by --save (JSON with 'columns')")
     if a.save is not None:
         if os.path.exists(a.save):
             ap.error(f"--save {a.save}: the file exists (it is never overwritten)")
@@ -176,6 +266,10 @@ def main(argv=None):
             ap.error(f"unknown case {case!r} (the labels of benchmarks.sensitive_goal.criterion)")
     table = ma.Table.from_frame(load_adult(), qi=a.qis.split(","), sensitive="occupation")
     request = ma.Request(*criteria, model=ma.ModelOptions(reduction="none"))
+    if saved is not None:
+        print(json.dumps({"qis": a.qis, "k": a.k, "cases": a.cases, "checked": a.check}
+                         | check_saved(table, request, saved)))
+        return
     out = solve_whole_with_cutoff(table, request, a.cutoff, a.limit, extra, engine=a.engine,
                                  statistics=a.statistics, save=a.save)
     print(json.dumps({"qis": a.qis, "k": a.k, "cases": a.cases} | out, default=float))

@@ -76,10 +76,45 @@ def test_save_writes_the_solution(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["solution.json"]  # no temporary file left
 
 
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sensitive_tables(n=(4, 8), m=(1, 3), k=(2, 3)), st.data())
+def test_check_point_is_exact(case, data):
+    """A saved optimum checks exactly at the brute-force optimum; the same point with its integer columns
+    zeroed (no row assigned, nothing released) is no solution of the model."""
+    import json
+    import os
+    import tempfile
+
+    import numpy as np
+
+    from benchmarks.whole_cutoff import check_point, check_saved
+    from milp_anon import pipeline
+
+    frame, qi, k = case
+    criteria = [ma.KAnonymity(k), data.draw(criteria_for(frame))]
+    optimum = brute(frame, qi, criteria)
+    if optimum is None:
+        return
+    table = ma.Table.from_frame(frame, qi, "s")
+    request = ma.Request(*criteria, model=ma.ModelOptions(reduction="none"))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "solution.json")
+        solve_whole_with_cutoff(table, request, None, 60.0, quiet=True, save=path)
+        with open(path) as f:
+            values = json.load(f)["columns"]
+    checked = check_saved(table, request, values)
+    assert checked["exact"] and checked["objective"] == checked["verified_cost"] == optimum
+    lm = pipeline.build_model(table, request).lm
+    integer_columns = np.array(lm.col_names())[lm.arrays()["integer"]]
+    assert not check_point(lm, values | {name: 0.0 for name in integer_columns})["exact"]
+
+
 @pytest.mark.parametrize("args, cause", [
     (["--save", "EXISTS"], "the file exists"),
     (["--save", "/nonexistent-dir/solution.json"], "no such directory"),
     (["--limit", "0"], "--limit must be a positive"),
+    (["--check", "/nonexistent-dir/solution.json"], "cannot read it"),
+    (["--check", "EXISTS"], "not a solution written by --save"),
 ])
 def test_bad_input_is_refused_before_work(tmp_path, capsys, args, cause):
     from benchmarks.whole_cutoff import main
