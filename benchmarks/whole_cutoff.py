@@ -2,6 +2,7 @@
 
     python -m benchmarks.whole_cutoff [--cutoff 124.5] [--limit 3000] [--engine highs|scip]
         [--highs-option KEY=VALUE ...] [--statistics] [--save SOLUTION.json] [--check SOLUTION.json]
+        [--start SOLUTION.json]
         [--qis sex,race,marital-status] [--k 5] [--cases "frequency l=3;t=0.3 hierarchical"]
 
 By default the README's ℓ + t example (Adult, QIs sex, race, marital-status, sensitive ``occupation``, k = 5,
@@ -25,7 +26,9 @@ cutoff (on the README example it contradicts a verified table: ``benchmarks/resu
 can be checked against the model's rows, or its table rebuilt, without solving again; an existing file is
 refused before any work. ``--check`` solves nothing: it rebuilds the model, maps a saved solution back, passes
 its table through the verifier and checks the point exactly (:func:`check_point`): does the model hold a
-solution of that cost, whatever an engine's tolerance?
+solution of that cost, whatever an engine's tolerance? ``--start`` hands a saved solution to the engine as its
+first incumbent (SCIP checks it before it accepts it): with a known table, is the engine's proof of its
+optimality the same as without it?
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ import tempfile
 import time
 
 
-def _highs(path, cutoff, limit, extra, quiet, statistics=False):
+def _highs(path, cutoff, limit, extra, quiet, statistics=False, start=None):
     """HiGHS on the MPS at ``path``: presolve off, one thread, ``mip_rel_gap`` 0, ``objective_bound`` = cutoff."""
     import highspy
 
@@ -50,6 +53,11 @@ def _highs(path, cutoff, limit, extra, quiet, statistics=False):
     for key, value in (("presolve", "off"), ("threads", 1), ("time_limit", limit), ("mip_rel_gap", 0.0),
                        *cut, *extra):
         h.setOptionValue(key, value)
+    if start is not None:
+        sol = highspy.HighsSolution()
+        sol.col_value = [start.get(n, 0.0) for n in h.getLp().col_names_]
+        sol.value_valid = True
+        h.setSolution(sol)
     h.run()
     info, status = h.getInfo(), h.getModelStatus()
     out = {"status": h.modelStatusToString(status), "objective": info.objective_function_value,
@@ -61,7 +69,7 @@ def _highs(path, cutoff, limit, extra, quiet, statistics=False):
     return out, values
 
 
-def _scip(path, cutoff, limit, extra, quiet, statistics=False):
+def _scip(path, cutoff, limit, extra, quiet, statistics=False, start=None):
     """SCIP on the MPS at ``path``: its defaults (its own presolve: an engine independent of HiGHS), one
     thread, gap 0, and the objective limit = cutoff: SCIP accepts no solution at or above it, so "infeasible"
     is SCIP's claim that no solution of the model costs less than the cutoff."""
@@ -75,6 +83,12 @@ def _scip(path, cutoff, limit, extra, quiet, statistics=False):
         m.setParam(key, value)
     if cutoff is not None:
         m.setObjlimit(cutoff)
+    if start is not None:  # SCIP checks the solution against the original problem before it keeps it
+        sol = m.createOrigSol()
+        for v in m.getVars():
+            m.setSolVal(sol, v, start.get(v.name, 0.0))
+        if not m.addSol(sol, free=True):
+            raise ValueError("SCIP rejected the start solution as infeasible")
     m.optimize()
     if statistics:  # SCIP's tables: which presolvers, separators (cuts) and heuristics did the work
         m.printStatistics()
@@ -94,13 +108,15 @@ ENGINES = {"highs": _highs, "scip": _scip}
 
 
 def solve_whole_with_cutoff(table, request, cutoff: float | None, limit: float, extra=(), quiet: bool = False,
-                            engine: str = "highs", statistics: bool = False, save: str | None = None) -> dict:
+                            engine: str = "highs", statistics: bool = False, save: str | None = None,
+                            start: dict | None = None) -> dict:
     """Write the whole model of ``request`` on ``table`` as MPS, solve it by ``engine`` alone against ``cutoff``
     (``None``: no cutoff; HiGHS: presolve off, one thread, ``mip_rel_gap`` 0; SCIP: its defaults, one thread,
     gap 0; ``extra``: more ``(option, value)`` pairs for the engine; ``quiet``: no log) and verify the table of
     its solution, if any: the engine's status, objective and bound, and ``verified_cost``. ``statistics``: SCIP
     prints its statistics at the end (HiGHS's log already holds its own). ``save``: a path for the engine's
-    solution as JSON (written before verification: a solution whose table fails it stays available)."""
+    solution as JSON (written before verification: a solution whose table fails it stays available).
+    ``start``: a solution (``{column name: value}``) handed to the engine as its first incumbent."""
     import numpy as np
 
     from milp_anon import pipeline
@@ -114,7 +130,7 @@ def solve_whole_with_cutoff(table, request, cutoff: float | None, limit: float, 
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "whole.mps")
         problem.writeMPS(path)
-        result, values = ENGINES[engine](path, cutoff, limit, tuple(extra), quiet, statistics)
+        result, values = ENGINES[engine](path, cutoff, limit, tuple(extra), quiet, statistics, start)
     out = {"engine": engine, "cutoff": cutoff, f"{engine}_options": dict(extra)}
     out |= {f"{engine}_{key}" if key in ("status", "objective", "dual_bound") else key: value
             for key, value in result.items()}
@@ -215,6 +231,22 @@ def _write_new(path, text):
     os.replace(tmp, path)
 
 
+def _read_saved(ap, flag, path):
+    """The columns of a solution ``--save`` wrote, or one line naming why not (exit 2)."""
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            columns = json.load(f)["columns"]
+        if not isinstance(columns, dict):
+            raise TypeError
+        return columns
+    except OSError as exc:
+        ap.error(f"{flag} {path}: cannot read it ({exc.strerror})")
+    except (ValueError, KeyError, TypeError):
+        ap.error(f"{flag} {path}: not a solution written by --save (JSON with 'columns')")
+
+
 def main(argv=None):
     import milp_anon as ma
     from benchmarks.common import add_highs_options, parsed_highs_options
@@ -231,6 +263,8 @@ def main(argv=None):
     ap.add_argument("--statistics", action="store_true", help="SCIP: print its statistics at the end")
     ap.add_argument("--save", default=None, metavar="SOLUTION.json",
                     help="write the engine's solution {column: value} to this new file")
+    ap.add_argument("--start", default=None, metavar="SOLUTION.json",
+                    help="hand a saved solution to the engine as its first incumbent")
     ap.add_argument("--check", default=None, metavar="SOLUTION.json",
                     help="solve nothing: verify the table of a saved solution and check its point exactly")
     add_highs_options(ap)
@@ -242,17 +276,8 @@ def main(argv=None):
         ap.error("--highs-option needs --engine highs")
     if a.engine == "scip" and importlib.util.find_spec("pyscipopt") is None:
         ap.error("--engine scip needs pyscipopt: pip install -e '.[scip]'")
-    saved = None
-    if a.check is not None:
-        try:
-            with open(a.check, encoding="utf-8") as f:
-                saved = json.load(f)["columns"]
-            if not isinstance(saved, dict):
-                raise TypeError
-        except OSError as exc:
-            ap.error(f"--check {a.check}: cannot read it ({exc.strerror})")
-        except (ValueError, KeyError, TypeError):
-            ap.error(f"--check {a.check}: not a solution written by --save (JSON with 'columns')")
+    saved = _read_saved(ap, "--check", a.check)
+    start = _read_saved(ap, "--start", a.start)
     if a.save is not None:
         if os.path.exists(a.save):
             ap.error(f"--save {a.save}: the file exists (it is never overwritten)")
@@ -271,7 +296,7 @@ def main(argv=None):
                          | check_saved(table, request, saved)))
         return
     out = solve_whole_with_cutoff(table, request, a.cutoff, a.limit, extra, engine=a.engine,
-                                 statistics=a.statistics, save=a.save)
+                                 statistics=a.statistics, save=a.save, start=start)
     print(json.dumps({"qis": a.qis, "k": a.k, "cases": a.cases} | out, default=float))
 
 

@@ -3,6 +3,8 @@ name): against brute force on random small tables with a sensitive criterion, a 
 gives "Optimal" at the optimum with a verified table of that cost, and a cutoff just below it no cheaper table
 and no bound above the cutoff."""
 
+import importlib.util
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -104,6 +106,10 @@ def test_check_point_is_exact(case, data):
             values = json.load(f)["columns"]
     checked = check_saved(table, request, values)
     assert checked["exact"] and checked["objective"] == checked["verified_cost"] == optimum
+    # handed back as a start below a cutoff just above it, the engine proves the same optimum
+    engine = "scip" if importlib.util.find_spec("pyscipopt") else "highs"
+    again = solve_whole_with_cutoff(table, request, optimum + 0.5, 60.0, quiet=True, engine=engine, start=values)
+    assert again["verified_cost"] == optimum and again["bound"] == pytest.approx(optimum, abs=1e-5)
     lm = pipeline.build_model(table, request).lm
     integer_columns = np.array(lm.col_names())[lm.arrays()["integer"]]
     assert not check_point(lm, values | {name: 0.0 for name in integer_columns})["exact"]
@@ -115,6 +121,7 @@ def test_check_point_is_exact(case, data):
     (["--limit", "0"], "--limit must be a positive"),
     (["--check", "/nonexistent-dir/solution.json"], "cannot read it"),
     (["--check", "EXISTS"], "not a solution written by --save"),
+    (["--start", "EXISTS"], "not a solution written by --save"),
 ])
 def test_bad_input_is_refused_before_work(tmp_path, capsys, args, cause):
     from benchmarks.whole_cutoff import main
