@@ -20,7 +20,8 @@ A solution is mapped back by column name, released and passed through the indepe
 ``--engine scip`` (``pip install -e '.[scip]'``) reads the same MPS with SCIP 10 (its defaults, its own
 presolve, one thread, gap 0) and the cutoff as SCIP's objective limit: an engine sharing no code with HiGHS, to
 cross-check a bound HiGHS alone proved; "infeasible" then is SCIP's claim that no table costs less than the
-cutoff (on the README example it contradicts a verified table: ``benchmarks/results/whole_cutoff_readme_lt.md``).
+cutoff, and it can be wrong: on the README example SCIP answered it against 124.5 although a solution of 124
+holds every row of the model exactly (``--check``; ``benchmarks/results/whole_cutoff_readme_lt.md``).
 
 ``--save`` writes the engine's solution (``{column name: value}``, JSON) before it is mapped back, so a solution
 can be checked against the model's rows, or its table rebuilt, without solving again; an existing file is

@@ -15,16 +15,24 @@ from benchmarks.whole_cutoff import solve_whole_with_cutoff
 from helpers import brute, criteria_for, sensitive_tables
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(sensitive_tables(n=(4, 8), m=(1, 3), k=(1, 3)), st.data())
-def test_whole_cutoff_against_brute_force(case, data):
+def _instance(case, data):
+    """A random table with k and one sensitive criterion: ``(table, whole-model request, brute-force optimum)``,
+    or ``None`` when no release exists."""
     frame, qi, k = case
     criteria = [ma.KAnonymity(k), data.draw(criteria_for(frame))]
     optimum = brute(frame, qi, criteria)
-    if optimum is None:  # no release: the model is never written
+    if optimum is None:
+        return None
+    return ma.Table.from_frame(frame, qi, "s"), ma.Request(*criteria, model=ma.ModelOptions(reduction="none")), optimum
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sensitive_tables(n=(4, 8), m=(1, 3), k=(1, 3)), st.data())
+def test_whole_cutoff_against_brute_force(case, data):
+    instance = _instance(case, data)
+    if instance is None:  # no release: the model is never written
         return
-    table = ma.Table.from_frame(frame, qi, "s")
-    request = ma.Request(*criteria, model=ma.ModelOptions(reduction="none"))
+    table, request, optimum = instance
     above = solve_whole_with_cutoff(table, request, optimum + 0.5, 60.0, quiet=True)
     assert above["highs_status"] == "Optimal"
     assert above["verified_cost"] == optimum
@@ -41,13 +49,10 @@ def test_whole_cutoff_against_brute_force(case, data):
 def test_scip_engine_against_brute_force(case, data):
     """``engine="scip"`` (where pyscipopt is installed): the same MPS, SCIP's objective limit as the cutoff."""
     pytest.importorskip("pyscipopt")
-    frame, qi, k = case
-    criteria = [ma.KAnonymity(k), data.draw(criteria_for(frame))]
-    optimum = brute(frame, qi, criteria)
-    if optimum is None:
+    instance = _instance(case, data)
+    if instance is None:  # no release: the model is never written
         return
-    table = ma.Table.from_frame(frame, qi, "s")
-    request = ma.Request(*criteria, model=ma.ModelOptions(reduction="none"))
+    table, request, optimum = instance
     alone = solve_whole_with_cutoff(table, request, None, 60.0, quiet=True, engine="scip")
     assert alone["scip_status"] == "optimal" and alone["verified_cost"] == optimum
     above = solve_whole_with_cutoff(table, request, optimum + 0.5, 60.0, quiet=True, engine="scip")
@@ -92,13 +97,10 @@ def test_check_point_is_exact(case, data):
     from benchmarks.whole_cutoff import check_point, check_saved
     from milp_anon import pipeline
 
-    frame, qi, k = case
-    criteria = [ma.KAnonymity(k), data.draw(criteria_for(frame))]
-    optimum = brute(frame, qi, criteria)
-    if optimum is None:
+    instance = _instance(case, data)
+    if instance is None:  # no release: the model is never written
         return
-    table = ma.Table.from_frame(frame, qi, "s")
-    request = ma.Request(*criteria, model=ma.ModelOptions(reduction="none"))
+    table, request, optimum = instance
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "solution.json")
         solve_whole_with_cutoff(table, request, None, 60.0, quiet=True, save=path)
