@@ -118,15 +118,10 @@ def solve_whole_with_cutoff(table, request, cutoff: float | None, limit: float, 
     prints its statistics at the end (HiGHS's log already holds its own). ``save``: a path for the engine's
     solution as JSON (written before verification: a solution whose table fails it stays available).
     ``start``: a solution (``{column name: value}``) handed to the engine as its first incumbent."""
-    import numpy as np
-
     from milp_anon import pipeline
-    from milp_anon.formulations import read_assignment
-    from milp_anon.release import Release
-    from milp_anon.solvers import SolverOptions
 
     am = pipeline.build_model(table, request)
-    problem, variables = am.lm.to_pulp()  # what Request.write_model writes, and the names of the columns
+    problem, _ = am.lm.to_pulp()  # what Request.write_model writes
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "whole.mps")
@@ -140,12 +135,8 @@ def solve_whole_with_cutoff(table, request, cutoff: float | None, limit: float, 
     out["seconds"] = round(time.perf_counter() - t0, 1)
     if values is not None and save is not None:
         _write_new(save, json.dumps({"engine": engine, "cutoff": cutoff, "columns": values}))
-    if values is not None:  # map the solution back by name and verify its table
-        x = np.array([values.get(v.name, 0.0) for v in variables])  # PuLP leaves out columns in no row
-        g, _ = read_assignment(am, x, request.criteria, SolverOptions())
-        released, groups, cost = am.release(g)
-        rel = Release.verified(am.instance.table, request, released, cost=cost, groups=groups)
-        out.update(verified_cost=float(rel.objective), groups=int(len(set(groups.tolist()))))
+    if values is not None:
+        out |= _verified_table(am, request, values)
     return out
 
 
@@ -166,22 +157,16 @@ def check_point(lm, values: dict) -> dict:
     a = lm.arrays()
     x = np.array([values.get(name, 0.0) for name in lm.col_names()])
     integer = a["integer"]
-    n_rows = len(a["row_lower"])
+    n_rows = lm.n_rows
     out = {"max_fractionality": float(np.abs(x[integer] - np.rint(x[integer])).max()) if integer.any() else 0.0}
-    lower = np.where(integer, np.rint(x), a["lower"])
-    upper = np.where(integer, np.rint(x), a["upper"])
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("presolve", "off")
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = len(x), n_rows
-    lp.col_cost_, lp.col_lower_, lp.col_upper_ = a["cost"], lower, upper
-    lp.row_lower_, lp.row_upper_ = a["row_lower"], a["row_upper"]
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = a["start"].astype(np.int32)
-    lp.a_matrix_.index_ = a["index"].astype(np.int32)
-    lp.a_matrix_.value_ = a["value"]
-    h.passModel(lp)
+    lm.to_highs(h)
+    fixed = np.flatnonzero(integer)  # the integer columns at their rounded values, as continuous columns
+    h.changeColsBounds(len(fixed), fixed.astype(np.int32), np.rint(x[fixed]), np.rint(x[fixed]))
+    h.changeColsIntegrality(len(fixed), fixed.astype(np.int32),
+                            np.full(len(fixed), highspy.HighsVarType.kContinuous))
     h.run()
     out["lp_with_integers_fixed"] = h.modelStatusToString(h.getModelStatus())
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
@@ -208,20 +193,25 @@ def check_point(lm, values: dict) -> dict:
 
 def check_saved(table, request, values: dict) -> dict:
     """A saved solution of the whole model of ``request`` on ``table``: its table verified, its point checked."""
+    from milp_anon import pipeline
+
+    am = pipeline.build_model(table, request)
+    return _verified_table(am, request, values) | check_point(am.lm, values)
+
+
+def _verified_table(am, request, values: dict) -> dict:
+    """Map a solution (``{column name: value}``) back, release its table through the verifier: its cost."""
     import numpy as np
 
-    from milp_anon import pipeline
     from milp_anon.formulations import read_assignment
     from milp_anon.release import Release
     from milp_anon.solvers import SolverOptions
 
-    am = pipeline.build_model(table, request)
-    x = np.array([values.get(name, 0.0) for name in am.lm.col_names()])
+    x = np.array([values.get(name, 0.0) for name in am.lm.col_names()])  # PuLP leaves out columns in no row
     g, _ = read_assignment(am, x, request.criteria, SolverOptions())
     released, groups, cost = am.release(g)
     rel = Release.verified(am.instance.table, request, released, cost=cost, groups=groups)
-    return {"verified_cost": float(rel.objective), "groups": int(len(set(groups.tolist())))} \
-        | check_point(am.lm, values)
+    return {"verified_cost": float(rel.objective), "groups": int(len(set(groups.tolist())))}
 
 
 def _write_new(path, text):

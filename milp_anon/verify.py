@@ -14,14 +14,12 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 
-import highspy
 import networkx as nx
 import numpy as np
 import pandas as pd
 
 from .criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, _matrix_metric, exact
 from .errors import OptionViolation, VerificationError
-from .highs_banner import new_highs
 from .recoding import Generalization, Patterns
 from .table import SUPPRESSED
 
@@ -337,37 +335,6 @@ def emd_network(p, q, d) -> Fraction:
             G.add_edge(("supply", s), ("demand", t), weight=int(d[s][t] * scale))
     cost, _ = nx.network_simplex(G)
     return Fraction(cost, mass * scale)
-
-
-def emd_transport(p, q, d) -> float:
-    """EMD as the plain transportation LP ``min Σ d_στ F_στ`` with margins ``p`` and ``q``.
-
-    Solved on its own with HiGHS; it shares nothing with the anonymization model.
-    """
-    V = len(p)
-    d = np.asarray(d, dtype=float)
-    h = new_highs()
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = V * V, 2 * V
-    lp.col_cost_ = d.ravel()
-    lp.col_lower_ = np.zeros(V * V)
-    lp.col_upper_ = np.full(V * V, highspy.kHighsInf)
-    marg = np.array([float(x) for x in p] + [float(x) for x in q])
-    lp.row_lower_ = marg
-    lp.row_upper_ = marg
-    # column (σ, τ) appears in supply row σ and demand row V + τ
-    idx = np.empty(2 * V * V, dtype=np.int32)
-    idx[0::2] = np.repeat(np.arange(V), V)
-    idx[1::2] = V + np.tile(np.arange(V), V)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = np.arange(0, 2 * V * V + 1, 2, dtype=np.int32)
-    lp.a_matrix_.index_ = idx
-    lp.a_matrix_.value_ = np.ones(2 * V * V)
-    h.passModel(lp)
-    h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        raise VerificationError("verification failed: the EMD transport LP did not solve")
-    return float(h.getInfo().objective_function_value)
 
 
 def root_names(qi, recoding=None) -> dict:

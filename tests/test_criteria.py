@@ -11,10 +11,9 @@ from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon.exact import brute_force_k_anonymity, emd_flow
-from milp_anon.verify import (emd_equal, emd_hierarchical, emd_network, emd_ordered, emd_transport,
-                              verify_release)
+from milp_anon.verify import emd_equal, emd_hierarchical, emd_network, emd_ordered, verify_release
 
-from helpers import SENS_HIERARCHY, brute, criteria_for, sensitive_tables
+from helpers import SENS_HIERARCHY, brute, criteria_for, emd_transport, sensitive_tables
 
 
 def _agree(frame, qi, criteria):
