@@ -30,10 +30,10 @@ def prepared_case(n_qi: int, case: str):
     """Adult's first ``n_qi`` QIs with sensitive ``occupation``, k = 5 and the case's criterion, prepared as a solve
     prepares it: ``(table, request, instance, grid)``, or ``None`` where the solve would stop before its model."""
     import milp_anon as ma
-    from milp_anon import pipeline
-    from milp_anon.datasets import load_adult
-    from milp_anon.grid import ObjectiveGrid
-    from milp_anon.result import Timings
+    from milp_anon.pipeline import solve as pipeline
+    from milp_anon.tables.datasets import load_adult
+    from milp_anon.runtime.grid import ObjectiveGrid
+    from milp_anon.release.result import Timings
 
     table = ma.Table.from_frame(load_adult(), QI_ORDER[:n_qi], "occupation")
     request = ma.Request(ma.KAnonymity(5), criterion(case))
@@ -44,7 +44,7 @@ def prepared_case(n_qi: int, case: str):
 def run_case(n_qi: int, case: str, stage: float) -> list[dict]:
     from milp_anon import reduction
     from milp_anon.solvers import SolverOptions
-    from milp_anon.starts import best_heuristic
+    from milp_anon.search.starts import best_heuristic
 
     prepared = prepared_case(n_qi, case)
     if prepared is None:

@@ -9,10 +9,10 @@ suppression, or with ``--hierarchies lm|height`` local recoding with the
 ARX hierarchies. The start is the table of a solve of ``--start-limit``
 seconds (``lns=0.25``; the level the search meets late in a 600-s run), or
 the released table in ``--start-csv``. From it, one after the other in this
-process, :func:`milp_anon.lns.improve` (one core) for ``--seconds`` each:
+process, :func:`milp_anon.search.lns.improve` (one core) for ``--seconds`` each:
 with ``lns.BALLS`` off (every pass takes runs of the classes sorted by their
 released vectors) and on (every other pass takes balls around seed classes by
-the rows' original values, :func:`milp_anon.lns.balls`). Writes ``OUT.md``
+the rows' original values, :func:`milp_anon.search.lns.balls`). Writes ``OUT.md``
 and ``OUT.csv``.
 """
 
@@ -25,11 +25,12 @@ import time
 import pandas as pd
 
 import milp_anon as ma
-from milp_anon import lns
-from milp_anon.datasets import load_adult
-from milp_anon.release import Release
-from milp_anon.request import Request
+from milp_anon.search import lns
+from milp_anon.tables.datasets import load_adult
+from milp_anon.release.verified import Release
+from milp_anon.api import Request
 from milp_anon.solvers import SolverOptions
+from milp_anon.pipeline.solve import solve as pipeline_solve
 
 from .common import ADULT_QI as QI, provenance_line, write_csv, write_md_table
 
@@ -39,7 +40,7 @@ COLUMNS = ["start cost", "neighbourhoods", "seconds", "cost", "gain", "sub-probl
 def _request(args) -> Request:
     if args.hierarchies is None:
         return Request(ma.KAnonymity(args.k))
-    from milp_anon.datasets import adult_hierarchy_path
+    from milp_anon.tables.datasets import adult_hierarchy_path
 
     recoding = ma.Generalization({c: adult_hierarchy_path(c) for c in QI[:args.qis]}, cost=args.hierarchies)
     return Request(ma.KAnonymity(args.k), recoding=recoding)
@@ -72,7 +73,7 @@ def main(argv=None) -> None:
     for label, flag in (("sorted runs", False), ("sorted runs and balls in turn", True)):
         lns.BALLS = flag
         t0 = time.perf_counter()
-        found, log = lns.improve(table, request, start, args.seconds, solver)
+        found, log = lns.improve(table, request, start, args.seconds, solver, sub_solve=pipeline_solve)
         rows.append({"start cost": start.objective, "neighbourhoods": label,
                      "seconds": round(time.perf_counter() - t0, 1), "cost": found.objective,
                      "gain": start.objective - found.objective, "sub-problems": log.solved,

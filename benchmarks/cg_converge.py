@@ -2,7 +2,7 @@
 
 At 8 QIs the reduction's column generation stops at its share of the limit (about 300 s of 600) unconverged,
 so the bound reported there is its last smoothed ``L(π)``, not the LP's. This runs
-:func:`milp_anon.lagrangian.column_generation` alone, as the reduction calls it (cliques and rank rows per
+:func:`milp_anon.bounds.lagrangian.column_generation` alone, as the reduction calls it (cliques and rank rows per
 ``reduction.CLIQUES`` / ``RANK_ROWS``, the master's HiGHS options), for ``--limit`` seconds, and records each
 round: seconds, the master's value (when solved to optimality), the best ``L`` so far. One run per variant,
 one at a time, each in its own process. Variants (``lagrangian.MASTER_OPTIONS``): ``default`` (HiGHS's dual
@@ -46,9 +46,11 @@ def run_one(job):
     import numpy as np
 
     import milp_anon as ma
-    from milp_anon import lagrangian, pipeline, reduction
-    from milp_anon.datasets import load_adult
-    from milp_anon.result import Timings
+    from milp_anon import reduction
+    from milp_anon.bounds import lagrangian
+    from milp_anon.pipeline import solve as pipeline
+    from milp_anon.tables.datasets import load_adult
+    from milp_anon.release.result import Timings
     from milp_anon.solvers.options import SolverOptions
 
     table = ma.Table.from_frame(load_adult(), list(ADULT_QI[:q]))

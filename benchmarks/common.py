@@ -9,7 +9,7 @@ import platform
 import subprocess
 import time
 
-from milp_anon.sizing import TreePeak
+from milp_anon.runtime.memory import TreePeak
 
 
 #: the Adult QIs in the order of issues 13 and 14; every Adult benchmark takes its first ``q`` from here
@@ -34,7 +34,7 @@ def run_serial(fn, jobs):
     inside ``fn`` is that run's own peak memory. Not a Pool worker (those are
     daemonic and could not start the solver's own child process). Prints each
     result as a JSON line; a dict result gains ``tree_peak_mb``, the run's
-    largest memory at one time (:class:`milp_anon.sizing.TreePeak`), up to its
+    largest memory at one time (:class:`milp_anon.runtime.memory.TreePeak`), up to its
     ``measured_until`` (``time.time()``; what ``fn`` does after it, e.g. a
     certification, is left out) when it gives one.
     """

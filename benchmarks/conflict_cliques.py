@@ -2,12 +2,12 @@
 than the LP, built from the table alone).
 
 Two candidates conflict when the rows they can hold number fewer than ``2k`` together; the cliques of the
-conflict graph give ``Σ_{j ∈ Q} y_j <= 1`` (:mod:`milp_anon.conflicts`, which finds both).
+conflict graph give ``Σ_{j ∈ Q} y_j <= 1`` (:mod:`milp_anon.bounds.conflicts`, which finds both).
 
 Per case: the whole assignment model's LP (HiGHS, presolve off, one thread); then rounds of separation
-at the LP's point (:func:`milp_anon.conflicts.violated_cliques`), the LP re-solved from its basis, until
+at the LP's point (:func:`milp_anon.bounds.conflicts.violated_cliques`), the LP re-solved from its basis, until
 no clique is violated; then the rank rows ``Σ_{j ∈ S} y_j <= ⌊|R_S| / k⌋``
-(:func:`milp_anon.conflicts.violated_rank_rows`) the same way, cliques first in each round, until none is
+(:func:`milp_anon.bounds.conflicts.violated_rank_rows`) the same way, cliques first in each round, until none is
 violated or a round lifts the LP by less than ``lagrangian.RANK_TAIL`` of its value (the package's rule).
 HiGHS's own root is measured by ``benchmarks/root_cuts_whole.py``; the
 tables and bounds the gap is measured against are the committed ones named in the case.
@@ -28,8 +28,8 @@ import time
 import numpy as np
 
 from benchmarks.common import ADULT_QI, provenance_line, run_serial, write_results
-from milp_anon.conflicts import clique_bounds, conflicting_pairs, violated_cliques, violated_rank_rows
-from milp_anon.lagrangian import RANK_TAIL, block_prices
+from milp_anon.bounds.conflicts import clique_bounds, conflicting_pairs, violated_cliques, violated_rank_rows
+from milp_anon.bounds.lagrangian import RANK_TAIL, block_prices
 
 QI = ADULT_QI
 CASES = ("4:5:lm:solve:0,5:5:lm:1481.09:1471.43,5:10:lm:2643.41:2598.21,5:5:height:3762.92:3722,"
@@ -38,8 +38,8 @@ CASES = ("4:5:lm:solve:0,5:5:lm:1481.09:1471.43,5:10:lm:2643.41:2598.21,5:5:heig
 
 def run_one(job):
     import milp_anon as ma
-    from milp_anon import pipeline
-    from milp_anon.datasets import adult_hierarchy_path, load_adult
+    from milp_anon.pipeline import solve as pipeline
+    from milp_anon.tables.datasets import adult_hierarchy_path, load_adult
 
     q, k, recoding, table_cost, bound_known, solve_limit = job
     t0 = time.perf_counter()

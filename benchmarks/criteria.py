@@ -26,8 +26,8 @@ QI_ORDER = list(ADULT_QI[:5])
 
 def criteria_list(sensitive):
     import milp_anon as ma
-    from milp_anon.datasets import adult_hierarchy_path
-    from milp_anon.hierarchy import Hierarchy
+    from milp_anon.tables.datasets import adult_hierarchy_path
+    from milp_anon.tables.hierarchy import Hierarchy
 
     hier = Hierarchy.from_csv(adult_hierarchy_path(sensitive))
     order = list(hier.paths)  # file order: similar values are adjacent
@@ -46,7 +46,7 @@ def criteria_list(sensitive):
 def run_one(job):
     n_qi, sensitive, idx, k, time_limit = job
     import milp_anon as ma
-    from milp_anon.datasets import load_adult
+    from milp_anon.tables.datasets import load_adult
 
     name, crit = criteria_list(sensitive)[idx]
     t0 = time.perf_counter()

@@ -13,7 +13,7 @@ The relaxation. For a mask ``R`` of types (the region) relax the rows
 every integer solution of the original problem the relaxed objective equals
 its cost, so (weak duality) its integer optimum plus ``Σ_{i∉R} π*_i n_i`` is
 a lower bound. A candidate with no region type is then a block of its own
-(:func:`milp_anon.lagrangian.block_prices`: one group at most, value
+(:func:`milp_anon.bounds.lagrangian.block_prices`: one group at most, value
 ``min(0, rc_j)``), a constant. The others form a small MILP: the region's
 rows exact, the outside rows free at cost ``w_j − π*_i``. Outside types of
 nonnegative reduced cost only fill a group up to ``k`` rows, so each
@@ -65,8 +65,8 @@ def region_bound(n, w, pair_type, pair_cand, k, pi, region, time_limit=300.0):
     """
     import highspy
 
-    from milp_anon.highs_banner import new_highs
-    from milp_anon.lagrangian import block_prices
+    from milp_anon.solvers.highs_banner import new_highs
+    from milp_anon.bounds.lagrangian import block_prices
 
     t0 = time.perf_counter()
     n, w, pi = np.asarray(n, float), np.asarray(w, float), np.asarray(pi, float)
@@ -123,7 +123,7 @@ def region_bound(n, w, pair_type, pair_cand, k, pi, region, time_limit=300.0):
 
 def run_one(job):
     q, k, steps, limit = job
-    from milp_anon.lagrangian import column_generation
+    from milp_anon.bounds.lagrangian import column_generation
 
     n, w, pt, pc = adult_instance(q, k)
     cg = column_generation(n, w, pt, pc, k)

@@ -27,8 +27,8 @@ QI_ORDER = list(ADULT_QI)
 def run_one(job):
     n_qi, k, cost, variant, time_limit = job
     import milp_anon as ma
-    import milp_anon.starts
-    from milp_anon.datasets import adult_hierarchy_path, load_adult
+    import milp_anon.search.starts
+    from milp_anon.tables.datasets import adult_hierarchy_path, load_adult
     from milp_anon.heuristics import level_greedy
 
     qi = QI_ORDER[:n_qi]
@@ -41,8 +41,8 @@ def run_one(job):
                 "bound": None, "gap": None, "released_by": "level greedy", "wall_s": time.perf_counter() - t0,
                 "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
     if variant == "before":
-        milp_anon.starts.level_greedy = lambda *a, **kw: None
-        milp_anon.starts.mondrian = lambda *a, **kw: None
+        milp_anon.search.starts.level_greedy = lambda *a, **kw: None
+        milp_anon.search.starts.mondrian = lambda *a, **kw: None
     r = ma.Request(ma.KAnonymity(k), recoding=rec).solve(table, time_limit=time_limit)
     return {"qis": n_qi, "k": k, "cost": cost, "variant": variant, "status": r.status, "objective": r.objective,
             "bound": r.bound, "gap": r.gap, "released_by": r.source or "solver", "wall_s": time.perf_counter() - t0,

@@ -35,7 +35,7 @@ VARIANTS = {
 def run_one(args):
     n_qi, k, variant, time_limit, threads = args
     import milp_anon as ma
-    from milp_anon.datasets import load_adult
+    from milp_anon.tables.datasets import load_adult
 
     t0 = time.perf_counter()
     frame = load_adult()

@@ -6,13 +6,13 @@ Adult, QIs in the order sex, age, race, marital-status, education,
 native-country, workclass, occupation (the first ``q``). Per case, in one run,
 one job at a time, each in its own process (``--variants`` picks them):
 
-* ``cg``: the column generation (``milp_anon.lagrangian.column_generation``)
+* ``cg``: the column generation (``milp_anon.bounds.lagrangian.column_generation``)
   within ``--limit`` seconds, as the reduction runs it (Wentges smoothing,
   ``SMOOTHING``, at most ``MAX_ADD`` candidates per round, master runs cut
   at ``MASTER_SECONDS``);
 * ``cg-unsmoothed``: the same as before 2026-11-25 (candidates priced at the
   master's own duals, up to 2,000 per round, every master run to its optimum);
-* ``ascent``: Polyak subgradient ascent (``milp_anon.subgradient``) from the
+* ``ascent``: Polyak subgradient ascent (``milp_anon.bounds.subgradient``) from the
   lattice-flow multipliers (``π_i`` = the cheapest cost of a row of type
   ``i``, where ``L(π)`` is the lattice-flow LP bound), towards ``--upper``
   (a known table's cost), within ``--limit`` seconds, without the stall rule.
@@ -42,11 +42,11 @@ def run_one(job):
     import numpy as np
 
     import milp_anon as ma
-    from milp_anon import pipeline
-    from milp_anon.datasets import load_adult
-    from milp_anon.lagrangian import block_prices, column_generation
-    from milp_anon.result import Timings
-    from milp_anon.subgradient import subgradient_ascent
+    from milp_anon.pipeline import solve as pipeline
+    from milp_anon.tables.datasets import load_adult
+    from milp_anon.bounds.lagrangian import block_prices, column_generation
+    from milp_anon.release.result import Timings
+    from milp_anon.bounds.subgradient import subgradient_ascent
 
     table = ma.Table.from_frame(load_adult(), QI[:q])
     instance, _, why = pipeline._prepare(table, ma.Request(ma.KAnonymity(k)), Timings())

@@ -27,7 +27,7 @@ CASES = ("frequency l=3", "distinct l=3", "recursive (3,2)", "p=3", "t=0.2 equal
 
 def criterion(case):
     import milp_anon as ma
-    from milp_anon.datasets import adult_hierarchy_path
+    from milp_anon.tables.datasets import adult_hierarchy_path
 
     return {"frequency l=3": lambda: ma.LDiversity(3), "distinct l=3": lambda: ma.LDiversity(3, kind="distinct"),
             "recursive (3,2)": lambda: ma.LDiversity(3, kind="recursive", c=2), "p=3": lambda: ma.PSensitivity(3),
@@ -39,8 +39,8 @@ def criterion(case):
 def run_one(job):
     case, variant, time_limit = job
     import milp_anon as ma
-    from milp_anon import pipeline
-    from milp_anon.datasets import load_adult
+    from milp_anon.pipeline import solve as pipeline
+    from milp_anon.tables.datasets import load_adult
 
     if variant == "before":
         pipeline._relaxation_bound = lambda instance, request, solver, grid, timings: (None, None, solver, None)

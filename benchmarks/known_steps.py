@@ -8,7 +8,7 @@ gain it started the same steps again, to the end of its time. ``after`` skips wh
 (``formulations/reduction.md``, "The second ascent").
 
 Each case runs the bound stage as a timed solve does (:func:`milp_anon.reduction.block_bounds`, ``--stage`` seconds),
-then :func:`milp_anon.subgradient.second_ascent` from that stage's start for ``--seconds`` with each variant, towards
+then :func:`milp_anon.bounds.subgradient.second_ascent` from that stage's start for ``--seconds`` with each variant, towards
 ``--upper`` (default: the best table known for the case). Reports the bound, the steps, the points priced and how
 many of them were new, and the seconds the ascent used (``after`` may end early: nothing left to try).
 Sensitive ``occupation``, k = 5, the QIs of ``benchmarks.sensitive_goal``.
@@ -33,7 +33,9 @@ BEST_TABLES = {(5, "frequency l=3"): 11803, (4, "t=0.2 equal"): 17338, (4, "t=0.
 def run_case(n_qi: int, case: str, stage: float, seconds: float, upper: float | None) -> list[dict]:
     import numpy as np
 
-    from milp_anon import blocks, reduction, subgradient
+    from milp_anon import reduction
+    from milp_anon.bounds import blocks
+    from milp_anon.bounds import subgradient
     from milp_anon.solvers import SolverOptions
 
     prepared = prepared_case(n_qi, case)

@@ -16,7 +16,7 @@ Its LP bound has a closed form: with ``y_j = a_j / cap_j`` the bounds on
 shortest path to any compatible candidate: ``Σ_i n_i min_{j ∋ i} w_j``. The
 script checks this against HiGHS on the built LP (``--lp-qis``) and compares
 it with the direct model's LP bound (the column generation of
-``milp_anon.lagrangian``, ``--limit`` seconds, for ``--direct-qis``). Writes
+``milp_anon.bounds.lagrangian``, ``--limit`` seconds, for ``--direct-qis``). Writes
 ``benchmarks/results/lattice_flow.{csv,md}``.
 """
 
@@ -107,10 +107,10 @@ def run(job):
     import numpy as np
 
     import milp_anon as ma
-    from milp_anon.candidates import suppression_candidates
-    from milp_anon.datasets import load_adult
-    from milp_anon.lagrangian import column_generation
-    from milp_anon.rowtypes import RowTypes
+    from milp_anon.instance.candidates import suppression_candidates
+    from milp_anon.tables.datasets import load_adult
+    from milp_anon.bounds.lagrangian import column_generation
+    from milp_anon.tables.rowtypes import RowTypes
 
     q, k, build_lp, direct, limit = job
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])

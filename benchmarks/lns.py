@@ -1,4 +1,4 @@
-"""Before/after: the large-neighbourhood search (milp_anon.lns) on Adult, same time limit, in one run.
+"""Before/after: the large-neighbourhood search (milp_anon.search.lns) on Adult, same time limit, in one run.
 
 "before": ``lns=0`` (the stage has the whole limit); "after": ``lns=0.5``
 (the stage has half, the search the rest when the stage ends with a gap).
@@ -29,7 +29,7 @@ QI_ORDER = list(ADULT_QI)
 def run_one(job):
     case, k, share, time_limit = job
     import milp_anon as ma
-    from milp_anon.datasets import adult_hierarchy_path, load_adult
+    from milp_anon.tables.datasets import adult_hierarchy_path, load_adult
 
     frame = load_adult()
     if case in ("lm", "height"):
@@ -39,7 +39,7 @@ def run_one(job):
             {c: adult_hierarchy_path(c) for c in qi}, cost=case))
         label = f"hierarchies, {case}, 5 QIs"
     elif case.startswith("t="):
-        from milp_anon.hierarchy import Hierarchy
+        from milp_anon.tables.hierarchy import Hierarchy
 
         qi = QI_ORDER[:4]
         table = ma.Table.from_frame(frame, qi, "occupation")

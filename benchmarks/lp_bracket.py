@@ -1,7 +1,7 @@
 """Issue 14: where the LP bound of k-anonymity by suppression lies at 7–8 QIs, bracketed from both sides.
 
 The reduction's bound at 8 QIs is the column generation's best ``L(π)``, which
-is cut by time (``milp_anon.lagrangian.column_generation``). Whether the gap
+is cut by time (``milp_anon.bounds.lagrangian.column_generation``). Whether the gap
 to the best table is the column generation's (not converged) or the LP's own
 (a weak relaxation) decides what to build next. This script brackets the LP
 over every candidate:
@@ -63,9 +63,10 @@ def run_one(job):
     import numpy as np
 
     import milp_anon as ma
-    from milp_anon import lagrangian, pipeline
-    from milp_anon.datasets import load_adult
-    from milp_anon.result import Timings
+    from milp_anon.bounds import lagrangian
+    from milp_anon.pipeline import solve as pipeline
+    from milp_anon.tables.datasets import load_adult
+    from milp_anon.release.result import Timings
 
     table = ma.Table.from_frame(load_adult(), QI[:q])
     instance, _, why = pipeline._prepare(table, ma.Request(ma.KAnonymity(k)), Timings())

@@ -31,7 +31,7 @@ import tempfile
 import time
 
 from milp_anon.cli import main as cli
-from milp_anon.datasets import adult_hierarchy_path, load_adult
+from milp_anon.tables.datasets import adult_hierarchy_path, load_adult
 
 from .common import ADULT_QI, fmt, optimum_cells, validity_cell, write_csv
 

@@ -29,7 +29,7 @@ QI_ORDER = list(ADULT_QI[:6])
 def run_one(job):
     kind, n_qi, k, variant, time_limit = job
     import milp_anon as ma
-    from milp_anon.datasets import adult_hierarchy_path, load_adult
+    from milp_anon.tables.datasets import adult_hierarchy_path, load_adult
 
     t0 = time.perf_counter()
     qi = QI_ORDER[:n_qi]

@@ -14,7 +14,7 @@ QIs in the order sex, age, race, marital-status, education, native-country,
 workclass, occupation (the first ``q``). Each run in its own spawned process,
 one at a time (runs never share the cores); ``peak MB`` is the largest memory
 the run and its solver children held at one time (sampled every 50 ms from
-outside, :class:`milp_anon.sizing.TreePeak`), ``own peak MB`` the run
+outside, :class:`milp_anon.runtime.memory.TreePeak`), ``own peak MB`` the run
 process's own ``ru_maxrss``. Before 2026-11-29 ``peak MB`` was the run's
 ``ru_maxrss`` plus its children's, which counts the run's peak twice once a
 child ran (a child started by ``subprocess`` inherits its parent's
@@ -46,14 +46,14 @@ incumbent's, searched before the rounds where the proving round does not fit; me
 did before 2026-11-25's fourth change: it ends the rounds (``after``: the
 largest round that fits runs instead).
 ``--variants unchunked`` prices every candidate's block in one piece, as before
-2026-11-29 (:data:`milp_anon.lagrangian.PRICE_CHUNK`; ``after``: chunks of
+2026-11-29 (:data:`milp_anon.bounds.lagrangian.PRICE_CHUNK`; ``after``: chunks of
 4 M pairs).
 ``--variants sorted-pricing`` prices the blocks by sorting each chunk, as
-before its passes of 2026-11-29 (:data:`milp_anon.lagrangian.SORTED_PRICING`; ``after``: at
+before its passes of 2026-11-29 (:data:`milp_anon.bounds.lagrangian.SORTED_PRICING`; ``after``: at
 most ``k`` segment-minimum passes over pairs sorted by candidate).
 ``--variants per-pair-prices`` has every round of the column generation compute
 and hold the blocks' per-pair values (``take`` and ``forced``, 16 bytes a pair),
-as before 2026-11-29's :func:`milp_anon.lagrangian.block_values` (``after``:
+as before 2026-11-29's :func:`milp_anon.bounds.lagrangian.block_values` (``after``:
 rc, a taken mask and ``L``, the per-pair values once, at the best multipliers).
 ``--variants parallel`` gives HiGHS both cores (``threads=2``, ``parallel="on"``:
 the parallel tree search of HiGHS 1.15 in the rounds, the parallel dual simplex
@@ -65,7 +65,7 @@ cutoff was on in ``after`` and ``no-cutoff`` turned it off).
 ``--variants no-search-memory`` starts every call of the search afresh
 (``lns.MEMORY = False``), the package before 2026-12-02 (``after``: the
 search beside each round goes on where the last stopped, skipping the
-neighbourhoods it solved, ``milp_anon.lns.SearchMemory``).
+neighbourhoods it solved, ``milp_anon.search.lns.SearchMemory``).
 ``--variants no-search-beside-lp`` keeps k-anonymity's column generation in
 the run's process with nothing beside it, the package before 2026-12-04
 (``reduction.SEARCH_BESIDE_LP = False``; ``after``: it runs in its own
@@ -75,7 +75,7 @@ of the way through, runs beside it; ``cumulative-limit`` and
 ``--variants no-split-search`` runs the search after the stage on one core,
 the package before 2026-12-04's second change (``lns.SPLIT = False``;
 ``after``: where nothing else runs, on two cores, two halves of the classes
-searched at once, one in a child process, ``milp_anon.lns.improve_split``).
+searched at once, one in a child process, ``milp_anon.search.lns.improve_split``).
 ``--variants no-search-beside`` runs no large-neighbourhood search beside the
 rounds (``reduction.SEARCH_BESIDE = False``), the package before 2026-11-27
 (``after``: with ``--lns`` above 0, the search runs in the main process, from the
@@ -87,14 +87,14 @@ more that does not polish goes through its root's cuts,
 ``--variants no-cliques`` adds no conflict cliques to the column generation's
 masters (``reduction.CLIQUES = False``), the package before 2026-11-28's
 second change (``after``: the cliques its converged masters violate enter, and
-the bound and the pair bounds are ``L(π, μ)``, :mod:`milp_anon.conflicts`).
+the bound and the pair bounds are ``L(π, μ)``, :mod:`milp_anon.bounds.conflicts`).
 ``--variants no-round-cliques`` keeps those cliques out of the rounds' models
 (``reduction.ROUND_CLIQUES = False``), the package before 2026-11-28's third
 change (``after``: each round's model holds them as rows, :func:`milp_anon.reduction.add_clique_rows`).
 ``--variants no-rank-rows`` adds no rank rows ``Σ_{j ∈ S} y_j <= ⌊|R_S| / k⌋``
 after the cliques (``reduction.RANK_ROWS = False``), the package before
 2026-11-29 (``after``: they enter the masters, the bound and the rounds like
-the cliques, :func:`milp_anon.conflicts.violated_rank_rows`).
+the cliques, :func:`milp_anon.bounds.conflicts.violated_rank_rows`).
 ``--variants no-proof-share`` keeps the rounds' doubling to the end
 (``reduction.PROOF_ROUND_SHARE = 1``), the package before 2026-11-29's second
 change (``after``: a later round that would hold more than half of ``S(UB)``'s
@@ -135,7 +135,7 @@ class _HeldPrices:
 
 
 def _per_pair_values(*args, **kwargs):
-    from milp_anon import lagrangian
+    from milp_anon.bounds import lagrangian
 
     return _HeldPrices(lagrangian.block_prices(*args, **kwargs))
 
@@ -145,7 +145,7 @@ def run(job):
     import time
 
     import milp_anon as ma
-    from milp_anon.datasets import load_adult
+    from milp_anon.tables.datasets import load_adult
 
     q, k, reduction, limit, share, variant, recoding, max_gb = job
     from milp_anon import reduction as _reduction
@@ -155,7 +155,7 @@ def run(job):
             _cumulative_master_limit()
             _reduction.SEARCH_BESIDE_LP = False  # the patch is this process's: the column generation stays here
         elif v == "unsmoothed":
-            from milp_anon import lagrangian
+            from milp_anon.bounds import lagrangian
             lagrangian.SMOOTHING, lagrangian.MAX_ADD, lagrangian.MASTER_SECONDS = 0.0, 2000, math.inf
         elif v == "no-rounding":
             _reduction.LP_ROUNDING = False
@@ -190,26 +190,26 @@ def run(job):
         elif v == "no-whole-limit":
             _reduction.SEARCH_BESIDE_KEEPS_LIMIT = False
         elif v == "unchunked":
-            from milp_anon import lagrangian
+            from milp_anon.bounds import lagrangian
 
             lagrangian.PRICE_CHUNK = 2**62
         elif v == "sorted-pricing":
-            from milp_anon import lagrangian
+            from milp_anon.bounds import lagrangian
 
             lagrangian.SORTED_PRICING = True
         elif v == "per-pair-prices":
-            from milp_anon import lagrangian
+            from milp_anon.bounds import lagrangian
 
             lagrangian.block_values = _per_pair_values
             _reduction.SEARCH_BESIDE_LP = False  # the patch is this process's: the column generation stays here
         elif v == "no-search-beside-lp":
             _reduction.SEARCH_BESIDE_LP = False
         elif v == "no-search-memory":
-            from milp_anon import lns
+            from milp_anon.search import lns
 
             lns.MEMORY = False
         elif v == "no-split-search":
-            from milp_anon import lns
+            from milp_anon.search import lns
 
             lns.SPLIT = False
         elif v == "no-hard-end":
@@ -221,7 +221,7 @@ def run(job):
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])
     rec = None
     if recoding != "suppression":
-        from milp_anon.datasets import adult_hierarchy_path
+        from milp_anon.tables.datasets import adult_hierarchy_path
         rec = ma.Generalization({c: adult_hierarchy_path(c) for c in QI[:q]}, cost=recoding)
     t = time.perf_counter()
     r = ma.anonymize(table, ma.KAnonymity(k), recoding=rec, reduction=reduction, time_limit=limit,
@@ -230,7 +230,7 @@ def run(job):
     red = r.reduction.as_dict() if r.reduction else {}
     rounds = red.get("rounds", [])
     own_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    measured_until = time.time()  # the run's memory with its children: sizing.TreePeak, up to here
+    measured_until = time.time()  # the run's memory with its children: memory.TreePeak, up to here
     certified, certify_s = _certified(table, k, rec, r)  # after the peak: not part of the run
     return {
         "qis": q, "k": k, "recoding": recoding, "reduction": reduction, "variant": variant, "limit": limit, "lns": share,
@@ -314,7 +314,7 @@ def _cumulative_master_limit():
     import highspy
     import numpy as np
 
-    from milp_anon.lagrangian import RestrictedMaster
+    from milp_anon.bounds.lagrangian import RestrictedMaster
 
     def solve(self, time_limit, cap=None):  # no cap then either
         if time_limit is not None:

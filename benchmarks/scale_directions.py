@@ -55,9 +55,9 @@ def run(job):
     import time
 
     import milp_anon as ma
-    from milp_anon.candidates import suppression_candidates
-    from milp_anon.datasets import load_adult
-    from milp_anon.rowtypes import RowTypes
+    from milp_anon.instance.candidates import suppression_candidates
+    from milp_anon.tables.datasets import load_adult
+    from milp_anon.tables.rowtypes import RowTypes
 
     q, k, dom = job
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])

@@ -47,7 +47,7 @@ def run(job):
     import time
 
     import milp_anon as ma
-    from milp_anon.datasets import load_adult
+    from milp_anon.tables.datasets import load_adult
 
     q, k, engine, limit = job
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])

@@ -16,7 +16,7 @@ with ``w_j − π_i >= 0`` (facility location has no lower bound on a facility's
 invalid (a group short of ``k`` needs such pairs to open: one rare row of type A, ``π_A = 3``, and a frequent
 type B, ``π_B = 0``, sharing a candidate of cost 1, ``k = 2``: the subproblem opens the candidate with one A
 and one B at ``−2 + 1``, ``SLR = 2 =`` the optimum; without B's pair it cannot open and ``SLR`` would read 3).
-What is valid: a candidate whose block value ``rc_j(π)`` (:func:`milp_anon.lagrangian.block_values`, the
+What is valid: a candidate whose block value ``rc_j(π)`` (:func:`milp_anon.bounds.lagrangian.block_values`, the
 subproblem's part for ``j`` without the rows' coupling) is ``>= 0`` adds ``>= 0`` whatever rows it gets, so it
 can be closed: the subproblem keeps the candidates with ``rc_j(π) < 0``, each with all its pairs.
 
@@ -54,7 +54,7 @@ CROSS_CHECK = dict(presolve="on", mip_feasibility_tolerance=1e-6)
 def subproblem_model(pi, n, w, pair_type, pair_cand, k, keep_cand):
     """``(model, kept pairs, candidates kept)``: the subproblem over the candidates ``keep_cand`` (bool ``(C,)``),
     columns ``y`` (one per candidate kept) then ``g`` (one per kept pair), without the constant ``Σ π_i n_i``."""
-    from milp_anon.model import LinearModel
+    from milp_anon.solvers.model import LinearModel
 
     kept = np.flatnonzero(keep_cand[pair_cand])
     pt, pc = pair_type[kept], pair_cand[kept]
@@ -77,7 +77,7 @@ def subproblem(pi, n, w, pair_type, pair_cand, k, keep_cand, time_limit, options
     the candidates ``keep_cand`` (bool ``(C,)``); ``value`` is the best solution's (``None`` without one)."""
     import highspy
 
-    from milp_anon.highs_banner import new_highs
+    from milp_anon.solvers.highs_banner import new_highs
 
     m, kept, K = subproblem_model(pi, n, w, pair_type, pair_cand, k, keep_cand)
     if K == 0:
@@ -98,9 +98,11 @@ def subproblem(pi, n, w, pair_type, pair_cand, k, keep_cand, time_limit, options
 def run_one(job):
     q, k, limit, step, sub_limit = job
     import milp_anon as ma
-    from milp_anon import lagrangian, pipeline, reduction
-    from milp_anon.datasets import load_adult
-    from milp_anon.result import Timings
+    from milp_anon import reduction
+    from milp_anon.bounds import lagrangian
+    from milp_anon.pipeline import solve as pipeline
+    from milp_anon.tables.datasets import load_adult
+    from milp_anon.release.result import Timings
     from milp_anon.solvers.options import SolverOptions
 
     t0 = time.perf_counter()

@@ -18,14 +18,14 @@ partial split. ``--variants no-criteria-greedy`` switches the pattern greedy
 with criteria off in that run's process (its heuristic list is then the
 suppression greedy's alone), the package before it. ``--variants no-lp-rounding``
 switches the LP relaxation's stage before the whole model off in that run's process
-(``milp_anon.relaxation.unavailable`` always gives a reason), the package before it.
+(``milp_anon.pipeline.relaxation.unavailable`` always gives a reason), the package before it.
 ``--variants lp-alone`` runs that stage's LP without the large-neighbourhood search
-beside it (``milp_anon.relaxation.SEARCH_BESIDE = False``), the package before it.
+beside it (``milp_anon.pipeline.relaxation.SEARCH_BESIDE = False``), the package before it.
 ``--variants no-refine`` switches the refinement of the classes off (the
 pattern greedy with criteria's table refined, and each pass of the search
 refining first: :mod:`milp_anon.heuristics.refine`), the package before it.
 ``--variants no-slack`` switches the slack LP after the LP relaxation off
-(``milp_anon.relaxation.SLACK = False``: t-closeness rows tightened by one
+(``milp_anon.pipeline.relaxation.SLACK = False``: t-closeness rows tightened by one
 row's room, rounded too), the package before it. ``--variants slack-all`` keeps
 every candidate open in the slack LP (``lp_rounding.SUPPORT_TOL = -inf``), not
 only the groups the first LP opened, the package before it. ``--variants
@@ -88,7 +88,7 @@ share of the limit, the search after the stage alone, the package before it.
 ``--variants no-search-memory`` starts every call of the search afresh
 (``lns.MEMORY = False``): at the first column order with the first
 neighbourhood size, re-solving what the last call solved, the package before
-it (``after``: one ``milp_anon.lns.SearchMemory`` per solve).
+it (``after``: one ``milp_anon.search.lns.SearchMemory`` per solve).
 
 ``--variants before,after`` runs every case twice in one run: ``after`` is the
 package as it is; ``before`` switches the group blocks off in that run's
@@ -115,8 +115,8 @@ CASES = ["frequency l=3", "distinct l=3", "recursive c=3 l=2", "p=3", "t=0.2 equ
 
 def criterion(case):
     import milp_anon as ma
-    from milp_anon.datasets import adult_hierarchy_path
-    from milp_anon.hierarchy import Hierarchy
+    from milp_anon.tables.datasets import adult_hierarchy_path
+    from milp_anon.tables.hierarchy import Hierarchy
 
     if case == "frequency l=3":
         return ma.LDiversity(3)
@@ -169,30 +169,33 @@ def lp_summary(lr) -> str:
 def run_one(job):
     n_qi, case, k, time_limit, share, variant = job
     import milp_anon as ma
-    from milp_anon import pipeline, reduction, relaxation
-    from milp_anon.datasets import load_adult
+    from milp_anon import reduction
+    from milp_anon.pipeline import solve as pipeline
+    from milp_anon.pipeline import relaxation
+    from milp_anon.tables.datasets import load_adult
 
     if variant == "before":  # this process only (run_serial spawns one per run)
-        from milp_anon.criteria import Criterion, TCloseness
+        from milp_anon.privacy.criteria import Criterion, TCloseness
 
         reduction.request_blocks = lambda instance, request: None
         TCloseness.prune = Criterion.prune  # nor t-closeness's distinct-values pruning
     if variant == "no-criteria-greedy":  # the heuristics before the pattern greedy with criteria
-        from milp_anon import starts
+        from milp_anon.search import starts
 
         starts.criteria_pattern_greedy = lambda *a, **k: None
     if variant == "lp-alone":  # the LP relaxation without the search beside it (the package before)
-        from milp_anon import relaxation
+        from milp_anon.pipeline import relaxation
 
         relaxation.SEARCH_BESIDE = False
     if variant == "no-lp-rounding":  # no LP relaxation and rounding before the whole model
-        from milp_anon import relaxation
+        from milp_anon.pipeline import relaxation
 
         relaxation.unavailable = lambda request, solver: "switched off by the benchmark"
     if variant == "no-refine":  # no refinement of the classes (the start's and the search's), the package before
-        from milp_anon import lns, starts
+        from milp_anon.search import lns
+        from milp_anon.search import starts
 
-        from milp_anon.table import SUPPRESSED
+        from milp_anon.tables.table import SUPPRESSED
 
         def unrefined(table, criteria, released, deadline=None):  # the table as it is, and its cost
             return released, int((released[list(table.qi)] == SUPPRESSED).to_numpy().sum())
@@ -200,7 +203,7 @@ def run_one(job):
         lns.refine_release = unrefined
         starts.refine_release = unrefined
     if variant == "no-slack":  # no slack LP after the LP relaxation (the package before)
-        from milp_anon import relaxation
+        from milp_anon.pipeline import relaxation
 
         relaxation.SLACK = False
     if variant == "slack-all":  # the slack LP over every candidate (the package before the restriction)
@@ -210,28 +213,28 @@ def run_one(job):
     if variant == "lp-presolve-off":  # the LP relaxation in pieces without presolve at any size (the package before)
         relaxation.LP_PRESOLVE_MAX_COLUMNS = -1
     if variant == "ball-first-ascent":  # the ball's integer block in every step of the first ascent (stop 76's package)
-        from milp_anon import blocks as _blocks
+        from milp_anon.bounds import blocks as _blocks
 
         _blocks.BALL_IN_FIRST_ASCENT = True
     if variant == "no-whole-pricing":  # the second ascent's steps as for every block (the package before)
-        from milp_anon import subgradient as _subgradient
+        from milp_anon.bounds import subgradient as _subgradient
 
         _subgradient.DEAR_WHOLE = False
     if variant == "repeat-steps":  # the second ascent solves its starts again and takes its known steps again
-        from milp_anon import subgradient as _subgradient
+        from milp_anon.bounds import subgradient as _subgradient
 
         _subgradient.KNOWN_STEPS = False
     if variant == "no-emd-blocks":  # closeness without the EMD's integer block (the package before)
-        from milp_anon import blocks as _blocks
+        from milp_anon.bounds import blocks as _blocks
 
         _blocks.EMD_BLOCKS = False
     if variant == "no-ball-blocks":  # t-closeness without the ball's integer block, nor the blocks at the LP's multipliers
-        from milp_anon import blocks as _blocks
+        from milp_anon.bounds import blocks as _blocks
 
         _blocks.BALL_BLOCKS = False
         pipeline.BLOCKS_AT_LP = False
     if variant == "no-whole-search":  # no search beside the whole model's solve (the package before)
-        from milp_anon import pipeline as _pipeline
+        from milp_anon.pipeline import solve as _pipeline
 
         _pipeline.WHOLE_SEARCH_BESIDE = False
     if variant == "no-restricted-model":  # the LP even where it cannot raise the bound (the package before)
@@ -245,11 +248,11 @@ def run_one(job):
     if variant == "no-unfinished-skip":  # the whole LP after an unfinished restricted one (the package before)
         relaxation.UNFINISHED_SKIPS = False
     if variant == "no-search-beside":  # no search beside the relaxations, each in the stage's share (the package before)
-        from milp_anon import row_generation
+        from milp_anon.pipeline import row_generation
 
         row_generation.SEARCH_BESIDE = False
     if variant == "no-search-memory":  # every call of the search afresh (the package before)
-        from milp_anon import lns
+        from milp_anon.search import lns
 
         lns.MEMORY = False
     if variant == "no-restricted":  # no restricted LP before an LP that may not finish (the package before)
@@ -257,24 +260,24 @@ def run_one(job):
     if variant == "no-ball-prune":  # keep candidates with no integer group in the ball (the package before)
         import numpy as np
 
-        from milp_anon.criteria import TCloseness
+        from milp_anon.privacy.criteria import TCloseness
 
         TCloseness._far = staticmethod(lambda m, ball, min_size: np.ones(m.shape[0], dtype=bool))
     if variant == "no-frequency-prune":  # keep candidates with no frequency-diverse group (the package before)
-        from milp_anon.criteria import LDiversity, _SensitiveCriterion
+        from milp_anon.privacy.criteria import LDiversity, _SensitiveCriterion
 
         LDiversity.prune = lambda self, table, units, cands, min_size=1: _SensitiveCriterion._prune_distinct(
             self, table, units, cands, math.ceil(self.l - 1e-12))
     if variant == "no-resolve":  # repair R(A) by the restricted whole model alone (the package before)
-        from milp_anon import row_generation
+        from milp_anon.pipeline import row_generation
 
         row_generation.RESOLVE_FAILING = False
     if variant == "no-known-bound":  # every R(A) from its start, not first at the earlier bound (the package before)
-        from milp_anon import row_generation
+        from milp_anon.pipeline import row_generation
 
         row_generation.AT_KNOWN_BOUND = False
     if variant == "repair-first":  # each repair before the next R(A), not beside it (the package before)
-        from milp_anon import row_generation
+        from milp_anon.pipeline import row_generation
 
         row_generation.REPAIR_BESIDE = False
     if variant == "guessed-target":  # the ascent's target guessed, not the heuristic table's cost (the package before)
@@ -289,7 +292,7 @@ def run_one(job):
     if variant == "no-floors":  # every candidate's size floor k, not its least legal group's (the package before)
         import numpy as np
 
-        from milp_anon import blocks
+        from milp_anon.bounds import blocks
         from milp_anon.formulations import assignment
 
         def k_floors(instance, request):
@@ -297,11 +300,11 @@ def run_one(job):
 
         assignment.group_floors = blocks.group_floors = k_floors
     if variant == "milp-first":  # R(∅) as one MILP, not by the k-anonymity reduction (the package before)
-        from milp_anon import row_generation
+        from milp_anon.pipeline import row_generation
 
         row_generation.FIRST_BY_REDUCTION = False
     if variant == "unsplit":  # every R(A) over unit pairs for all candidates (before the partial split)
-        from milp_anon import row_generation
+        from milp_anon.pipeline import row_generation
 
         row_generation.PARTIAL_SPLIT = False
 

@@ -50,7 +50,7 @@ STALL, STALL_TOL = 5, 1e-6
 
 def _request(q, k, recoding):
     import milp_anon as ma
-    from milp_anon.datasets import adult_hierarchy_path, load_adult
+    from milp_anon.tables.datasets import adult_hierarchy_path, load_adult
 
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])
     rec = None
@@ -104,8 +104,8 @@ def run_whole(job):
     import highspy
     import numpy as np
 
-    from milp_anon import pipeline
-    from milp_anon.release import Release
+    from milp_anon.pipeline import solve as pipeline
+    from milp_anon.release.verified import Release
 
     q, k, recoding, variant, limit = job
     table, request = _request(q, k, recoding)
@@ -156,9 +156,9 @@ def run_whole(job):
 def run_master(job):
     import resource
 
-    from milp_anon import lagrangian
-    from milp_anon.pipeline import _prepare
-    from milp_anon.result import Timings
+    from milp_anon.bounds import lagrangian
+    from milp_anon.pipeline.solve import prepare as _prepare
+    from milp_anon.release.result import Timings
 
     q, k, recoding, variant, limit = job
     table, request = _request(q, k, recoding)

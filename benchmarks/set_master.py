@@ -30,7 +30,7 @@ def run_full(job):
     ``scip_engine.md`` / ``formulations/reduction.md``)."""
     q, k, master_limit, box, cuts_per_round, max_add = job
     from benchmarks.subset_row_cuts import adult_instance
-    from milp_anon.lagrangian import column_generation
+    from milp_anon.bounds.lagrangian import column_generation
     from milp_anon.set_master import master_bound
 
     n, cost, pt, pc = adult_instance(q, k)
@@ -50,7 +50,7 @@ def run_one(job):
 
     from benchmarks.subset_row_cuts import _model, adult_instance
     from benchmarks.subset_row_cuts import run_one as compact
-    from milp_anon.lagrangian import column_generation
+    from milp_anon.bounds.lagrangian import column_generation
     from milp_anon.set_master import master_bound
 
     row = compact((q, k, rows, seed, 0.0))  # the LP, the compact cuts and HiGHS's root (no MILP: limit 0)

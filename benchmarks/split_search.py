@@ -5,12 +5,12 @@
 
 Full Adult, k-anonymity by cell suppression, QIs the first ``q`` of sex, age,
 race, marital-status, education, native-country, workclass, occupation. The
-start is the pattern greedy's table (``milp_anon.starts.best_heuristic``)
+start is the pattern greedy's table (``milp_anon.search.starts.best_heuristic``)
 and, with ``--start-limit``, also the table of a solve of that many seconds
 (``lns=0.25``), nearer
 the tables the search meets at the end of a 600-s run. From each start, one
-after the other in this process: :func:`milp_anon.lns.improve` (one core)
-and :func:`milp_anon.lns.improve_split` (two: a child process searches half
+after the other in this process: :func:`milp_anon.search.lns.improve` (one core)
+and :func:`milp_anon.search.lns.improve_split` (two: a child process searches half
 the classes) for ``--seconds`` each. Writes ``OUT.md`` and ``OUT.csv``.
 """
 
@@ -23,11 +23,12 @@ import subprocess
 import time
 
 import milp_anon as ma
-from milp_anon import lns
-from milp_anon.datasets import load_adult
-from milp_anon.request import Request
+from milp_anon.pipeline.solve import solve
+from milp_anon.search import lns
+from milp_anon.tables.datasets import load_adult
+from milp_anon.api import Request
 from milp_anon.solvers import SolverOptions
-from milp_anon.starts import best_heuristic
+from milp_anon.search.starts import best_heuristic
 
 QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
 COLUMNS = ["start", "start cost", "search", "seconds", "cost", "gain", "sub-problems", "improved", "passes", "splits"]
@@ -55,7 +56,7 @@ def main(argv=None) -> None:
     for name, start in starts:
         for search, fn in (("one core (improve)", lns.improve), ("two cores (improve_split)", lns.improve_split)):
             t0 = time.perf_counter()
-            found, log = fn(table, request, start, args.seconds, solver)
+            found, log = fn(table, request, start, args.seconds, solver, sub_solve=solve)
             rows.append({"start": name, "start cost": start.objective, "search": search,
                          "seconds": round(time.perf_counter() - t0, 1), "cost": found.objective,
                          "gain": start.objective - found.objective, "sub-problems": log.solved,

@@ -46,9 +46,9 @@ def adult_instance(q, k, rows=None, seed=0):
     or the whole table): ``(n, cost, pair_type, pair_cand)``. Also :mod:`benchmarks.set_master`'s and
     :mod:`benchmarks.fixed_multipliers`'."""
     import milp_anon as ma
-    from milp_anon.candidates import suppression_candidates
-    from milp_anon.datasets import load_adult
-    from milp_anon.rowtypes import RowTypes
+    from milp_anon.instance.candidates import suppression_candidates
+    from milp_anon.tables.datasets import load_adult
+    from milp_anon.tables.rowtypes import RowTypes
 
     frame = load_adult() if rows is None else load_adult().sample(rows, random_state=seed)
     types = RowTypes.from_table(ma.Table.from_frame(frame, QI[:q]))

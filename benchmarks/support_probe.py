@@ -9,7 +9,7 @@ incumbent; ``rounds`` is the package as it is. Prints one line per run. Reads th
 the bound and status it prints are not valid (the restriction is no superset of ``S(G)``)."""
 import sys, time, numpy as np, milp_anon as ma
 from milp_anon import reduction as R
-from milp_anon.datasets import load_adult
+from milp_anon.tables.datasets import load_adult
 QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
 mode, q, k, lim = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 info = {}

@@ -8,7 +8,7 @@ Sensitive ``occupation``, k = 5, Adult, QIs sex, age, race, marital-status
   a cap), multipliers by subgradient ascent over ``π`` alone (the balls
   switched off in that process);
 * ``balls``: as shipped — also the ball multipliers ``β`` (``TV(q, P) <= τ``)
-  by the alternating ascent (``milp_anon.subgradient.alternating_ascent``);
+  by the alternating ascent (``milp_anon.bounds.subgradient.alternating_ascent``);
 * ``lp``: the LP relaxation of the whole model (HiGHS, interior point,
   presolve off), for scale: what a master LP with the t rows would reach.
 
@@ -30,8 +30,8 @@ CASES = ("t=0.2 equal", "t=0.3 equal", "t=0.2 hierarchical", "t=0.3 hierarchical
 
 def criterion(case):
     import milp_anon as ma
-    from milp_anon.datasets import adult_hierarchy_path
-    from milp_anon.hierarchy import Hierarchy
+    from milp_anon.tables.datasets import adult_hierarchy_path
+    from milp_anon.tables.hierarchy import Hierarchy
 
     t, distance = case[2:].split()
     kw = {"hierarchy": Hierarchy.from_csv(adult_hierarchy_path("occupation"))} if distance == "hierarchical" else {}
@@ -44,11 +44,12 @@ def run_one(job):
     import numpy as np
 
     import milp_anon as ma
-    from milp_anon import pipeline, reduction
-    from milp_anon.datasets import load_adult
+    from milp_anon import reduction
+    from milp_anon.pipeline import solve as pipeline
+    from milp_anon.tables.datasets import load_adult
     from milp_anon.formulations import build
-    from milp_anon.grid import ObjectiveGrid
-    from milp_anon.result import Timings
+    from milp_anon.runtime.grid import ObjectiveGrid
+    from milp_anon.release.result import Timings
     from milp_anon.solvers import SolverOptions
 
     table = ma.Table.from_frame(load_adult(), QI, "occupation")

@@ -118,7 +118,7 @@ def run_one(job):
     import numpy as np
 
     import milp_anon as ma
-    from milp_anon.datasets import load_adult
+    from milp_anon.tables.datasets import load_adult
 
     qi = qis.split(",")
     frame = load_adult()

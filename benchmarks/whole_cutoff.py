@@ -118,7 +118,7 @@ def solve_whole_with_cutoff(table, request, cutoff: float | None, limit: float, 
     prints its statistics at the end (HiGHS's log already holds its own). ``save``: a path for the engine's
     solution as JSON (written before verification: a solution whose table fails it stays available).
     ``start``: a solution (``{column name: value}``) handed to the engine as its first incumbent."""
-    from milp_anon import pipeline
+    from milp_anon.pipeline import solve as pipeline
 
     am = pipeline.build_model(table, request)
     problem, _ = am.lm.to_pulp()  # what Request.write_model writes
@@ -193,7 +193,7 @@ def check_point(lm, values: dict) -> dict:
 
 def check_saved(table, request, values: dict) -> dict:
     """A saved solution of the whole model of ``request`` on ``table``: its table verified, its point checked."""
-    from milp_anon import pipeline
+    from milp_anon.pipeline import solve as pipeline
 
     am = pipeline.build_model(table, request)
     return _verified_table(am, request, values) | check_point(am.lm, values)
@@ -204,7 +204,7 @@ def _verified_table(am, request, values: dict) -> dict:
     import numpy as np
 
     from milp_anon.formulations import read_assignment
-    from milp_anon.release import Release
+    from milp_anon.release.verified import Release
     from milp_anon.solvers import SolverOptions
 
     x = np.array([values.get(name, 0.0) for name in am.lm.col_names()])  # PuLP leaves out columns in no row
@@ -242,7 +242,7 @@ def main(argv=None):
     import milp_anon as ma
     from benchmarks.common import add_highs_options, parsed_highs_options
     from benchmarks.sensitive_goal import criterion
-    from milp_anon.datasets import load_adult
+    from milp_anon.tables.datasets import load_adult
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--qis", default="sex,race,marital-status")

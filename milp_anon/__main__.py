@@ -1,3 +1,3 @@
-from .cli import run
+from milp_anon.cli import run
 
 run()

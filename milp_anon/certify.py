@@ -5,7 +5,7 @@ composite:
 
 1. ``L(π) = Σ_i π_i n_i + Σ_j min(0, rc_j(π))`` is a lower bound for the
    multipliers ``π`` in the report, whatever they are; with conflict cliques
-   (:mod:`milp_anon.conflicts`) ``L(π, μ)``, for every ``μ >= 0``, provided
+   (:mod:`milp_anon.bounds.conflicts`) ``L(π, μ)``, for every ``μ >= 0``, provided
    every two candidates of every clique cannot both hold ``k`` rows
    (``|R_a ∪ R_b| < 2k``), which is checked pair by pair from the table;
    a rank row ``Σ_{j ∈ S} y_j <= r`` (``r >= 2``) holds when its members'
@@ -35,11 +35,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import InputError
-from .grid import ObjectiveGrid
-from .conflicts import clique_bounds
-from .lagrangian import block_prices
-from .result import Timings
+from milp_anon.runtime.errors import InputError
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.bounds.conflicts import clique_bounds
+from milp_anon.bounds.lagrangian import block_prices
+from milp_anon.release.result import Timings
+from milp_anon.pipeline.solve import prepare
 
 __all__ = ["Certificate", "certify"]
 
@@ -68,7 +69,7 @@ class Certificate:
 
 def certify(table, request, report: dict) -> Certificate:
     """Recompute ``L(π)``, the type bound and every round's pair count from ``table`` and ``report``."""
-    from .pipeline import _prepare  # the same collapse and candidates as the solve
+    from milp_anon.pipeline.solve import _prepare  # the same collapse and candidates as the solve
 
     red = report.get("reduction") if isinstance(report, dict) else None
     if not isinstance(red, dict) or not red.get("multipliers"):
@@ -84,7 +85,7 @@ def certify(table, request, report: dict) -> Certificate:
             raise InputError(f"the report solved another problem: {key} {prov[key]!r}, here {here!r}")
     if not request.k_alone:
         raise InputError("certify covers the reduction of k-anonymity alone")
-    instance, _, why = _prepare(table, request, Timings())
+    instance, _, why = prepare(table, request, Timings())
     if why:
         raise InputError(f"the request is infeasible here ({why}): nothing to certify")
     types, cands = instance.types, instance.candidates

@@ -12,10 +12,10 @@ Exit codes (a contract users' scripts rely on):
 * 6 — ``bench``: exact methods disagree (printed loudly, recorded in the report); ``certify``: a check failed;
 * 130 — aborted by a second Ctrl-C (the first one stops the solve: exit 4 with
   the best verified table);
-* 143, 129 — ended by SIGTERM, SIGHUP (:mod:`milp_anon.cleanup`).
+* 143, 129 — ended by SIGTERM, SIGHUP (:mod:`milp_anon.runtime.cleanup`).
 
 Every output is checked before any work and written all or none
-(:class:`~milp_anon.files.Outputs`); ``-`` is standard input or output.
+(:class:`~milp_anon.tables.files.Outputs`); ``-`` is standard input or output.
 """
 
 from __future__ import annotations
@@ -29,26 +29,26 @@ import math
 import os
 import sys
 
-from .bench import load_suite, run_suite
-from .bench.export import export_suite
-from .bench.runner import render_existing
-from .cleanup import exit_on_signals
-from .criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
-from .datasets import ADULT_QI, load_adult
-from .errors import InfeasibleRequest, InputError, MilpAnonError, SolverError, VerificationError
-from .files import Outputs, read_text, write_stdout
-from .interrupt import stop_on_sigint
-from ._version import __version__
-from .certify import certify
-from .gap import score_release
-from .hierarchy import Hierarchy
-from .pipeline import model_format, write_model_file
-from .progress import ProgressPrinter, reporting
-from .recoding import Generalization, Patterns, Suppression
-from .request import Request
-from .solvers import SolverOptions
-from .solvers.options import parse_highs_option
-from .table import Table, read_csv
+from milp_anon.bench import load_suite, run_suite
+from milp_anon.bench.export import export_suite
+from milp_anon.bench.runner import render_existing
+from milp_anon.runtime.cleanup import exit_on_signals
+from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
+from milp_anon.tables.datasets import ADULT_QI, load_adult
+from milp_anon.runtime.errors import InfeasibleRequest, InputError, MilpAnonError, SolverError, VerificationError
+from milp_anon.tables.files import Outputs, read_text, write_stdout
+from milp_anon.runtime.interrupt import stop_on_sigint
+from milp_anon._version import __version__
+from milp_anon.certify import certify
+from milp_anon.scoring import score_release
+from milp_anon.tables.hierarchy import Hierarchy
+from milp_anon.pipeline.solve import model_format, write_model_file
+from milp_anon.runtime.progress import ProgressPrinter, reporting
+from milp_anon.tables.recoding import Generalization, Patterns, Suppression
+from milp_anon.api import Request
+from milp_anon.solvers import SolverOptions
+from milp_anon.solvers.options import parse_highs_option
+from milp_anon.tables.table import Table, read_csv
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_LIMIT, EXIT_INVALID, EXIT_DISAGREE = 0, 1, 2, 3, 4, 5, 6
 
@@ -697,7 +697,7 @@ def _native_stdout_to_stderr() -> None:
 
 
 def run() -> None:
-    """The ``milp-anon`` program: SIGTERM and SIGHUP end it cleanly (:mod:`milp_anon.cleanup`), native
+    """The ``milp-anon`` program: SIGTERM and SIGHUP end it cleanly (:mod:`milp_anon.runtime.cleanup`), native
     output goes to stderr, then :func:`main`."""
     exit_on_signals()
     _native_stdout_to_stderr()

@@ -3,7 +3,7 @@
 1. A Lagrangian relaxation over the assignment rows gives a lower bound and,
    for every (type, candidate) pair, a bound on every solution that uses it
    (:class:`PairBounds`; for k-anonymity alone :func:`k_anonymity_bounds`,
-   the LP bound by column generation, :mod:`milp_anon.lagrangian`).
+   the LP bound by column generation, :mod:`milp_anon.bounds.lagrangian`).
 2. Rounds with a threshold ``G <= UB`` (:meth:`LagrangianReduction.next_threshold`):
    the model restricted to the pairs some solution cheaper than ``G`` may use
    is built and solved, stopping once its bound reaches ``G`` (the first round
@@ -29,22 +29,26 @@ from typing import Callable
 
 import numpy as np
 
-from . import interrupt, lagrangian, lns, progress
-from .blocks import request_blocks
-from .errors import InputError, ModelTooLargeError, SolverError
-from .formulations import build, read_assignment, release_assignment
-from .grid import ObjectiveGrid
-from .instance import Instance
-from .lagrangian import column_generation, dense_point
-from .release import Outcome, Release
-from .result import SOLVER, ModelSize, ReductionLog, Round, Timings
-from .rounding import round_lp
-from .sizing import cap_bytes, check_memory
-from .solvers import SolverOptions, StopAtBound, highs_option_values, solve_model
-from .solvers.root_cuts import solve_by_root_cuts
-from .starts import best_heuristic, release_pairs, whole_table_start
-from .status import Status
-from .subgradient import PrimalAverage, alternating_ascent
+from milp_anon.runtime import interrupt
+from milp_anon.bounds import lagrangian
+from milp_anon.search import lns
+from milp_anon.runtime import progress
+from milp_anon.bounds.blocks import request_blocks
+from milp_anon.runtime.errors import InputError, ModelTooLargeError, SolverError
+from milp_anon.formulations import build, read_assignment, release_assignment
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.instance.instance import Instance
+from milp_anon.bounds.lagrangian import column_generation, dense_point
+from milp_anon.release.verified import Outcome, Release
+from milp_anon.release.result import SOLVER, ModelSize, ReductionLog, Round, Timings
+from milp_anon.search.rounding import round_lp
+from milp_anon.formulations.sizing import check_memory
+from milp_anon.runtime.memory import cap_bytes
+from milp_anon.solvers import SolverOptions, StopAtBound, highs_option_values, solve_model
+from milp_anon.solvers.root_cuts import solve_by_root_cuts
+from milp_anon.search.starts import best_heuristic, release_pairs, whole_table_start
+from milp_anon.runtime.status import Status
+from milp_anon.bounds.subgradient import PrimalAverage, alternating_ascent
 
 __all__ = ["LagrangianReduction", "PairBounds", "block_bounds", "keeps_whole_limit", "k_anonymity_bounds",
            "threshold_table", "unavailable"]
@@ -75,7 +79,7 @@ POLISH_SHARED = True
 HEURISTIC_GAP = 0.01
 #: ... for which the first round leaves this share of the remaining time
 HEURISTIC_SHARE = 0.25
-#: the LP rounding (:mod:`milp_anon.rounding`) improves its table for at most this share of the time
+#: the LP rounding (:mod:`milp_anon.search.rounding`) improves its table for at most this share of the time
 #: left after the bounds (of this many seconds without a time limit); on Adult it stops by itself
 #: within 1–2 s at 6 QIs and 20 s at 8 QIs
 ROUNDING_SHARE = 0.1
@@ -106,7 +110,7 @@ ROOT_CUTS_MIN_COLUMNS = 100_000
 #: started from the whole table as one group); any superset of ``S(G)`` keeps ``OPT >= min(B, G)``
 ROUND_HOLDS_INCUMBENT = True
 #: whether a round solved in its own process has the large-neighbourhood search run beside it in this one, on
-#: the other core (``solver.lns > 0``, two cores, heuristics on, :func:`milp_anon.lns.beside_possible`), from
+#: the other core (``solver.lns > 0``, two cores, heuristics on, :func:`milp_anon.search.lns.beside_possible`), from
 #: the incumbent, until the round ends: HiGHS uses one core, and at 7–8 QIs the rounds hold the incumbent
 #: for minutes (8 QIs, k = 5: one 155 s round that found nothing below the LP rounding's table)
 SEARCH_BESIDE = True
@@ -136,7 +140,7 @@ SEARCH_BESIDE_LP_MAX_PAIRS = 8_000_000
 GUIDE_POLL = 0.1
 
 #: whether the column generation adds the conflict cliques its converged masters violate
-#: (:func:`milp_anon.lagrangian.column_generation`, ``cliques``): a bound above the LP's, and pair bounds with
+#: (:func:`milp_anon.bounds.lagrangian.column_generation`, ``cliques``): a bound above the LP's, and pair bounds with
 #: the cliques' multipliers (``formulations/reduction.md``, "Conflict cliques")
 CLIQUES = True
 #: whether each round's model holds those cliques as rows ``Σ_{j ∈ Q} y_j <= 1`` over the round's candidates
@@ -144,7 +148,7 @@ CLIQUES = True
 #: the round's LP then starts at least at the cliques' bound instead of the LP's
 ROUND_CLIQUES = True
 #: whether, once no clique is violated, the column generation adds the rank rows ``Σ_{j ∈ S} y_j <= ⌊|R_S| / k⌋``
-#: its masters violate (:func:`milp_anon.conflicts.violated_rank_rows`); they join the cliques in the bound, the
+#: its masters violate (:func:`milp_anon.bounds.conflicts.violated_rank_rows`); they join the cliques in the bound, the
 #: pair bounds and (``ROUND_CLIQUES``) the rounds' rows
 RANK_ROWS = True
 
@@ -185,16 +189,16 @@ class PairBounds:
     log: ReductionLog
     seconds: float
     #: a point ``(y, g)`` of the LP over the candidates and pairs to round into a first table
-    #: (:mod:`milp_anon.rounding`), or ``None``
+    #: (:mod:`milp_anon.search.rounding`), or ``None``
     guide: tuple | None = None
     #: the k-anonymity LP's bounds these were built on (:func:`block_bounds`), which bound k-anonymity over
     #: the same candidates too (the row generation's ``R(∅)`` reuses them), or ``None``
     k_anonymity: "PairBounds | None" = None
     #: ``(blocks, pi0, ascent)`` of the group blocks (:func:`block_bounds`): the ascent's start and outcome, for
-    #: a second ascent in time left over (:func:`~milp_anon.subgradient.second_ascent`), or ``None``
+    #: a second ascent in time left over (:func:`~milp_anon.bounds.subgradient.second_ascent`), or ``None``
     ascent: tuple | None = field(default=None, compare=False, repr=False)
     #: the group blocks' solutions averaged over the ascent's later steps
-    #: (:class:`~milp_anon.subgradient.PrimalAverage`), a point to round into a table, or ``None``
+    #: (:class:`~milp_anon.bounds.subgradient.PrimalAverage`), a point to round into a table, or ``None``
     primal: "PrimalAverage | None" = field(default=None, compare=False, repr=False)
 
 
@@ -208,7 +212,7 @@ def _search_fits_beside(request, options: SolverOptions, n_cols: int) -> bool:
 
 def _search_possible(request, options: SolverOptions, n_cols: int) -> bool:
     """Whether a search asked for (``lns > 0``) that applies to ``request`` can run beside a model of ``n_cols``
-    columns in its own process under ``options`` (:func:`milp_anon.lns.beside_possible`: two cores, isolation)."""
+    columns in its own process under ``options`` (:func:`milp_anon.search.lns.beside_possible`: two cores, isolation)."""
     return options.lns > 0 and lns.unavailable(request) is None and lns.beside_possible(options, n_cols)
 
 
@@ -253,11 +257,11 @@ BLOCK_CG_SHARE = 0.5
 
 def block_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: SolverOptions,
                  time_limit: float | None, upper: float | None = None) -> PairBounds:
-    """The Lagrangian bound of the request's exact group blocks (:mod:`milp_anon.blocks`), and its pair
+    """The Lagrangian bound of the request's exact group blocks (:mod:`milp_anon.bounds.blocks`), and its pair
     bounds; the k-anonymity LP bound (:func:`k_anonymity_bounds`) where no criterion adds a block.
 
     The multipliers start at the k-anonymity LP's (each unit takes its row type's), where the bound is at
-    least the LP bound, and rise by subgradient ascent (:mod:`milp_anon.subgradient`) in the time left.
+    least the LP bound, and rise by subgradient ascent (:mod:`milp_anon.bounds.subgradient`) in the time left.
     Both relaxations bound every solution, so the larger bound and, per pair, the larger pair bound hold
     (``formulations/reduction.md``, "Sensitive criteria"). ``upper``, a verified table's objective, is the
     ascent's target (Polyak's step towards a known upper bound); without it the target is guessed."""
@@ -283,9 +287,9 @@ def block_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: Solve
 
 def _with_ball_blocks(blocks, asc, left: float | None):
     """``(blocks, asc)`` after pricing the blocks with the ball's integer block (t-closeness,
-    :meth:`~milp_anon.blocks.RequestBlocks.with_ball_blocks`) once at the ascent's best multipliers, where one such
-    pricing (:meth:`~milp_anon.blocks.RequestBlocks.ball_pricing_seconds`) fits in the time ``left`` of the
-    stage: the larger ``L`` at the same ``(π, β)`` (:func:`~milp_anon.blocks.combine` keeps every candidate's larger
+    :meth:`~milp_anon.bounds.blocks.RequestBlocks.with_ball_blocks`) once at the ascent's best multipliers, where one such
+    pricing (:meth:`~milp_anon.bounds.blocks.RequestBlocks.ball_pricing_seconds`) fits in the time ``left`` of the
+    stage: the larger ``L`` at the same ``(π, β)`` (:func:`~milp_anon.bounds.blocks.combine` keeps every candidate's larger
     block), and the blocks with the ball's block for every later pricing. Unchanged where it does not raise ``L``."""
     wider = blocks.with_ball_blocks()
     if wider is blocks or (left is not None and blocks.ball_pricing_seconds(asc) > left):
@@ -301,14 +305,16 @@ class LagrangianReduction:
 
     State: the lower bound ``lb``, the best verified release and its value
     ``ub``, the last round's pair count and bound; :meth:`run` returns the
-    :class:`~milp_anon.release.Outcome`.
+    :class:`~milp_anon.release.verified.Outcome`.
     """
 
     def __init__(self, instance: Instance, request, solver: SolverOptions, timings: Timings, size: ModelSize,
                  bounds: Callable = k_anonymity_bounds, start: Release | None = None, heuristics: bool = True,
-                 since: float | None = None, search_memory: lns.SearchMemory | None = None):
+                 since: float | None = None, search_memory: lns.SearchMemory | None = None, *, sub_solve: lns.SubSolve):
         self.instance, self.request, self.solver, self.timings = instance, request, solver, timings
-        #: what the search beside each round carries to the next (:class:`~milp_anon.lns.SearchMemory`)
+        #: how the search beside the rounds solves its sub-problems (:data:`~milp_anon.search.lns.SubSolve`)
+        self.sub_solve = sub_solve
+        #: what the search beside each round carries to the next (:class:`~milp_anon.search.lns.SearchMemory`)
         self.search_memory = search_memory
         #: whether heuristic tables may be incumbents (and the fallback); off: every table the reduction
         #: returns is a solution of the model over ``instance``'s candidates (the heuristics' may use others)
@@ -380,7 +386,7 @@ class LagrangianReduction:
             progress.report(incumbent=self.ub)
 
     def rounded(self, guide) -> tuple[Release, np.ndarray]:
-        """The point ``guide = (y, g)`` rounded into a verified table (:mod:`milp_anon.rounding`) within
+        """The point ``guide = (y, g)`` rounded into a verified table (:mod:`milp_anon.search.rounding`) within
         ``ROUNDING_SHARE`` of the time left, and its rows per pair."""
         left = self.left()
         budget = ROUNDING_SECONDS_UNLIMITED if left is None else max(0.0, ROUNDING_SHARE * left)
@@ -393,7 +399,7 @@ class LagrangianReduction:
                                 source="LP rounding"), a
 
     def rounding(self, guide) -> None:
-        """The LP point rounded into a verified table (:mod:`milp_anon.rounding`), the incumbent when cheaper."""
+        """The LP point rounded into a verified table (:mod:`milp_anon.search.rounding`), the incumbent when cheaper."""
         inst = self.instance
         if inst.units.n_units != inst.types.t_in:  # pragma: no cover - k-anonymity alone does not split types
             return
@@ -507,15 +513,15 @@ class LagrangianReduction:
             and _search_possible(self.request, dataclasses.replace(self.solver, time_limit=lp_limit), n_pairs)
 
     def bounds_beside_search(self, lp_limit: float) -> tuple[PairBounds, dict]:
-        """:func:`k_anonymity_bounds` in its own process (:func:`~milp_anon.lagrangian.column_generation_job`)
-        while this one searches (:func:`milp_anon.lns.beside`): from the rounding of the master point the child
+        """:func:`k_anonymity_bounds` in its own process (:func:`~milp_anon.bounds.lagrangian.column_generation_job`)
+        while this one searches (:func:`milp_anon.search.lns.beside`): from the rounding of the master point the child
         hands over after ``SEARCH_BESIDE_LP_GUIDE`` of ``lp_limit``, or the incumbent where cheaper, until the
         column generation ends. Its table becomes the incumbent where cheaper. Should the child end without
         its outcome (killed at the memory allowed, stopped, died), the bounds are those of the column
         generation's start, the lattice-flow multipliers (:func:`k_anonymity_bounds` without time). Returns
         ``(the bounds, what the search did: the seconds at which the point was handed over, its rounding's
         objective, the search's log)``."""
-        from .solvers.isolated import solve_isolated  # the solvers import the formulations, which import this module
+        from milp_anon.solvers.isolated import solve_isolated  # the solvers import the formulations, which import this module
 
         inst = self.instance
         cands, types = inst.candidates, inst.types
@@ -549,7 +555,7 @@ class LagrangianReduction:
             said = dict(guide_seconds=seconds, rounding=rel.objective)
             self.offer(rel, a)
             found, log = lns.improve(inst.table, self.request, self.best, lp_limit, self.solver, stop=done,
-                                     memory=self.search_memory)
+                                     memory=self.search_memory, sub_solve=self.sub_solve)
             return found, dict(said, search=log.as_dict())
 
         out, searched = lns.beside(work, search)
@@ -803,7 +809,7 @@ class LagrangianReduction:
 
     def _round_and_search(self, am, options: SolverOptions, hint, stop, method=None):
         """The round in its own process, the large-neighbourhood search from the incumbent in this one until it
-        ends (:func:`milp_anon.lns.beside`); the search's table becomes the incumbent when it is cheaper (the
+        ends (:func:`milp_anon.search.lns.beside`); the search's table becomes the incumbent when it is cheaper (the
         round's own is compared after). :meth:`search_beside` asks for ``heuristics``: the search's
         sub-problems choose their own candidates, which the instance may not hold. Returns ``(outcome, the
         search's log as a dict)``. A round through its root's cuts aims below the search's best table as it is
@@ -816,7 +822,7 @@ class LagrangianReduction:
             lambda done: lns.improve(self.instance.table, self.request, self.best, options.time_limit, self.solver,
                                      stop=done, on_better=lambda rel: known.__setitem__(0, min(known[0],
                                                                                                rel.objective)),
-                                     memory=self.search_memory))
+                                     memory=self.search_memory, sub_solve=self.sub_solve))
         self.offer(found)
         return out, log.as_dict()
 
@@ -860,7 +866,7 @@ def add_clique_rows(am, cliques, candidates, kept_pairs: np.ndarray, rhs=None) -
     than ``r_Q`` such members: the others hold anyway).
 
     Valid: two members of a clique conflict when the rows they can hold number fewer than ``2k``
-    (:func:`milp_anon.conflicts.conflicting_pairs`), a rank row's members hold ``|R_Q| < (r_Q + 1) k`` rows
+    (:func:`milp_anon.bounds.conflicts.conflicting_pairs`), a rank row's members hold ``|R_Q| < (r_Q + 1) k`` rows
     together, and the model only drops pairs, so that stays true."""
     held = np.zeros(candidates.n_candidates, dtype=bool)
     held[candidates.pair_cand[kept_pairs]] = True

@@ -2,7 +2,7 @@
 
 Problem. k-anonymity by suppression over row types ``i`` (``n_i`` rows)
 and candidates ``j`` (cost ``w_j`` per row), as in
-:mod:`milp_anon.lagrangian`. A **column** ``p`` is a group: a candidate ``j``
+:mod:`milp_anon.bounds.lagrangian`. A **column** ``p`` is a group: a candidate ``j``
 and ``a_ip`` rows of each compatible type (``0 <= a_ip <= n_i``,
 ``Σ_i a_ip >= k``), cost ``c_p = w_j Σ_i a_ip``::
 
@@ -25,7 +25,7 @@ its form in the assignment model's variables
 Pricing is exact. A column of ``j`` has reduced cost
 ``Σ_i (w_j − π_i) a_i − μ_j + Σ_R ρ_R ⌊a(R) / 2⌋`` with ``ρ_R = −σ_R >= 0``.
 Where no cut with a positive ``ρ_R`` has two or more rows compatible with
-``j``, this is :func:`milp_anon.lagrangian.block_prices` (a sort). Otherwise
+``j``, this is :func:`milp_anon.bounds.lagrangian.block_prices` (a sort). Otherwise
 every subset of the cut rows ``K`` compatible with ``j`` is enumerated
 (``|K| <= ENUMERATE``: ``2^|K|`` subsets, vectorized) and the other types
 are filled by the sort; a larger ``K`` goes to a small integer program whose
@@ -73,8 +73,8 @@ from dataclasses import dataclass, field
 import highspy
 import numpy as np
 
-from .highs_banner import new_highs
-from .lagrangian import block_prices
+from milp_anon.solvers.highs_banner import new_highs
+from milp_anon.bounds.lagrangian import block_prices
 
 __all__ = ["SetMaster", "MasterBound", "master_bound", "price", "decompose", "separate"]
 
@@ -464,7 +464,7 @@ def master_bound(n, w, pair_type, pair_cand, k, *, pi=None, primal=None, cuts=Tr
     """Column generation of the set master, separating subset-row cuts whenever it converges.
 
     ``pi`` and ``primal = (y, g)``: the assignment LP's multipliers and point
-    (:func:`milp_anon.lagrangian.column_generation`): the box's first centre
+    (:func:`milp_anon.bounds.lagrangian.column_generation`): the box's first centre
     and the first columns. Up to ``max_add`` columns of least reduced cost
     enter per iteration, up to ``cuts_per_round`` most violated cuts per
     round. ``box``: the half-width of the dual box, and the cost of a cut's

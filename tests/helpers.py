@@ -182,7 +182,7 @@ def generalization_cases(draw):
 def limit_echo_solve(lm, options, grid, hint, on_improving=None, stop_bound=None):
     """A HiGHS stand-in that solves nothing and returns, as its solver status, the time limit it was given."""
     from milp_anon.solvers import SolveOutcome
-    from milp_anon.status import Status
+    from milp_anon.runtime.status import Status
 
     return SolveOutcome(Status.NO_SOLUTION, None, None, None, repr(options.time_limit), 0.0)
 
@@ -193,7 +193,7 @@ def ceiling_echo_solve(lm, options, grid, hint, on_improving=None, stop_bound=No
     import time
 
     from milp_anon.solvers import SolveOutcome
-    from milp_anon.status import Status
+    from milp_anon.runtime.status import Status
 
     seen = []
     t0 = time.perf_counter()
@@ -279,7 +279,7 @@ def _tell_optimum(lm, options, grid, hint, on_improving):
 
 
 def dying_column_generation(job, options, grid, hint=None, on_improving=None, stop_bound=None, on_progress=None):
-    """A stand-in for :func:`milp_anon.lagrangian.column_generation_job` whose process dies at once (tests the
+    """A stand-in for :func:`milp_anon.bounds.lagrangian.column_generation_job` whose process dies at once (tests the
     bounds a reduction keeps when the column generation beside its search gives nothing back)."""
     import os
 

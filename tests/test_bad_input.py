@@ -24,8 +24,8 @@ import pandas as pd
 import pytest
 
 import milp_anon as ma
-from milp_anon.errors import InputError
-from milp_anon.hierarchy import Hierarchy
+from milp_anon.runtime.errors import InputError
+from milp_anon.tables.hierarchy import Hierarchy
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p)}

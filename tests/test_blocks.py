@@ -1,4 +1,4 @@
-"""The exact Lagrangian blocks of sensitive criteria (milp_anon/blocks.py) against enumeration.
+"""The exact Lagrangian blocks of sensitive criteria (milp_anon/bounds/blocks.py) against enumeration.
 
 Each block is enumerated over every integer group ``0 <= x_u <= n_u`` of one
 candidate; the criteria are checked from their definitions here (distinct
@@ -15,10 +15,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from milp_anon import blocks
-from milp_anon.blocks import ball_blocks, combine, distinct_blocks, emd_blocks, frequency_blocks
+from milp_anon.bounds import blocks
+from milp_anon.bounds.blocks import ball_blocks, combine, distinct_blocks, emd_blocks, frequency_blocks
 from milp_anon.exact.brute_force import emd_flow
-from milp_anon.lagrangian import block_prices
+from milp_anon.bounds.lagrangian import block_prices
 
 
 def enumerate_block(v, n, val, ok):
@@ -259,10 +259,10 @@ def test_ball_multipliers_keep_every_block_below_the_t_close_group_problem(inst,
 @settings(max_examples=200, deadline=None)
 @given(blocks_instance(), st.data())
 def test_a_floor_per_candidate_prices_each_block_as_its_own_k(inst, data):
-    """With one floor per candidate (:func:`milp_anon.instance.group_floors`) every block — k-anonymity's by
+    """With one floor per candidate (:func:`milp_anon.instance.instance.group_floors`) every block — k-anonymity's by
     sorting and by passes, the distinct and the frequency block — is the block priced with that candidate's
     floor as a scalar ``k`` (those are checked against enumeration above)."""
-    from milp_anon import lagrangian
+    from milp_anon.bounds import lagrangian
 
     pi, n, w, pu, pc, value, _ = inst
     C = w.shape[0]

@@ -7,7 +7,7 @@ import pandas as pd
 from hypothesis import given, settings
 
 import milp_anon as ma
-from milp_anon.candidates import suppression_candidates
+from milp_anon.instance.candidates import suppression_candidates
 
 from helpers import small_tables
 

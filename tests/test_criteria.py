@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon.exact import brute_force_k_anonymity, emd_flow
-from milp_anon.verify import emd_equal, emd_hierarchical, emd_network, emd_ordered, verify_release
+from milp_anon.privacy.verify import emd_equal, emd_hierarchical, emd_network, emd_ordered, verify_release
 
 from helpers import SENS_HIERARCHY, brute, criteria_for, emd_transport, sensitive_tables
 
@@ -334,7 +334,7 @@ def test_several_sensitive_columns():
 def test_group_test_equals_the_definitions(data):
     """``violation`` on the groups of a random partition (all at once and one by one) against
     brute force's predicate written from the definitions, for every kind of criterion."""
-    from milp_anon.criteria import GroupCounts, first_violation
+    from milp_anon.privacy.criteria import GroupCounts, first_violation
     from milp_anon.exact.brute_force import group_condition
 
     frame, qi, k = data.draw(sensitive_tables(n=(2, 9)))
@@ -369,8 +369,8 @@ def _close_sub_multisets(crit, vals, subset, k):
     t-close (its EMD from the definition), as counts per present value in sorted order."""
     from itertools import product
 
-    from milp_anon.errors import VerificationError
-    from milp_anon.verify import _check_t_closeness
+    from milp_anon.runtime.errors import VerificationError
+    from milp_anon.privacy.verify import _check_t_closeness
 
     present = sorted(set(vals[subset]))
     rows_of = {v: np.flatnonzero(subset & (vals == v)) for v in present}
@@ -408,7 +408,7 @@ def test_no_close_group_lies_below_the_least_ball_size(data):
     least ``k`` rows lies in the ball ``TV <= τ``: here a random subset of a small table stands for a
     candidate's rows, and every sub-multiset of it of ``k`` rows or more that the verifier finds t-close
     (every distance, a given reference) has at least :func:`least_ball_size` rows — none when it is -1."""
-    from milp_anon.criteria import least_ball_size
+    from milp_anon.privacy.criteria import least_ball_size
 
     frame, qi, k = data.draw(sensitive_tables(n=(3, 8), values=(2, 4)))
     crit = data.draw(criteria_for(frame, kinds=["t-equal", "t-ordered", "t-hier", "t-matrix", "t-reference"]))
@@ -430,7 +430,7 @@ def test_least_ball_size_is_the_least_size_in_the_ball(data):
     sub-multiset within total variation ``τ`` of ``P`` (``P`` may leave mass to values not held)."""
     from itertools import product
 
-    from milp_anon.criteria import least_ball_size
+    from milp_anon.privacy.criteria import least_ball_size
 
     V = data.draw(st.integers(1, 4))
     m = np.array([[data.draw(st.integers(0, 3)) for _ in range(V)] for _ in range(3)])
@@ -452,7 +452,7 @@ def test_least_diverse_size_is_the_least_frequency_diverse_size(data):
     every value at most ``|G| / ℓ`` times (``ℓ`` a fraction), ``-1`` when none exists."""
     from itertools import product
 
-    from milp_anon.criteria import least_diverse_size
+    from milp_anon.privacy.criteria import least_diverse_size
 
     V = data.draw(st.integers(1, 4))
     m = np.array([[data.draw(st.integers(0, 4)) for _ in range(V)] for _ in range(3)])

@@ -1,4 +1,4 @@
-"""The weak-duality bound of any row multipliers (milp_anon.dual_bound): never above an LP's optimum
+"""The weak-duality bound of any row multipliers (milp_anon.solvers.dual_bound): never above an LP's optimum
 (HiGHS, solved apart) for any multipliers; the optimum itself at HiGHS's optimal ones; the implied upper
 bounds never cut off a feasible point (each column maximized over the LP by HiGHS); on the whole model of a
 t-closeness instance, a simplex stopped early still bounds the brute-force optimum; the repair of rows
@@ -11,12 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon import pipeline
-from milp_anon.dual_bound import dual_bound, implied_upper, repaired
+from milp_anon.pipeline import solve as pipeline
+from milp_anon.solvers.dual_bound import dual_bound, implied_upper, repaired
 from milp_anon.formulations import build
-from milp_anon.grid import ObjectiveGrid
-from milp_anon.model import LinearModel
-from milp_anon.result import Timings
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.solvers.model import LinearModel
+from milp_anon.release.result import Timings
 from milp_anon.solvers import SolverOptions
 from milp_anon.solvers.highs import solve_highs
 
@@ -197,6 +197,6 @@ def test_repaired_multipliers_bound_the_lp_too(lm, data):
     # the repair only moves multipliers towards zero
     assert (np.abs(r) <= np.abs(y) + 1e-12).all()
     # valid at the repaired multipliers alone (the bound takes the larger of the two sums)
-    from milp_anon.dual_bound import _sum
+    from milp_anon.solvers.dual_bound import _sum
     col = np.repeat(np.arange(lm.n_cols), np.diff(a["start"]))
     assert _sum(a, col, r, implied_upper(a)) <= opt + 1e-9

@@ -1,4 +1,4 @@
-"""milp_anon.emd: the group test's transport LP against brute force's exact min-cost flow."""
+"""milp_anon.privacy.emd: the group test's transport LP against brute force's exact min-cost flow."""
 
 from fractions import Fraction
 
@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from milp_anon import emd
-from milp_anon.emd import transport_emd, transport_emds
+from milp_anon.privacy import emd
+from milp_anon.privacy.emd import transport_emd, transport_emds
 from milp_anon.exact import emd_flow
 
 from helpers import line_metric

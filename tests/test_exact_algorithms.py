@@ -12,7 +12,7 @@ import milp_anon as ma
 from milp_anon.exact import (brute_force, divide_and_conquer, fpt_patterns, fpt_t_in, kernel_then, kernelize,
                              simplex_hypergraph, split_recursion, two_anonymity, two_diversity)
 from milp_anon.bench.instances import edge_table, planted_partition_graph
-from milp_anon.partition import verified_release
+from milp_anon.release.partition import verified_release
 
 from helpers import LETTERS, criteria_for, random_hierarchy, sensitive_tables, small_tables
 

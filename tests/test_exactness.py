@@ -6,7 +6,7 @@ from hypothesis import given, settings
 
 from milp_anon.exact import brute_force_k_anonymity
 from milp_anon.bench.instances import edge_table, planted_partition_graph
-from milp_anon.verify import verify_k_anonymity
+from milp_anon.privacy.verify import verify_k_anonymity
 
 from helpers import frame_from_array, small_tables, solve_k
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon.cli import main
-from milp_anon.gap import score_release
+from milp_anon.scoring import score_release
 
 from helpers import sensitive_tables
 

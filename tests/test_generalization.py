@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon.exact import brute_force
-from milp_anon.recoding import Generalization
-from milp_anon.verify import verify_release
+from milp_anon.tables.recoding import Generalization
+from milp_anon.privacy.verify import verify_release
 
 from helpers import LETTERS, generalization_cases, random_hierarchy, sensitive_tables, small_tables, solve_k
 
@@ -95,7 +95,7 @@ def test_value_missing_from_hierarchy_is_named():
 
 
 def test_adult_with_arx_hierarchies():
-    from milp_anon.datasets import adult_hierarchy_path, load_adult
+    from milp_anon.tables.datasets import adult_hierarchy_path, load_adult
 
     qi = ["sex", "age", "race", "marital-status"]
     frame = load_adult().iloc[::20].reset_index(drop=True)

@@ -1,4 +1,4 @@
-"""The objective grid and its one tolerance policy (milp_anon.grid)."""
+"""The objective grid and its one tolerance policy (milp_anon.runtime.grid)."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from milp_anon.grid import NO_GRID, ObjectiveGrid
+from milp_anon.runtime.grid import NO_GRID, ObjectiveGrid
 
 GRIDS = st.sampled_from([ObjectiveGrid(1), ObjectiveGrid(2), ObjectiveGrid(3), ObjectiveGrid(73 * 15 * 6),
                          ObjectiveGrid(10**6)])

@@ -2,8 +2,8 @@
 
 import pytest
 
-from milp_anon.errors import InputError
-from milp_anon.hierarchy import Hierarchy
+from milp_anon.runtime.errors import InputError
+from milp_anon.tables.hierarchy import Hierarchy
 
 
 def write(tmp_path, text, name="h.csv"):

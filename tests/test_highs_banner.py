@@ -1,4 +1,4 @@
-"""milp_anon.highs_banner: no HiGHS banner on standard output, piped or not."""
+"""milp_anon.solvers.highs_banner: no HiGHS banner on standard output, piped or not."""
 
 import os
 from importlib import metadata
@@ -25,7 +25,7 @@ def test_highs_itself_prints_its_banner_on_stdout():
 
 
 def test_new_highs_prints_nothing_and_keeps_what_python_printed_first():
-    out = _stdout("from milp_anon.highs_banner import new_highs\n"
+    out = _stdout("from milp_anon.solvers.highs_banner import new_highs\n"
                   "print('before', end='')\n"
                   "h = new_highs(); new_highs(); import highspy; highspy.Highs()\n"
                   "print(' after')")

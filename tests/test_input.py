@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import milp_anon as ma
-from milp_anon.errors import InputError
+from milp_anon.runtime.errors import InputError
 
 
 def frame():
@@ -115,9 +115,10 @@ def test_missing_file(tmp_path):
 
 
 def test_model_too_large_is_refused_before_building(monkeypatch):
-    from milp_anon import reduction, sizing
+    from milp_anon import reduction
+    from milp_anon.runtime import memory
 
-    monkeypatch.setattr(sizing, "pair_limit", lambda gb: None)  # the models' check here; the layer's: test_sizing
+    monkeypatch.setattr(memory, "pair_limit", lambda gb: None)  # the models' check here; the layer's: test_sizing
 
     f = pd.DataFrame({"a": list("abcdefgh") * 4, "b": list("01") * 16})
     t = ma.Table.from_frame(f, ["a", "b"])

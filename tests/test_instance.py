@@ -1,8 +1,8 @@
-"""The combinatorial layer's per-candidate floors (milp_anon/instance.py, :func:`group_floors`).
+"""The combinatorial layer's per-candidate floors (milp_anon/instance/instance.py, :func:`group_floors`).
 
 A floor must lie at or below the size of every legal group a candidate can host; here every sub-multiset of a
 candidate's compatible rows is tried on small random tables and judged by the independent verifier
-(:func:`milp_anon.verify.verify_release`: the group released alone, every other row withheld, so t-closeness
+(:func:`milp_anon.privacy.verify.verify_release`: the group released alone, every other row withheld, so t-closeness
 still compares it with the whole table).
 """
 
@@ -14,14 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon import pipeline
-from milp_anon.errors import VerificationError
+from milp_anon.pipeline import solve as pipeline
+from milp_anon.runtime.errors import VerificationError
 from milp_anon.formulations import assignment
-from milp_anon.grid import ObjectiveGrid
-from milp_anon.instance import group_floors
-from milp_anon.result import Timings
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.instance.instance import group_floors
+from milp_anon.release.result import Timings
 from milp_anon.solvers import SolverOptions, solve_model
-from milp_anon.verify import verify_release
+from milp_anon.privacy.verify import verify_release
 
 from helpers import brute, criteria_for, sensitive_tables
 
@@ -31,7 +31,7 @@ OPTIONS = SolverOptions(time_limit=60, threads=1)
 def _prepared(frame, qi, criteria):
     table = ma.Table.from_frame(frame, qi, "s")
     request = ma.Request(*criteria)
-    instance, _, _ = pipeline._prepare(table, request, Timings())
+    instance, _, _ = pipeline.prepare(table, request, Timings())
     return instance, request
 
 

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon.errors import InputError, VerificationError
+from milp_anon.runtime.errors import InputError, VerificationError
 from milp_anon.exact import brute_force
-from milp_anon.gap import score_release
-from milp_anon.verify import parse_range, verify_release
+from milp_anon.scoring import score_release
+from milp_anon.privacy.verify import parse_range, verify_release
 
 from helpers import LETTERS, criteria_for, random_hierarchy, solve_with_oracle
 
@@ -258,7 +258,7 @@ def test_bad_counts(counts, match):
 def test_gap_scores_a_real_anonypy_release(tmp_path, capsys):
     """anonypy 0.2.1's Mondrian output as it comes (tests/data/README.md), scored by the CLI."""
     from milp_anon.cli import main
-    from milp_anon.datasets import load_adult
+    from milp_anon.tables.datasets import load_adult
 
     fixture = os.path.join(os.path.dirname(__file__), "data", "anonypy-0.2.1_adult150_k5.csv")
     adult = load_adult().head(150)

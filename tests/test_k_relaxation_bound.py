@@ -1,4 +1,4 @@
-"""The relaxation bound reported for time-limited models with sensitive criteria (milp_anon.pipeline):
+"""The relaxation bound reported for time-limited models with sensitive criteria (milp_anon.pipeline.solve):
 the k-anonymity LP bound, and the Lagrangian bound of the exact group blocks (milp_anon.reduction.block_bounds)."""
 
 import contextlib
@@ -13,22 +13,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon import blocks, pipeline, reduction, subgradient
+from milp_anon import reduction
+from milp_anon.bounds import blocks
+from milp_anon.pipeline import solve as pipeline
+from milp_anon.bounds import subgradient
 from milp_anon.formulations import build, read_assignment
-from milp_anon.grid import ObjectiveGrid
-from milp_anon.release import Outcome
-from milp_anon.result import ModelSize, Timings
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.release.verified import Outcome
+from milp_anon.release.result import ModelSize, Timings
 from milp_anon.solvers import SolverOptions, solve_model
-from milp_anon.status import Status
-from milp_anon.subgradient import alternating_ascent, second_ascent, second_ascent_job
-from milp_anon.verify import verify_release
-from milp_anon.errors import SolverError
+from milp_anon.runtime.status import Status
+from milp_anon.bounds.subgradient import alternating_ascent, second_ascent, second_ascent_job
+from milp_anon.privacy.verify import verify_release
+from milp_anon.runtime.errors import SolverError
 
 from helpers import brute, criteria_for, sensitive_tables
 
 
 def _instance_and_grid(table, request):
-    instance, _, why = pipeline._prepare(table, request, Timings())
+    instance, _, why = pipeline.prepare(table, request, Timings())
     assert not why
     return instance, ObjectiveGrid.for_objective("cost", instance.candidates.cost)
 
@@ -322,7 +325,7 @@ def test_the_second_ascent_stays_below_the_optimum(data):
 
 @contextlib.contextmanager
 def _priced_points():
-    """Every point ``(π, β)`` at which a :class:`~milp_anon.blocks.RequestBlocks` is priced meanwhile, in order
+    """Every point ``(π, β)`` at which a :class:`~milp_anon.bounds.blocks.RequestBlocks` is priced meanwhile, in order
     (``β`` all 0 written as none: the blocks' start)."""
     seen, real = [], blocks.RequestBlocks.prices
 

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 import milp_anon as ma
 from milp_anon.exact import brute_force
 from milp_anon.heuristics import level_greedy
-from milp_anon.recoding import Generalization
-from milp_anon.starts import heuristic_tables
-from milp_anon.verify import verify_release
+from milp_anon.tables.recoding import Generalization
+from milp_anon.search.starts import heuristic_tables
+from milp_anon.privacy.verify import verify_release
 
 from test_generalization import generalization_cases
 
@@ -80,8 +80,8 @@ def test_greedy_warm_start_with_hierarchies_keeps_the_optimum(case, reduce):
 def test_the_start_maps_a_hierarchy_release_onto_the_model():
     """The greedy's table, read back as a start, is complete: every row in a pair, at the table's cost."""
     from milp_anon.formulations import build
-    from milp_anon.instance import Instance, collapse, generate_candidates
-    from milp_anon.starts import best_heuristic, release_start
+    from milp_anon.instance.instance import Instance, collapse, generate_candidates
+    from milp_anon.search.starts import best_heuristic, release_start
 
     frame = pd.DataFrame({"v": list("aabbcdd"), "w": list("xxyyyzz")})
     hier = {"v": {"a": ["ab", "*"], "b": ["ab", "*"], "c": ["cd", "*"], "d": ["cd", "*"]}}

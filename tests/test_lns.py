@@ -1,4 +1,4 @@
-"""The large-neighbourhood search (milp_anon.lns): verified, never worse, exact on what it re-solves."""
+"""The large-neighbourhood search (milp_anon.search.lns): verified, never worse, exact on what it re-solves."""
 
 from __future__ import annotations
 
@@ -12,17 +12,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon import lns, pipeline
-from milp_anon.criteria import group_test
-from milp_anon.errors import InputError
+from milp_anon.search import lns
+from milp_anon.pipeline import solve as pipeline
+from milp_anon.privacy.criteria import group_test
+from milp_anon.runtime.errors import InputError
 from milp_anon.exact import brute_force
 from milp_anon.heuristics import level_greedy
-from milp_anon.partition import release_blocks
-from milp_anon.release import Release
+from milp_anon.release.partition import release_blocks
+from milp_anon.release.verified import Release
 from milp_anon.solvers import SolverOptions
-from milp_anon.status import Status
-from milp_anon.table import SUPPRESSED
-from milp_anon.verify import verify_release
+from milp_anon.runtime.status import Status
+from milp_anon.tables.table import SUPPRESSED
+from milp_anon.privacy.verify import verify_release
+from milp_anon.pipeline.solve import solve as pipeline_solve
 
 from helpers import brute, criteria_for, sensitive_tables
 from test_bad_input import run_cli
@@ -48,7 +50,7 @@ def test_from_the_whole_table_it_reaches_the_optimum(data):
     table = ma.Table.from_frame(frame, qi, "s")
     request = ma.Request(*crits)
     start = whole_table(table, request)
-    better, log = lns.improve(table, request, start, 60, OPTIONS)
+    better, log = lns.improve(table, request, start, 60, OPTIONS, sub_solve=pipeline_solve)
     v = verify_release(frame, better.table, qi, crits, sensitive=("s",))  # from the definitions
     assert v.cost == pytest.approx(better.objective, abs=1e-9)
     assert better.objective <= start.objective + 1e-9
@@ -72,7 +74,7 @@ def test_splices_of_small_neighbourhoods_are_verified_and_never_worse(monkeypatc
     was, lns.BALLS = lns.BALLS, by_balls
     try:
         with monkeypatch_rows(rows):
-            better, _ = lns.improve(table, request, start, 60, OPTIONS)
+            better, _ = lns.improve(table, request, start, 60, OPTIONS, sub_solve=pipeline_solve)
     finally:
         lns.BALLS = was
     v = verify_release(frame, better.table, qi, [ma.KAnonymity(k)], recoding=rec)
@@ -119,7 +121,7 @@ def test_t_closeness_sub_problems_compare_with_the_whole_table(monkeypatch_rows,
     request = ma.Request(*crits)
     start = Release.verified(table, request, release_blocks(table, blocks, request.recoding))
     with monkeypatch_rows(rows):
-        better, _ = lns.improve(table, request, start, 60, OPTIONS)
+        better, _ = lns.improve(table, request, start, 60, OPTIONS, sub_solve=pipeline_solve)
     v = verify_release(frame, better.table, qi, crits, sensitive=("s",))
     assert v.cost == pytest.approx(better.objective, abs=1e-9)
     assert better.objective <= start.objective + 1e-9
@@ -166,7 +168,7 @@ def test_a_small_neighbourhood_regroups_rows_across_classes(monkeypatch):
     start = Release.verified(table, request, release_blocks(table, [np.array([0, 1]), np.array([2, 3])],
                                                             request.recoding))
     assert start.objective == 8
-    better, log = lns.improve(table, request, start, 60, OPTIONS)
+    better, log = lns.improve(table, request, start, 60, OPTIONS, sub_solve=pipeline_solve)
     assert better.objective == 4 and better.source == lns.LNS_SOURCE
     assert better.table["v"].tolist() == ["a", "b", "a", "b"] and set(better.table["w"]) == {"*"}
     assert log.improved == 1
@@ -288,10 +290,10 @@ def test_options_are_checked_before_any_work(tmp_path):
 def _relaxed_solution(table, request):
     """R(∅)'s solution (k-anonymity over the request's candidates, no criterion row): its released table,
     classes and which classes fail a criterion."""
-    from milp_anon.criteria import failing_groups
+    from milp_anon.privacy.criteria import failing_groups
     from milp_anon.formulations import build
-    from milp_anon.grid import ObjectiveGrid
-    from milp_anon.result import Timings
+    from milp_anon.runtime.grid import ObjectiveGrid
+    from milp_anon.release.result import Timings
     from milp_anon.solvers import solve_model
 
     instance, _, why = pipeline._prepare(table, request, Timings())
@@ -320,7 +322,7 @@ def test_resolve_failing_keeps_the_passing_classes_and_never_beats_the_optimum(d
         return
     request = ma.Request(*criteria)
     released, groups, failing = _relaxed_solution(table, request)
-    out = lns.resolve_failing(table, request, released, groups, failing, 60.0, SolverOptions())
+    out = lns.resolve_failing(table, request, released, groups, failing, 60.0, SolverOptions(), sub_solve=pipeline_solve)
     if not failing.any():
         assert out is None
         return
@@ -343,7 +345,7 @@ def test_resolve_failing_grows_into_the_neighbours_when_a_piece_has_no_release()
     request = ma.Request(ma.KAnonymity(2), ma.LDiversity(2))  # frequency: no value above half a class
     groups = np.repeat([0, 1, 2, 3, 4], [4, 4, 4, 4, 6])
     failing = np.array([False, False, False, False, True])  # "e" holds one value; with "d", 6 "w" of 10 rows
-    out = lns.resolve_failing(table, request, frame.copy(), groups, failing, 60.0, SolverOptions())
+    out = lns.resolve_failing(table, request, frame.copy(), groups, failing, 60.0, SolverOptions(), sub_solve=pipeline_solve)
     assert out is not None
     rel, rows = out
     assert (rows == np.arange(4, 22)).all()  # b, c, d, e: two more classes on the left of the piece {d, e}
@@ -377,7 +379,7 @@ def test_calls_sharing_a_memory_are_verified_never_worse_and_never_below_the_opt
                 return call < 4 and asks[0] > cut
 
             better, log = lns.improve(table, request, rel if call < 4 else first, 60, OPTIONS, stop=stop,
-                                      memory=memory)
+                                      memory=memory, sub_solve=pipeline_solve)
             v = verify_release(frame, better.table, qi, crits, sensitive=("s",))  # from the definitions
             assert v.cost == pytest.approx(better.objective, abs=1e-9)
             assert better.objective <= (rel if call < 4 else first).objective + 1e-9
@@ -401,13 +403,13 @@ def test_a_neighbourhood_proven_before_is_skipped_only_while_its_rows_cost_its_o
                                                             request.recoding))
     assert start.objective > expected
     memory = lns.SearchMemory()
-    first, log1 = lns.improve(table, request, start, 60, OPTIONS, memory=memory)
+    first, log1 = lns.improve(table, request, start, 60, OPTIONS, memory=memory, sub_solve=pipeline_solve)
     assert first.objective == pytest.approx(expected) and log1.proven >= 1
-    again, log2 = lns.improve(table, request, first, 60, OPTIONS, memory=memory)
+    again, log2 = lns.improve(table, request, first, 60, OPTIONS, memory=memory, sub_solve=pipeline_solve)
     assert log2.solved == 0 and log2.known >= 1 and again.objective == pytest.approx(expected)
-    third, log3 = lns.improve(table, request, start, 60, OPTIONS, memory=memory)
+    third, log3 = lns.improve(table, request, start, 60, OPTIONS, memory=memory, sub_solve=pipeline_solve)
     assert log3.solved >= 1 and third.objective == pytest.approx(expected)
-    fresh, log4 = lns.improve(table, request, first, 60, OPTIONS)
+    fresh, log4 = lns.improve(table, request, first, 60, OPTIONS, sub_solve=pipeline_solve)
     assert log4.solved == 1 and log4.known == log4.passes - 1  # afresh: once, then known within the call
     assert memory.passes == log1.passes + log2.passes + log3.passes  # each call went on from the last
 
@@ -427,16 +429,16 @@ def test_a_sub_problem_that_ended_at_its_limit_is_not_asked_again_with_the_same_
         released, int((released[list(table.qi)] == SUPPRESSED).to_numpy().sum())))  # the table as it is
     start = whole_table(table, request)
     memory = lns.SearchMemory()
-    _, log = lns.improve(table, request, start, 60, OPTIONS, memory=memory)
+    _, log = lns.improve(table, request, start, 60, OPTIONS, memory=memory, sub_solve=pipeline_solve)
     assert log.solved == 1 and log.known == lns.IDLE_PASSES - 1  # the later passes skip it
-    _, log = lns.improve(table, request, start, 60, OPTIONS, memory=memory)
+    _, log = lns.improve(table, request, start, 60, OPTIONS, memory=memory, sub_solve=pipeline_solve)
     assert log.solved == 0
     other = Release.verified(table, request, release_blocks(table, [np.array([0, 1, 2, 4, 6]), np.array([3, 5, 7])],
                                                             request.recoding))
-    _, log = lns.improve(table, request, other, 60, OPTIONS, memory=memory)
+    _, log = lns.improve(table, request, other, 60, OPTIONS, memory=memory, sub_solve=pipeline_solve)
     assert log.solved >= 1  # released otherwise: asked again
     copy = ma.Table.from_frame(frame, ["v", "w"])
-    _, log = lns.improve(copy, ma.Request(ma.KAnonymity(2)), whole_table(copy, request), 60, OPTIONS, memory=memory)
+    _, log = lns.improve(copy, ma.Request(ma.KAnonymity(2)), whole_table(copy, request), 60, OPTIONS, memory=memory, sub_solve=pipeline_solve)
     assert log.solved == 1 and log.known == lns.IDLE_PASSES - 1  # another table: the memory left alone
     assert memory.owner[0] is table
 
@@ -517,7 +519,7 @@ def test_the_split_search_splices_both_halves(two_cores):
     f, m = (float(brute_force(frame.iloc[r][qi].to_numpy(), crits)[0]) for r in (slice(0, 6), slice(6, 12)))
     assert start.objective > f + m and start.objective - f > m and start.objective - m > f  # both halves gain
     told = []
-    better, log = lns.improve_split(table, request, start, 30, OPTIONS, on_better=lambda r: told.append(r.objective))
+    better, log = lns.improve_split(table, request, start, 30, OPTIONS, on_better=lambda r: told.append(r.objective), sub_solve=pipeline_solve)
     assert log.workers == 2 and log.epochs >= 1
     assert told[0] == pytest.approx(f + m)
     v = verify_release(frame, better.table, qi, crits)
@@ -539,7 +541,7 @@ def test_the_split_search_holds_t_closeness_to_the_whole_table(two_cores, kind):
     blocks = valid_blocks(table, crits, np.repeat([0, 1, 2, 3], 3))
     if blocks is not None and len(blocks) > 1:
         start = Release.verified(table, request, release_blocks(table, blocks, request.recoding))
-    better, log = lns.improve_split(table, request, start, 20, OPTIONS)
+    better, log = lns.improve_split(table, request, start, 20, OPTIONS, sub_solve=pipeline_solve)
     assert log.epochs >= 1  # split at least once
     v = verify_release(frame, better.table, qi, crits, sensitive=("s",))
     assert v.cost == pytest.approx(better.objective, abs=1e-9)
@@ -554,6 +556,6 @@ def test_the_split_search_runs_on_one_core_where_it_cannot_split(two_cores):
     request = ma.Request(ma.KAnonymity(2))
     start = whole_table(table, request)
     for options in (dataclasses.replace(OPTIONS, isolate="never"), OPTIONS):
-        better, log = lns.improve_split(table, request, start, 20, options)
+        better, log = lns.improve_split(table, request, start, 20, options, sub_solve=pipeline_solve)
         assert log.epochs == 0 and log.workers == (1 if options.isolate == "never" else 2)
         assert better.objective == pytest.approx(float(brute_force(frame[qi].to_numpy(), [ma.KAnonymity(2)])[0]))

@@ -1,5 +1,5 @@
-"""LP rounding with criteria (milp_anon.heuristics.lp_rounding) and its stage before the whole model
-(milp_anon.relaxation): the rounding keeps every unit's rows; its tables meet the criteria (independent
+"""LP rounding with criteria (milp_anon.search.lp_rounding) and its stage before the whole model
+(milp_anon.pipeline.relaxation): the rounding keeps every unit's rows; its tables meet the criteria (independent
 verifier) from any split of the units, never cost less than the optimum (brute force); the stage's bound
 never exceeds the optimum, and a solve with it is verified and reports it."""
 
@@ -15,14 +15,18 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon import blocks, lns, pipeline, relaxation
+from milp_anon.bounds import blocks
+from milp_anon.search import lns
+from milp_anon.pipeline import solve as pipeline
+from milp_anon.pipeline import relaxation
 from milp_anon.formulations import build
-from milp_anon.grid import ObjectiveGrid
-from milp_anon.heuristics.lp_rounding import lp_rounding, round_units, slack_lp
-from milp_anon.result import Timings
-from milp_anon.subgradient import Ascent, second_ascent, second_ascent_job
-from milp_anon.table import SUPPRESSED
-from milp_anon.verify import verify_release
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.search.lp_rounding import lp_rounding, round_units, slack_lp
+from milp_anon.release.result import Timings
+from milp_anon.bounds.subgradient import Ascent, second_ascent, second_ascent_job
+from milp_anon.tables.table import SUPPRESSED
+from milp_anon.privacy.verify import verify_release
+from milp_anon.pipeline.solve import solve as pipeline_solve
 
 from helpers import SENS_HIERARCHY, brute, criteria_for, sensitive_tables
 
@@ -64,7 +68,7 @@ def _two_cores() -> bool:
 def _instance(frame, qi, criteria):
     table = ma.Table.from_frame(frame, qi, "s")
     request = ma.Request(*criteria)
-    instance, _, why = pipeline._prepare(table, request, Timings())
+    instance, _, why = pipeline.prepare(table, request, Timings())
     return table, request, instance, why
 
 
@@ -131,7 +135,7 @@ def test_the_stage_runs_before_the_whole_model_and_reports():
 def test_the_stages_lp_with_presolve_and_in_pieces_gives_the_same_bound(monkeypatch):
     """A small LP runs with presolve in one piece (``LP_PRESOLVE_MAX_COLUMNS``), a larger one without, in
     pieces: both reach the LP optimum, whose multipliers' bound is the stage's, below the exact optimum."""
-    from milp_anon.grid import ObjectiveGrid
+    from milp_anon.runtime.grid import ObjectiveGrid
 
     frame = _frame(4, 60)
     table, request, instance, why = _instance(frame, ["a", "b"], [ma.KAnonymity(3), ma.TCloseness(0.25)])
@@ -190,7 +194,7 @@ def test_the_relaxation_has_no_integer_column_and_leaves_the_model_alone():
 
 def test_an_lp_stopped_early_gives_no_bound():
     """An LP's objective bounds the problem only at its optimum: stopped by a limit, the outcome has none."""
-    from milp_anon.grid import ObjectiveGrid
+    from milp_anon.runtime.grid import ObjectiveGrid
     from milp_anon.solvers import SolverOptions
     from milp_anon.solvers.highs import solve_highs
 
@@ -226,8 +230,8 @@ def test_the_search_runs_beside_an_isolated_lp_and_the_result_stays_exact():
 
 
 def test_the_search_stops_when_asked():
-    from milp_anon import lns
-    from milp_anon.release import Release
+    from milp_anon.search import lns
+    from milp_anon.release.verified import Release
 
     rng = np.random.default_rng(8)
     frame = pd.DataFrame({"a": rng.integers(0, 4, 40).astype(str), "s": rng.choice(list("uvw"), 40)})
@@ -236,7 +240,7 @@ def test_the_search_stops_when_asked():
     whole = frame.copy()
     whole["a"] = SUPPRESSED
     start = Release.verified(table, request, whole)
-    best, log = lns.improve(table, request, start, 30.0, ma.SolverOptions(), stop=lambda: True)
+    best, log = lns.improve(table, request, start, 30.0, ma.SolverOptions(), stop=lambda: True, sub_solve=pipeline_solve)
     assert best is start and log.solved == 0 and log.passes == 0
 
 
@@ -246,8 +250,8 @@ def test_a_failing_search_stops_the_lp_beside_it_at_once(monkeypatch):
     import time
 
     from helpers import hanging_solve
-    from milp_anon.grid import ObjectiveGrid
-    from milp_anon.release import Release
+    from milp_anon.runtime.grid import ObjectiveGrid
+    from milp_anon.release.verified import Release
     from milp_anon.solvers.isolated import solve_isolated
 
     rng = np.random.default_rng(9)
@@ -324,7 +328,7 @@ def test_the_restricted_lp_over_any_pair_bounds_is_feasible_and_its_table_verifi
     about ``RESTRICTED_SHARE`` of the others (ties kept); it is a restriction of the LP (its optimum is at
     least the LP's), feasible, and its rounding is verified and never below brute force; the stage still
     reports the whole LP's bound, below the optimum."""
-    from milp_anon.grid import ObjectiveGrid
+    from milp_anon.runtime.grid import ObjectiveGrid
 
     frame, qi, k = data.draw(sensitive_tables(n=(4, 12), m=(1, 3), k=(1, 3)))
     criteria = [ma.KAnonymity(k), data.draw(st.sampled_from([ma.TCloseness(0.3), ma.LDiversity(2)]))]
@@ -386,9 +390,9 @@ def test_the_restricted_model_replaces_an_lp_that_cannot_raise_the_bound(data):
     optimum (the LP of a restriction that holds an optimal solution); with brute force's optimum as the bound
     the stage then skips the LP (no LP bound, the whole model skipped) and solves the MILP over the restricted
     pairs and the start's: it finds the optimum (the restriction holds it), its table verified."""
-    from milp_anon.grid import ObjectiveGrid
-    from milp_anon.release import Release
-    from milp_anon.starts import best_heuristic
+    from milp_anon.runtime.grid import ObjectiveGrid
+    from milp_anon.release.verified import Release
+    from milp_anon.search.starts import best_heuristic
 
     frame, qi, k = data.draw(sensitive_tables(n=(4, 12), m=(1, 3), k=(1, 3)))
     criteria = [ma.KAnonymity(k), data.draw(st.sampled_from([ma.TCloseness(0.3), ma.LDiversity(2),
@@ -514,7 +518,7 @@ def test_exact_group_blocks_bound_at_least_the_lp_at_its_duals(data):
     their bound is the LP's optimum or more (each block is the convex hull of its candidate's groups, inside
     the LP's rows for that candidate). This is what lets an unfinished LP be skipped (``UNFINISHED_SKIPS``).
     Relaxed blocks (t-closeness, recursive ℓ > 2, ℓ of 1) are never marked exact."""
-    from milp_anon.blocks import request_blocks
+    from milp_anon.bounds.blocks import request_blocks
 
     frame, qi, k = data.draw(sensitive_tables(n=(4, 12), m=(1, 3), k=(1, 3)))
     crit = data.draw(criteria_for(frame, ["p", "frequency", "distinct", "recursive", "t-equal", "t-hier"]))
@@ -544,7 +548,7 @@ def test_emd_blocks_bound_at_least_the_lp_at_its_duals(data):
     priced at the LP's optimal multipliers of its assignment rows give at least the LP's optimum — each block lies
     at or above its candidate's LP rows — and at most the optimum found by brute force; with no time for the
     integer programs, the LP blocks alone still give at least the LP and at most the integer blocks."""
-    from milp_anon.blocks import request_blocks
+    from milp_anon.bounds.blocks import request_blocks
 
     frame, qi, k = data.draw(sensitive_tables(n=(4, 12), m=(1, 3), k=(1, 3)))
     crit = data.draw(criteria_for(frame, ["t-ordered", "t-hier", "t-reference"]))
@@ -580,7 +584,7 @@ def test_the_second_ascent_prices_the_emds_block_at_its_start_with_its_whole_tim
     give the LP's 12.47. The second ascent beside the search (no ``stop``) prices its start so, before its steps;
     asked to stop on demand, or told not to (``whole=False``, or ``False`` in a job beside the search), it does not,
     and its steps, which see only the LP blocks here, stay at the LP."""
-    from milp_anon.blocks import request_blocks
+    from milp_anon.bounds.blocks import request_blocks
 
     frame = pd.DataFrame({"q0": ["1", "2", "0", "2", "0", "1", "2", "0"],
                           "q1": ["1", "1", "0", "0", "0", "1", "0", "1"],
@@ -629,7 +633,7 @@ def _unfinished_restricted_lp(*args, **kwargs):
 def test_an_unfinished_restricted_lp_skips_the_lp_under_exact_blocks_only(monkeypatch, exact):
     """The restricted LP did not finish: with exact group blocks (``blocks_exact``) the stage skips the LP
     and the whole model (no LP bound, no table of its own); without, the LP runs and bounds as before."""
-    from milp_anon.grid import ObjectiveGrid
+    from milp_anon.runtime.grid import ObjectiveGrid
 
     frame = _frame(8, 40)
     table, request, instance, why = _instance(frame, ["a", "b"], [ma.KAnonymity(3), ma.LDiversity(2)])
@@ -702,9 +706,9 @@ def test_the_table_of_the_search_beside_the_whole_model_is_released_when_the_mod
     search beside the LP): that table is released, with a bound at most the optimum."""
     import threading
 
-    from milp_anon.release import Release
+    from milp_anon.release.verified import Release
     from milp_anon.solvers.outcome import SolveOutcome
-    from milp_anon.status import Status
+    from milp_anon.runtime.status import Status
 
     if not _two_cores():
         return

@@ -1,9 +1,9 @@
-"""The solver-neutral linear model (milp_anon.model): scaling one row block's coefficients."""
+"""The solver-neutral linear model (milp_anon.solvers.model): scaling one row block's coefficients."""
 
 import numpy as np
 import pytest
 
-from milp_anon.model import LinearModel
+from milp_anon.solvers.model import LinearModel
 
 
 def _model():

@@ -1,4 +1,4 @@
-"""milp_anon.mps: the package's own MPS writer (the instance library's files under every HiGHS release)."""
+"""milp_anon.solvers.mps: the package's own MPS writer (the instance library's files under every HiGHS release)."""
 
 import os
 from importlib import metadata
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from milp_anon.mps import write_mps
+from milp_anon.solvers.mps import write_mps
 from milp_anon.solvers.highs import new_highs
 
 HIGHS_116 = tuple(int(x) for x in metadata.version("highspy").split(".")[:2]) >= (1, 16)
@@ -101,7 +101,7 @@ def test_highs_reads_the_file_back_as_the_same_model(tmp_path_factory, a):
 @given(models(empty_columns=False))
 def test_the_bytes_are_highs_1_16s_own(tmp_path_factory, a):
     """Byte for byte what HiGHS 1.16's writer gives for the same model, free rows included (empty columns
-    of zero cost excluded: :mod:`milp_anon.mps` gives them their integer markers, HiGHS does not)."""
+    of zero cost excluded: :mod:`milp_anon.solvers.mps` gives them their integer markers, HiGHS does not)."""
     d = tmp_path_factory.mktemp("mps")
     write_mps(a, str(d / "ours.mps"))
     h = _to_highs(a)
@@ -115,8 +115,8 @@ def test_a_package_model_is_written_as_highs_1_15_wrote_it_when_its_numbers_are_
     import gzip
 
     from milp_anon.bench.suite import build_problem, load_suite
-    from milp_anon.pipeline import build_model
-    from milp_anon.request import Request
+    from milp_anon.pipeline.solve import build_model
+    from milp_anon.api import Request
     root = os.path.join(os.path.dirname(__file__), "..", "benchmarks")
     spec = next(s for s in load_suite(os.path.join(root, "suites", "library.toml")).instances
                 if s["name"] == "adult-2qi-k5")

@@ -10,15 +10,16 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon import pipeline, row_generation
+from milp_anon.pipeline import solve as pipeline
+from milp_anon.pipeline import row_generation
 from milp_anon.formulations import build
 from milp_anon.formulations.partial_split import PartialSplit, applies
-from milp_anon.grid import ObjectiveGrid
-from milp_anon.model import LinearModel
-from milp_anon.result import Timings
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.solvers.model import LinearModel
+from milp_anon.release.result import Timings
 from milp_anon.solvers import SolverOptions, solve_model
-from milp_anon.starts import whole_table_start
-from milp_anon.status import Status
+from milp_anon.search.starts import whole_table_start
+from milp_anon.runtime.status import Status
 
 from helpers import brute, criteria_for, sensitive_tables
 

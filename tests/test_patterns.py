@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import milp_anon as ma
 from milp_anon.exact import brute_force
 from milp_anon.heuristics import pattern_greedy
-from milp_anon.verify import verify_release
+from milp_anon.privacy.verify import verify_release
 
 from helpers import small_tables, solve_k
 

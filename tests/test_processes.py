@@ -111,7 +111,7 @@ HANGING = textwrap.dedent("""
     import pandas as pd
     import milp_anon as ma
     from milp_anon import pipeline
-    from milp_anon.grid import ObjectiveGrid
+    from milp_anon.runtime.grid import ObjectiveGrid
     from milp_anon.solvers.isolated import solve_isolated
     from helpers import hanging_solve
     frame = pd.DataFrame({{"a": list("aabbccddab"), "b": list("xyxyxyxyxx")}})
@@ -150,7 +150,7 @@ def test_the_solver_child_ends_with_its_parent(tmp_path, sig):
 
 
 def _adult_csv(path):
-    from milp_anon.datasets import load_adult
+    from milp_anon.tables.datasets import load_adult
 
     load_adult().to_csv(path, index=False)
 

@@ -1,4 +1,4 @@
-"""Lagrangian bound and reduced-cost fixing (milp_anon.lagrangian) against independent computations."""
+"""Lagrangian bound and reduced-cost fixing (milp_anon.bounds.lagrangian) against independent computations."""
 
 import dataclasses
 import itertools
@@ -12,15 +12,19 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon import lagrangian, pipeline, reduction, sizing
-from milp_anon.candidates import suppression_candidates
+from milp_anon import reduction
+from milp_anon.bounds import lagrangian
+from milp_anon.pipeline import solve as pipeline
+from milp_anon.runtime import memory
+from milp_anon.instance.candidates import suppression_candidates
 from milp_anon.certify import certify
-from milp_anon.conflicts import conflicting_pairs, violated_cliques
+from milp_anon.bounds.conflicts import conflicting_pairs, violated_cliques
 from milp_anon.exact import brute_force, brute_force_k_anonymity
 from milp_anon.formulations import build
-from milp_anon.grid import ObjectiveGrid
-from milp_anon.lagrangian import block_prices, block_values, column_generation
-from milp_anon.rowtypes import RowTypes
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.bounds.lagrangian import block_prices, block_values, column_generation
+from milp_anon.tables.rowtypes import RowTypes
+from milp_anon.pipeline.solve import solve as pipeline_solve
 
 from helpers import frame_from_array, generalization_cases, quiet_highs, small_tables
 
@@ -397,7 +401,7 @@ def test_unused_polish_goes_to_the_next_rounds_while_the_gap_is_wide(monkeypatch
     """The first round searches for incumbents for a while (ROUND_POLISH); what it leaves unused (it was
     proven optimal sooner) goes to the next rounds while the gap is above HEURISTIC_GAP, and never after.
     The gap rule is set to always (or never) see a wide gap, so both branches are met whatever the timing."""
-    from milp_anon.datasets import adult_hierarchy_path, load_adult
+    from milp_anon.tables.datasets import adult_hierarchy_path, load_adult
 
     rounds = []
     solve_round = reduction.LagrangianReduction._solve_round
@@ -428,7 +432,7 @@ def test_unused_polish_goes_to_the_next_rounds_while_the_gap_is_wide(monkeypatch
 
 def test_reduction_with_hierarchies_and_fractional_costs():
     """Generalization with lm costs (fractions): the reduction agrees with the whole model."""
-    from milp_anon.datasets import adult_hierarchy_path, load_adult
+    from milp_anon.tables.datasets import adult_hierarchy_path, load_adult
 
     frame = load_adult().iloc[:400]
     qi = ["sex", "age", "race", "marital-status"]
@@ -461,7 +465,7 @@ def test_rounds_under_the_cutoff_equal_brute_force_with_hierarchies(case):
 
 def test_time_limit_returns_a_verified_table():
     """A limit hit during the rounds (or the LP) still returns a verified table with a valid bound."""
-    from milp_anon.datasets import load_adult
+    from milp_anon.tables.datasets import load_adult
 
     qi = ["sex", "age", "race", "marital-status", "education"]
     table = ma.Table.from_frame(load_adult(), qi)
@@ -484,7 +488,7 @@ def test_lagrangian_where_it_does_not_apply():
 
 
 def test_relative_gap_option():
-    from milp_anon.datasets import load_adult
+    from milp_anon.tables.datasets import load_adult
 
     table = ma.Table.from_frame(load_adult().iloc[:3000], ["sex", "age", "race", "marital-status", "education"])
     exact = ma.anonymize(table, ma.KAnonymity(5))
@@ -501,11 +505,11 @@ def test_relative_gap_option():
 def test_memory_limit_ends_the_rounds_with_a_verified_table(monkeypatch):
     """A round whose model is estimated above max_memory_gb is not built: the incumbent (or the
     heuristic table) comes back as time_limit with the bound proven so far, not an error."""
-    from milp_anon.datasets import load_adult
+    from milp_anon.tables.datasets import load_adult
 
     table = ma.Table.from_frame(load_adult().iloc[:2000], ["sex", "age", "race", "marital-status", "education"])
     exact = ma.anonymize(table, ma.KAnonymity(5))
-    monkeypatch.setattr(sizing, "pair_limit", lambda gb: None)  # the rounds' check here; the layer's: test_sizing
+    monkeypatch.setattr(memory, "pair_limit", lambda gb: None)  # the rounds' check here; the layer's: test_sizing
     r = ma.anonymize(table, ma.KAnonymity(5), max_memory_gb=1e-4)
     assert r.status == "time_limit" and r.verified and r.fallback
     assert "stopped before round 1" in r.solver_status and "GiB" in r.solver_status
@@ -519,7 +523,7 @@ def test_a_round_too_large_gives_way_to_the_largest_that_fits(monkeypatch):
     """With a memory limit between two rounds' sizes, the round above it is replaced by the largest round
     that fits (a threshold between the last round's and its own) instead of ending the rounds; the
     result is still verified, and its bound still lies below the optimum."""
-    from milp_anon.datasets import load_adult
+    from milp_anon.tables.datasets import load_adult
 
     monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)  # rounds stop at their G: more rounds
     monkeypatch.setattr(reduction, "LP_ROUNDING", False)
@@ -553,7 +557,7 @@ def test_a_round_killed_at_the_memory_allowed_caps_the_rounds_after_it(monkeypat
     """A round whose process outgrew the memory allowed (``memory_killed``): no later round holds as many pairs
     (a larger one is ``too large``, and gives way to a smaller one or ends the rounds), the bound it proved still
     counts, and the table is verified with a bound below the optimum."""
-    from milp_anon.datasets import load_adult
+    from milp_anon.tables.datasets import load_adult
     from milp_anon.solvers import SolveOutcome
 
     monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
@@ -587,7 +591,7 @@ def test_the_round_found_to_fit_is_built_though_the_memory_allowed_creeps_down(m
     """What the process holds creeps up between two checks, so a restriction found to fit at the edge may not fit
     when checked again (here: every second check of the same restriction fails). The round the bisection found to
     fit is built as found, not checked again and refused."""
-    from milp_anon.datasets import load_adult
+    from milp_anon.tables.datasets import load_adult
 
     monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
     monkeypatch.setattr(reduction, "LP_ROUNDING", False)
@@ -616,7 +620,7 @@ def test_a_round_whose_model_outlasts_the_limit_is_not_solved(monkeypatch):
     limit is not started (and reports so), and the run still releases a verified table with a valid bound."""
     import time
 
-    from milp_anon.datasets import load_adult
+    from milp_anon.tables.datasets import load_adult
 
     table = ma.Table.from_frame(load_adult().iloc[:3000], ["sex", "age", "race", "marital-status", "education"])
     real_build, solved = reduction.build, []
@@ -676,7 +680,7 @@ def test_stop_at_a_known_bound_stops_at_a_solution_reaching_it():
     a solution of objective at most ``v``, never above it; with ``v`` the whole table's cost (the start)
     it stops before the optimum on some tables, and with ``v`` the optimum it returns the optimum."""
     from milp_anon.solvers import StopAtBound, solve_model
-    from milp_anon.starts import whole_table_start
+    from milp_anon.search.starts import whole_table_start
 
     early = 0
     for table, am, value in _k_models(np.random.default_rng(11), 12):
@@ -695,7 +699,7 @@ def test_a_master_gets_its_own_time_limit_after_earlier_runs():
     """HiGHS checks ``time_limit`` against the run time summed over every ``run()`` of one object; a
     master given a limit shorter than the earlier runs together, but ample for itself, must still solve
     (it stopped at once when the option was the limit alone, and the column generation ended early)."""
-    from milp_anon.lagrangian import RestrictedMaster
+    from milp_anon.bounds.lagrangian import RestrictedMaster
 
     rng = np.random.default_rng(3)
     frame = frame_from_array(rng.integers(0, 4, size=(300, 4)))
@@ -720,11 +724,11 @@ def test_the_search_beside_the_rounds_keeps_the_optimum_and_hands_on_its_tables(
     """With the large-neighbourhood search beside every round (each round in its own process; the limit rule
     off, so that these small rounds qualify), from a poor first incumbent, the reduction still ends at the
     whole model's optimum; the search ran beside some rounds, never ended above where it started, and
-    improved on some. Its tables are verified by :func:`milp_anon.lns.improve` itself; the released one
+    improved on some. Its tables are verified by :func:`milp_anon.search.lns.improve` itself; the released one
     again by ``_finish``."""
-    from milp_anon import lns
-    from milp_anon.release import Release
-    from milp_anon.table import SUPPRESSED
+    from milp_anon.search import lns
+    from milp_anon.release.verified import Release
+    from milp_anon.tables.table import SUPPRESSED
 
     monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
     monkeypatch.setattr(reduction, "SEARCH_BESIDE_MIN_SECONDS", 0.0)
@@ -753,8 +757,8 @@ def test_the_search_beside_the_rounds_keeps_the_optimum_and_hands_on_its_tables(
 def _cases_for_a_search(rng, n):
     """Up to ``n`` duplicated tables (40–90 rows) as ``(table, request, whole model's result, its table
     labelled as the search's, the start with every cell suppressed)``, where the start is not optimal."""
-    from milp_anon.release import Release
-    from milp_anon.table import SUPPRESSED
+    from milp_anon.release.verified import Release
+    from milp_anon.tables.table import SUPPRESSED
 
     for _ in range(n):
         frame = _duplicated_table(rng, int(rng.integers(8, 30)), int(rng.integers(40, 90)), 4, 3)
@@ -773,7 +777,7 @@ def test_the_search_beside_a_round_hands_on_a_cheaper_table(monkeypatch):
     whole model's optimal table, labelled, at once, while the first round runs from a table with every cell
     suppressed; a round's table replaces the incumbent only when strictly cheaper, so the labelled table is
     the one released, at the optimum, proven."""
-    from milp_anon import lns
+    from milp_anon.search import lns
 
     monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
     monkeypatch.setattr(reduction, "LP_ROUNDING", False)
@@ -802,7 +806,7 @@ def test_a_round_beside_the_search_is_told_the_search_s_tables(monkeypatch):
     still ends proven at the whole model's optimum."""
     import time
 
-    from milp_anon import lns
+    from milp_anon.search import lns
 
     monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
     monkeypatch.setattr(reduction, "LP_ROUNDING", False)
@@ -840,9 +844,9 @@ def test_no_search_beside_a_round_where_it_must_not_run(monkeypatch):
     """The search runs beside a round only with a search requested (``lns > 0``), an incumbent, heuristics on
     (its sub-problems choose their own candidates), a round of ``SEARCH_BESIDE_MIN_SECONDS`` or more, two
     cores, and a round in its own process (``isolate="always"``, or a large model under ``"auto"``)."""
-    from milp_anon import lns
-    from milp_anon.release import Release
-    from milp_anon.result import ModelSize, Timings
+    from milp_anon.search import lns
+    from milp_anon.release.verified import Release
+    from milp_anon.release.result import ModelSize, Timings
     from milp_anon.solvers.isolated import ISOLATE_MIN_COLUMNS
 
     frame = frame_from_array([[0, 1, 2], [0, 1, 2], [1, 1, 0], [1, 0, 0], [0, 0, 1], [1, 1, 1]])
@@ -856,7 +860,7 @@ def test_no_search_beside_a_round_where_it_must_not_run(monkeypatch):
 
     def beside(options=ok, heuristics=True, incumbent=best, limit=600.0, cols=10):
         red = reduction.LagrangianReduction(instance, request, options, Timings(), ModelSize(n_rows=6, t_in=5),
-                                            start=incumbent, heuristics=heuristics)
+                                            start=incumbent, heuristics=heuristics, sub_solve=pipeline_solve)
         return red.search_beside(dataclasses.replace(options, time_limit=limit), cols)
 
     assert beside()
@@ -875,7 +879,7 @@ def test_the_reduction_keeps_the_whole_limit_where_the_search_runs_beside_its_ro
     """With a search asked for (``lns``), the reduction's stage gets the whole limit exactly when the search can run
     beside its rounds (two cores, rounds in their own process, a limit of ``SEARCH_BESIDE_MIN_SECONDS`` or more),
     else ``(1 − lns)`` of it; the search after the stage still runs (in what is left) and the table is optimal."""
-    from milp_anon import lns
+    from milp_anon.search import lns
 
     frame = frame_from_array([[0, 1, 2], [0, 1, 2], [1, 1, 0], [1, 0, 0], [0, 0, 1], [1, 1, 1], [0, 1, 1]])
     table = ma.Table.from_frame(frame, list(frame.columns))
@@ -1138,7 +1142,7 @@ def test_a_later_round_nearly_as_large_as_the_proving_round_is_the_proving_round
 
 def _beside_lp(monkeypatch):
     """The search beside the column generation on for small tables: no least time, the master's first point."""
-    from milp_anon import lns
+    from milp_anon.search import lns
 
     monkeypatch.setattr(reduction, "SEARCH_BESIDE_LP_MIN_SECONDS", 0.0)
     monkeypatch.setattr(reduction, "SEARCH_BESIDE_LP_GUIDE", 0.0)
@@ -1146,11 +1150,11 @@ def _beside_lp(monkeypatch):
 
 
 def test_the_column_generation_in_its_own_process_gives_its_bounds_and_its_point():
-    """The column generation as a job in its own process (:func:`milp_anon.lagrangian.column_generation_job`),
+    """The column generation as a job in its own process (:func:`milp_anon.bounds.lagrangian.column_generation_job`),
     restored here, equals the one in this process: multipliers, bound, cliques, every pair bound and the
     master's last point; with ``guide_after = 0`` its first master point reaches the caller (``lp_guide``), a
     point over every candidate and pair that meets the master's rows."""
-    from milp_anon.result import Timings
+    from milp_anon.release.result import Timings
     from milp_anon.solvers.isolated import solve_isolated
 
     rng = np.random.default_rng(20261204)
@@ -1185,7 +1189,7 @@ def test_the_search_beside_the_column_generation_starts_from_its_point_and_hands
     child hands over (a verified table, labelled ``LP rounding``, at the cost the log gives); its table (stubbed:
     the whole model's optimum, labelled) becomes the incumbent, and the reduction ends proven at the whole
     model's optimum with the same bounds as without the search beside."""
-    from milp_anon import lns
+    from milp_anon.search import lns
 
     _beside_lp(monkeypatch)
     monkeypatch.setattr(reduction, "SEARCH_BESIDE", False)  # the rounds alone: the search beside them aside
@@ -1238,8 +1242,8 @@ def test_no_search_beside_the_column_generation_where_it_must_not_run(monkeypatc
     the LP rounding and heuristics on, a search asked for (``lns > 0``), a column generation of
     ``SEARCH_BESIDE_LP_MIN_SECONDS`` or more, at most ``SEARCH_BESIDE_LP_MAX_PAIRS`` pairs, two cores and
     isolation allowed."""
-    from milp_anon import lns
-    from milp_anon.result import ModelSize, Timings
+    from milp_anon.search import lns
+    from milp_anon.release.result import ModelSize, Timings
     from milp_anon.solvers import isolated
 
     frame = frame_from_array([[0, 1, 2], [0, 1, 2], [1, 1, 0], [1, 0, 0], [0, 0, 1], [1, 1, 1]])
@@ -1252,7 +1256,7 @@ def test_no_search_beside_the_column_generation_where_it_must_not_run(monkeypatc
 
     def beside(options=ok, heuristics=True, limit=300.0, bounds=reduction.k_anonymity_bounds):
         red = reduction.LagrangianReduction(instance, request, options, Timings(), ModelSize(n_rows=6, t_in=5),
-                                            bounds=bounds, heuristics=heuristics)
+                                            bounds=bounds, heuristics=heuristics, sub_solve=pipeline_solve)
         return red.search_beside_lp(limit)
 
     assert beside()

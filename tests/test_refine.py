@@ -8,13 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon import lns
+from milp_anon.search import lns
 from milp_anon.heuristics import criteria_pattern_greedy
 from milp_anon.heuristics.refine import refine_blocks, refine_release
-from milp_anon.partition import verified_release
-from milp_anon.release import Release
-from milp_anon.starts import all_masks
-from milp_anon.table import SUPPRESSED
+from milp_anon.release.partition import verified_release
+from milp_anon.release.verified import Release
+from milp_anon.search.starts import all_masks
+from milp_anon.tables.table import SUPPRESSED
+from milp_anon.pipeline.solve import solve as pipeline_solve
 
 from helpers import brute, criteria_for, sensitive_tables
 
@@ -38,7 +39,7 @@ def test_refined_tables_meet_the_criteria_and_lie_between_start_and_optimum(data
     starts = [whole]
     greedy = criteria_pattern_greedy(table, request.criteria, all_masks(table.m))
     if greedy is not None:
-        from milp_anon.partition import blocks_of
+        from milp_anon.release.partition import blocks_of
         starts.append(blocks_of(greedy[0], qi))
     best = brute(frame, qi, criteria)
     for start in starts:
@@ -73,7 +74,7 @@ def test_the_search_refines_before_its_sub_problems():
     whole = frame.copy()
     whole[["a", "b"]] = SUPPRESSED
     start = Release.verified(table, request, whole)
-    best, log = lns.improve(table, request, start, 30.0, ma.SolverOptions())
+    best, log = lns.improve(table, request, start, 30.0, ma.SolverOptions(), sub_solve=pipeline_solve)
     assert log.refined >= 1 and best.objective == 8 < start.objective == 16
 
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import milp_anon as ma
-from milp_anon.errors import InfeasibleRequest
+from milp_anon.runtime.errors import InfeasibleRequest
 from milp_anon.exact import brute_force_k_anonymity
 
 FRAME = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx"), "s": list("1212121212")})

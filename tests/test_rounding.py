@@ -1,17 +1,17 @@
-"""The LP rounding (milp_anon/rounding.py): a feasible, verified table from any LP point, never below the optimum."""
+"""The LP rounding (milp_anon/search/rounding.py): a feasible, verified table from any LP point, never below the optimum."""
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon import pipeline
+from milp_anon.pipeline import solve as pipeline
 from milp_anon.exact import brute_force_k_anonymity
 from milp_anon.formulations import release_assignment
-from milp_anon.lagrangian import column_generation
-from milp_anon.release import Release
-from milp_anon.result import Timings
-from milp_anon.rounding import round_lp
+from milp_anon.bounds.lagrangian import column_generation
+from milp_anon.release.verified import Release
+from milp_anon.release.result import Timings
+from milp_anon.search.rounding import round_lp
 
 from helpers import small_tables
 
@@ -19,7 +19,7 @@ from helpers import small_tables
 def _instance(frame, qi, k):
     table = ma.Table.from_frame(frame, qi)
     request = ma.Request(ma.KAnonymity(k))
-    instance, _, why = pipeline._prepare(table, request, Timings())
+    instance, _, why = pipeline.prepare(table, request, Timings())
     return table, request, instance, why
 
 
@@ -90,7 +90,7 @@ def test_an_optimal_integral_point_is_kept(case):
 
 def test_the_reduction_reports_the_rounding_and_never_releases_worse():
     """On Adult (3 QIs, k = 5) the reduction rounds its LP first; the released table is at most as dear."""
-    from milp_anon.datasets import load_adult
+    from milp_anon.tables.datasets import load_adult
 
     table = ma.Table.from_frame(load_adult(), ["sex", "age", "race"])
     r = ma.anonymize(table, ma.KAnonymity(5), reduction="lagrangian")

@@ -1,4 +1,4 @@
-"""The criteria by row generation (milp_anon.row_generation): every R(A) a relaxation, the result the
+"""The criteria by row generation (milp_anon.pipeline.row_generation): every R(A) a relaxation, the result the
 optimum (brute force, the whole model), the helpers it rests on (LinearModel.with_rows,
 AssignmentModel.row_candidates, criteria.failing_groups)."""
 
@@ -12,15 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon import pipeline, row_generation
-from milp_anon.criteria import GroupCounts, failing_groups, first_violation
-from milp_anon.errors import InputError
+from milp_anon.pipeline import solve as pipeline
+from milp_anon.pipeline import row_generation
+from milp_anon.privacy.criteria import GroupCounts, failing_groups, first_violation
+from milp_anon.runtime.errors import InputError
 from milp_anon.formulations import build
-from milp_anon.grid import ObjectiveGrid
-from milp_anon.result import Timings
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.release.result import Timings
 from milp_anon.solvers import SolverOptions, solve_model
-from milp_anon.status import Status
-from milp_anon.table import SUPPRESSED
+from milp_anon.runtime.status import Status
+from milp_anon.tables.table import SUPPRESSED
 
 from helpers import brute, criteria_for, sensitive_tables
 
@@ -84,7 +85,7 @@ def test_no_incumbent_reported_lies_below_the_optimum(data):
 
 
 def test_relaxed_drops_incumbents_and_keeps_bounds():
-    from milp_anon import progress
+    from milp_anon.runtime import progress
     seen = []
     with progress.reporting(seen.append):
         with progress.relaxed():
@@ -139,7 +140,7 @@ def test_row_candidates_marks_rows_over_several_candidates():
 
 
 def test_with_rows_keeps_columns_drops_rows_and_fixes_orphans():
-    from milp_anon.model import LinearModel
+    from milp_anon.solvers.model import LinearModel
 
     lm = LinearModel()
     x = lm.add_vars("x", 3, upper=5.0, cost=[1.0, 0.0, 0.0])
@@ -290,7 +291,7 @@ def test_auto_hands_over_to_the_whole_model_when_many_groups_fail(monkeypatch):
     auto = ma.Request(ma.KAnonymity(2), crit).solve(table)
     assert auto.status == Status.OPTIMAL and auto.objective == gen.objective
     assert auto.row_generation.handed_over and len(auto.row_generation.iterations) == 1
-    from milp_anon.starts import best_heuristic
+    from milp_anon.search.starts import best_heuristic
 
     assert auto.warm_start_cost == best_heuristic(table, ma.Request(ma.KAnonymity(2), crit)).cost  # the start
     assert "handed over" in auto.summary() and auto.report()["row_generation"]["handed_over"]
@@ -360,7 +361,7 @@ def test_an_infeasible_request_with_record_suppression_is_infeasible_in_every_mo
 def test_a_stop_request_ends_the_iteration_with_a_verified_table(monkeypatch):
     """Ctrl-C (a stop request) after the first relaxation: no further model, the best verified table so far
     (here the fallback heuristic's) as time_limit, with the relaxation's bound."""
-    from milp_anon import interrupt
+    from milp_anon.runtime import interrupt
 
     # the failing classes re-solved find the optimum after the first relaxation here; the stop is the point
     monkeypatch.setattr(row_generation, "RESOLVE_FAILING", False)
@@ -409,8 +410,8 @@ def test_every_relaxation_starts_from_the_best_verified_table(monkeypatch):
     Checked on every seed tried; the seeds run until one has a relaxation solved after a repair improved
     the table (the case the test is about; which seed gives it depends on the HiGHS release's paths:
     seed 1 under 1.15.1), and the test fails if none of them does."""
-    from milp_anon import starts
-    from milp_anon.starts import best_heuristic
+    from milp_anon.search import starts
+    from milp_anon.search.starts import best_heuristic
 
     # the greedy tables unrefined (heuristics/refine.py), so that the repairs have tables to beat
     monkeypatch.setattr(starts, "refine_release", lambda table, criteria, released: (
@@ -476,7 +477,7 @@ def test_repairs_beside_relaxations_in_their_own_process_reach_the_whole_models_
     runs in this process while the next R(A) runs, and the row generation still ends at the whole model's
     optimum, proven, with no child left (40-row tables: several relaxations, where the brute-force tables
     mostly need one)."""
-    from milp_anon import cleanup
+    from milp_anon.runtime import cleanup
 
     rng = np.random.default_rng(seed)
     frame = pd.DataFrame({"q0": rng.integers(0, 4, 40).astype(str), "q1": rng.integers(0, 3, 40).astype(str),
@@ -504,7 +505,7 @@ def test_a_repair_reaching_the_bound_cancels_the_relaxation_beside_it(monkeypatc
     Which table has such a repair depends on the optimal solution of R(∅) HiGHS returns: seed 5 under
     HiGHS 1.15.1, 47 under 1.16.0; the first of them where the repair first (``REPAIR_BESIDE`` off) ends
     the rounds at R(∅) is used, and the test fails if neither does."""
-    from milp_anon import cleanup
+    from milp_anon.runtime import cleanup
 
     calls = []
     real = row_generation._solve_relaxation
@@ -563,8 +564,8 @@ def test_a_search_beside_a_relaxation_that_reaches_the_bound_ends_the_iteration(
     cancelled, with no child left. Such an R(A) runs to the whole limit's end (past the stage's share) when it
     starts with the table within ``EXTEND_GAP`` of the bound: with any gap every one; with none only the one
     that starts with the table at the bound (cancelled at once)."""
-    from milp_anon import cleanup
-    from milp_anon.release import Release
+    from milp_anon.runtime import cleanup
+    from milp_anon.release.verified import Release
 
     monkeypatch.setattr(row_generation, "RESOLVE_FAILING", False)
     monkeypatch.setattr(row_generation, "repair", lambda *a, **k: None)
@@ -615,7 +616,7 @@ def test_a_relaxation_in_one_thread_drops_only_its_own_incumbents():
     progress.reporter()): a repair's incumbent reported from another thread meanwhile is kept."""
     import threading
 
-    from milp_anon import progress
+    from milp_anon.runtime import progress
 
     seen = []
     inside, done = threading.Event(), threading.Event()
@@ -660,8 +661,8 @@ def test_the_first_relaxation_by_the_reduction_is_a_solution_of_it_at_its_optimu
     ``R(∅)``), at the cost it reports; proven, it is the optimum of the k-anonymity model over the same
     candidates with that group size (HiGHS on the whole model, not the reduction), and its bound never lies
     above the problem's brute-force optimum."""
-    from milp_anon.instance import Instance
-    from milp_anon.rowtypes import Units
+    from milp_anon.instance.instance import Instance
+    from milp_anon.tables.rowtypes import Units
 
     table, criteria, expected = _case(data, (1, 3))
     if expected is None:

@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 
 import milp_anon as ma
 from benchmarks.semi_lagrangian import subproblem
-from milp_anon.candidates import suppression_candidates
+from milp_anon.instance.candidates import suppression_candidates
 from milp_anon.exact.brute_force import brute_force_k_anonymity
-from milp_anon.lagrangian import block_values
-from milp_anon.rowtypes import RowTypes
+from milp_anon.bounds.lagrangian import block_values
+from milp_anon.tables.rowtypes import RowTypes
 
 from helpers import small_tables
 

@@ -1,13 +1,14 @@
-"""The model-size estimate and the memory check (milp_anon/sizing.py)."""
+"""The model-size estimate and the memory check (milp_anon/formulations/sizing.py, milp_anon/runtime/memory.py)."""
 
 import pytest
 
 import milp_anon as ma
-from milp_anon import sizing
-from milp_anon.datasets import load_adult
+from milp_anon.formulations import sizing
+from milp_anon.runtime import memory
+from milp_anon.tables.datasets import load_adult
 from milp_anon.formulations import build
-from milp_anon.pipeline import _prepare
-from milp_anon.result import Timings
+from milp_anon.pipeline.solve import prepare as _prepare
+from milp_anon.release.result import Timings
 
 
 def _instance(request, n=400, qi=("sex", "age", "race")):
@@ -35,17 +36,17 @@ def test_an_explicit_limit_counts_what_the_process_holds(monkeypatch):
     need = sizing.estimate(instance, request.criteria).bytes_highs
     gb = 1.5 * need / 2**30  # room for the model, and for half of it again
 
-    monkeypatch.setattr(sizing, "resident_memory_bytes", lambda: 0)
+    monkeypatch.setattr(memory, "resident_memory_bytes", lambda: 0)
     sizing.check_memory(instance, request.criteria, gb, pulp_model=False)
-    monkeypatch.setattr(sizing, "resident_memory_bytes", lambda: need)
+    monkeypatch.setattr(memory, "resident_memory_bytes", lambda: need)
     with pytest.raises(ma.ModelTooLargeError, match="this process holds"):
         sizing.check_memory(instance, request.criteria, gb, pulp_model=False)
-    monkeypatch.setattr(sizing, "available_memory_bytes", lambda: int(gb * 2**30 / 0.8))
+    monkeypatch.setattr(memory, "available_memory_bytes", lambda: int(gb * 2**30 / 0.8))
     sizing.check_memory(instance, request.criteria, None, pulp_model=False)
 
 
 def test_resident_memory_is_read():
-    assert sizing.resident_memory_bytes() > 0
+    assert memory.resident_memory_bytes() > 0
 
 
 def test_the_tree_peak_counts_a_grandchild_beside_its_parents():
@@ -59,12 +60,12 @@ def test_the_tree_peak_counts_a_grandchild_beside_its_parents():
     child = ("import subprocess, sys; "
              f"subprocess.run([sys.executable, '-c', {grandchild!r}], check=True)")
     proc = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True)
-    with sizing.TreePeak(proc.pid, interval=0.02) as peak:
+    with memory.TreePeak(proc.pid, interval=0.02) as peak:
         assert proc.stdout.readline().strip() == "held"
-        now = sizing.tree_resident_bytes(proc.pid)
+        now = memory.tree_resident_bytes(proc.pid)
         proc.communicate()
     assert proc.returncode == 0
-    assert now >= hold and sizing.resident_memory_bytes(proc.pid) == 0  # gone: nothing read
+    assert now >= hold and memory.resident_memory_bytes(proc.pid) == 0  # gone: nothing read
     assert peak.until() >= hold
     assert peak.until(end=peak.samples[0][0]) < hold  # the first sample: the grandchild not yet holding it
 
@@ -74,7 +75,7 @@ def test_the_candidate_layer_is_refused_while_it_is_enumerated(monkeypatch, reco
     """The pairs themselves count against the memory allowed (BYTES_PER_PAIR each, beside what the process
     holds): an allowance one pair short of the layer stops the enumeration with the error, before any model
     or bound; an allowance for exactly the layer passes. Suppression, patterns, hierarchies and cells alike."""
-    from milp_anon.datasets import adult_hierarchy_path
+    from milp_anon.tables.datasets import adult_hierarchy_path
 
     qi = ("sex", "age", "race")
     rec = None
@@ -87,11 +88,11 @@ def test_the_candidate_layer_is_refused_while_it_is_enumerated(monkeypatch, reco
     request = ma.Request(ma.KAnonymity(3), recoding=rec)
     pairs = _instance(request, n=600, qi=qi).candidates.n_pairs
     held = 10 * 2**20
-    monkeypatch.setattr(sizing, "resident_memory_bytes", lambda: held)
+    monkeypatch.setattr(memory, "resident_memory_bytes", lambda: held)
     table = ma.Table.from_frame(load_adult().iloc[:600], list(qi))
     for fit, short in ((pairs, False), (pairs - 1, True)):
-        gb = (held + fit * sizing.BYTES_PER_PAIR) / 2**30
-        assert sizing.pair_limit(gb) == fit
+        gb = (held + fit * memory.BYTES_PER_PAIR) / 2**30
+        assert memory.pair_limit(gb) == fit
         req = ma.Request(ma.KAnonymity(3), recoding=rec, max_memory_gb=gb)
         if short:
             with pytest.raises(ma.ModelTooLargeError, match=r"candidate layer would hold at least [\d,]+ \(row type"):

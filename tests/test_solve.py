@@ -8,14 +8,14 @@ import pandas as pd
 import pytest
 
 import milp_anon as ma
-from milp_anon import pipeline
-from milp_anon.candidates import suppression_candidates
+from milp_anon.pipeline import solve as pipeline
+from milp_anon.instance.candidates import suppression_candidates
 from milp_anon.formulations import build, read_assignment
-from milp_anon.grid import NO_GRID, ObjectiveGrid, relative_gap
-from milp_anon.instance import Instance
-from milp_anon.recoding import Suppression
-from milp_anon.release import Release
-from milp_anon.rowtypes import RowTypes, Units
+from milp_anon.runtime.grid import NO_GRID, ObjectiveGrid, relative_gap
+from milp_anon.instance.instance import Instance
+from milp_anon.tables.recoding import Suppression
+from milp_anon.release.verified import Release
+from milp_anon.tables.rowtypes import RowTypes, Units
 from milp_anon.solvers.highs import map_status as _map_highs
 
 S = highspy.HighsModelStatus
@@ -127,7 +127,7 @@ def test_fractional_solution_is_repaired_exactly():
 
 
 def test_gap_option_can_only_weaken_the_claim():
-    from milp_anon.datasets import ADULT_QI, load_adult
+    from milp_anon.tables.datasets import ADULT_QI, load_adult
 
     t = ma.Table.from_frame(load_adult().head(400), list(ADULT_QI[:6]))
     exact = ma.anonymize(t, ma.KAnonymity(4))
@@ -176,7 +176,8 @@ def test_never_empty_handed(monkeypatch, criteria, recoding):
                                             "d": ["cd", "*"]}})
     table = ma.Table.from_frame(frame, ["a", "b"], "s")
     exact = ma.anonymize(table, *criteria, recoding=recoding)
-    from milp_anon import reduction, row_generation
+    from milp_anon import reduction
+    from milp_anon.pipeline import row_generation
 
     for stage in (pipeline, reduction, row_generation):  # the whole model, the reduction's rounds, R(A)
         monkeypatch.setattr(stage, "solve_model",
@@ -260,7 +261,7 @@ def test_a_solver_outgrowing_the_memory_allowed_is_killed_and_keeps_its_incumben
     import time
 
     from helpers import memory_hungry_solve
-    from milp_anon.sizing import resident_memory_bytes
+    from milp_anon.runtime.memory import resident_memory_bytes
     from milp_anon.solvers.isolated import solve_isolated
 
     frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
@@ -287,7 +288,7 @@ def test_memory_held_by_another_process_of_the_run_counts_against_the_cap():
     import time
 
     from helpers import idle_solve
-    from milp_anon.sizing import resident_memory_bytes
+    from milp_anon.runtime.memory import resident_memory_bytes
     from milp_anon.solvers.isolated import solve_isolated
 
     frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
@@ -389,7 +390,7 @@ def test_the_feasibility_jump_is_off_in_a_mip_given_a_start(monkeypatch, hint, u
     """HiGHS's feasibility jump ignores the time limit (7-8 s on a 389 k-column round): a MIP given a start,
     whose incumbent it already has, runs without it, unless the caller's ``highs_options`` name it."""
     from milp_anon.solvers import highs as highs_module
-    from milp_anon.starts import whole_table_start
+    from milp_anon.search.starts import whole_table_start
 
     made = []
 
@@ -463,7 +464,7 @@ def test_highs_bound_at_a_limit_certifies_a_table_found_elsewhere(monkeypatch, b
     Optimal), time_limit through PuLP (only that solver's own Optimal certifies) and when the bound is short.
     By hand: (c, y) joins the two (b, y) rows with a suppressed (3 cells); the a-rows stay (0 cells)."""
     from milp_anon.solvers import SolveOutcome
-    from milp_anon.starts import best_heuristic
+    from milp_anon.search.starts import best_heuristic
 
     frame = pd.DataFrame({"a": list("aabbc"), "b": list("xxyyy")})
     table = ma.Table.from_frame(frame, ["a", "b"])
@@ -488,7 +489,7 @@ def test_an_lp_hands_back_its_basis_and_starts_from_one(isolate):
                           "s": rng.choice(list("uvwxy"), 50)})
     table = ma.Table.from_frame(frame, ["a", "b"], "s")
     request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.3))
-    instance, _, _ = pipeline._prepare(table, request, pipeline.Timings())
+    instance, _, _ = pipeline.prepare(table, request, pipeline.Timings())
     lp = build(instance, request).lm.relaxed()
     opts = SolverOptions(isolate=isolate, time_limit=60)
     first = solve_model(lp, opts)

@@ -1,4 +1,4 @@
-"""Starts (milp_anon.starts): a verified release read back onto the model's columns."""
+"""Starts (milp_anon.search.starts): a verified release read back onto the model's columns."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon.formulations import build
-from milp_anon.instance import Instance, collapse, generate_candidates
-from milp_anon.partition import release_blocks
-from milp_anon.release import Release
-from milp_anon.starts import release_start
+from milp_anon.instance.instance import Instance, collapse, generate_candidates
+from milp_anon.release.partition import release_blocks
+from milp_anon.release.verified import Release
+from milp_anon.search.starts import release_start
 
 from helpers import sensitive_tables
 from test_generalization import generalization_cases

@@ -1,14 +1,14 @@
-"""The subgradient ascent's stopping rules (milp_anon.subgradient); its bounds are tested against brute force
+"""The subgradient ascent's stopping rules (milp_anon.bounds.subgradient); its bounds are tested against brute force
 in test_k_relaxation_bound.py."""
 
 import numpy as np
 import pytest
 
-from milp_anon.lagrangian import BlockPrices
+from milp_anon.bounds.lagrangian import BlockPrices
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from milp_anon.subgradient import STALL_SHARE, STALL_WINDOW, PrimalAverage, subgradient_ascent
+from milp_anon.bounds.subgradient import STALL_SHARE, STALL_WINDOW, PrimalAverage, subgradient_ascent
 
 
 def _rising(per_step, flat=0):

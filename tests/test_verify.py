@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from milp_anon.errors import VerificationError
-from milp_anon.verify import verify_k_anonymity
+from milp_anon.runtime.errors import VerificationError
+from milp_anon.privacy.verify import verify_k_anonymity
 
 from helpers import small_tables, solve_k
 

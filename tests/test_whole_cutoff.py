@@ -95,7 +95,7 @@ def test_check_point_is_exact(case, data):
     import numpy as np
 
     from benchmarks.whole_cutoff import check_point, check_saved
-    from milp_anon import pipeline
+    from milp_anon.pipeline import solve as pipeline
 
     instance = _instance(case, data)
     if instance is None:  # no release: the model is never written

@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 import milp_anon as ma
-from milp_anon.datasets import adult_hierarchy_path, adult_path, load_adult
-from milp_anon.progress import Progress, ProgressPrinter
+from milp_anon.tables.datasets import adult_hierarchy_path, adult_path, load_adult
+from milp_anon.runtime.progress import Progress, ProgressPrinter
 from test_bad_input import ENV, FILES, ROOT, SOLVE, TABLE, run_cli
 
 QI5 = "sex,age,race,marital-status,education"
@@ -103,7 +103,7 @@ def test_verbose_log_goes_to_stderr_not_stdout(workdir):
     proc = run_cli([*SOLVE, "--reduce", "none", "--verbose"], workdir)
     assert proc.returncode == 0
     # HiGHS's log of the solve ("MIP has 45 rows; …" under 1.15 and 1.16; 1.16 prints its "Running HiGHS"
-    # banner when the process makes its first Highs object, which milp_anon.highs_banner discards)
+    # banner when the process makes its first Highs object, which milp_anon.solvers.highs_banner discards)
     assert "MIP has " in proc.stderr and "MIP has " not in proc.stdout and "Running HiGHS" not in proc.stdout
 
 

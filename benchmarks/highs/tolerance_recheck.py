@@ -45,7 +45,7 @@ def run_one(job):
     case, variant, limit = job
     import milp_anon as ma
     from benchmarks.sensitive_goal import criterion
-    from milp_anon.datasets import adult_hierarchy_path, load_adult
+    from milp_anon.tables.datasets import adult_hierarchy_path, load_adult
 
     q, k, what = CASES[case]
     qis = list(ADULT_QI[:q])

@@ -20,7 +20,7 @@ import concurrent.futures
 import contextlib
 import logging
 
-from ..errors import InputError
+from milp_anon.runtime.errors import InputError
 
 __all__ = ["executor"]
 

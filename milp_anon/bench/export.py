@@ -2,7 +2,7 @@
 
 The files are deterministic: the same suite gives byte-identical MPS files
 (gzip without a time stamp with ``compress=True``), written by
-:mod:`milp_anon.mps` and not by the installed HiGHS (whose number format
+:mod:`milp_anon.solvers.mps` and not by the installed HiGHS (whose number format
 changed between releases), so a committed library can be checked against a
 fresh export by the SHA-256 in its index.
 """
@@ -15,12 +15,12 @@ import hashlib
 import json
 import os
 
-from ..errors import InfeasibleRequest
-from ..mps import write_mps
-from ..pipeline import build_model
-from ..request import Request
-from ..solvers import SolverOptions
-from .suite import Suite, build_problem
+from milp_anon.runtime.errors import InfeasibleRequest
+from milp_anon.solvers.mps import write_mps
+from milp_anon.pipeline.solve import build_model
+from milp_anon.api import Request
+from milp_anon.solvers import SolverOptions
+from milp_anon.bench.suite import Suite, build_problem
 
 
 #: the columns of ``index.csv`` (``status``: ``optimal`` or ``time_limit``; ``objective``: the best verified
@@ -69,7 +69,7 @@ def export_suite(suite: Suite, out_dir: str, *, solve_limit: float | None = 60.0
                          "objective_integral": bool(am.cands.cost.dtype.kind in "iu")}
         mps = os.path.join(out_dir, problem.name + (".mps.gz" if compress else ".mps"))
         tmp = os.path.join(out_dir, problem.name + ".part.mps")
-        write_mps(lm.arrays(), tmp)  # the same bytes under every HiGHS release (milp_anon.mps)
+        write_mps(lm.arrays(), tmp)  # the same bytes under every HiGHS release (milp_anon.solvers.mps)
         del lm, am  # the whole model is not needed while solving (8 QIs: millions of columns)
         if compress:
             with open(tmp, "rb") as src, open(mps + ".part", "wb") as raw, \

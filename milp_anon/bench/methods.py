@@ -19,16 +19,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .. import exact
-from ..criteria import KAnonymity, LDiversity, PSensitivity
-from ..heuristics import mondrian, pattern_greedy, suppression_greedy
-from ..partition import verified_release
-from ..recoding import Patterns, Suppression
-from ..request import OPTION_FIELDS as _OPTION_FIELDS
-from ..request import ModelOptions, Request, split_options
-from ..solvers import SolverOptions
-from ..starts import ALL_MASKS_MAX_M, all_masks
-from ..verify import verify_release
+from milp_anon import exact
+from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity
+from milp_anon.heuristics import mondrian, pattern_greedy, suppression_greedy
+from milp_anon.release.partition import verified_release
+from milp_anon.tables.recoding import Patterns, Suppression
+from milp_anon.api import OPTION_FIELDS as _OPTION_FIELDS
+from milp_anon.api import ModelOptions, Request, split_options
+from milp_anon.solvers import SolverOptions
+from milp_anon.search.starts import ALL_MASKS_MAX_M, all_masks
+from milp_anon.privacy.verify import verify_release
 
 __all__ = ["EXACT", "HEURISTIC", "METHODS", "Method", "run_method", "skip_reason"]
 

@@ -6,7 +6,7 @@ import os
 import platform
 import statistics
 
-from .methods import EXACT, HEURISTIC
+from milp_anon.bench.methods import EXACT, HEURISTIC
 
 SOLVED = ("optimal",)
 

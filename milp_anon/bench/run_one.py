@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from .runner import run_in_this_process
+from milp_anon.bench.runner import run_in_this_process
 
 
 def _plain(v):

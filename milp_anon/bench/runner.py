@@ -3,7 +3,7 @@
 Each run builds its instance in a fresh process (:func:`execute`; on a Dask
 worker or a thread of the local pool, :mod:`.executor`), runs the method, and sends
 back the result with its wall time and peak memory: the most the run's process and its solver's processes
-held at one time, sampled from outside every 50 ms (:class:`~milp_anon.sizing.TreePeak`), and at least
+held at one time, sampled from outside every 50 ms (:class:`~milp_anon.runtime.memory.TreePeak`), and at least
 the run process's own peak (``ru_maxrss``, which a sample may miss). The MILP
 gets the suite's time limit as its solver limit (and returns its verified
 incumbent, bound and gap at the limit); any run still alive at the limit plus
@@ -25,13 +25,13 @@ import sys
 import time
 import traceback
 
-from ..cleanup import track_process, untrack_process
-from ..errors import InputError
-from ..sizing import TreePeak
-from .executor import executor
-from .methods import run_method, skip_reason
-from .report import render_markdown, render_plots
-from .suite import Suite, build_problem
+from milp_anon.runtime.cleanup import track_process, untrack_process
+from milp_anon.runtime.errors import InputError
+from milp_anon.runtime.memory import TreePeak
+from milp_anon.bench.executor import executor
+from milp_anon.bench.methods import run_method, skip_reason
+from milp_anon.bench.report import render_markdown, render_plots
+from milp_anon.bench.suite import Suite, build_problem
 
 FIELDS = ["instance", "method", "rep", "status", "cost", "bound", "gap", "seconds", "peak_mb", "n", "m", "t_in",
           "k", "known_optimum", "n_candidates", "n_variables", "n_constraints", "n_nonzeros", "note"]

@@ -14,14 +14,14 @@ One family per module:
   hypergraph (Blocki-Williams Thm. 1, Liang-Yuan Thm. 11), solved by an exact DP.
 """
 
-from .brute_force import (brute_force, brute_force_k_anonymity, brute_force_options, emd_flow, set_partitions,
+from milp_anon.exact.brute_force import (brute_force, brute_force_k_anonymity, brute_force_options, emd_flow, set_partitions,
                           suppression_cost)
-from .divide_and_conquer import divide_and_conquer
-from .full_domain import brute_force_full_domain
-from .kernel import kernel_then, kernelize
-from .row_assignment import fpt_patterns, fpt_t_in, p_row_assignment_flow, row_assignment_flow
-from .simplex_matching import simplex_hypergraph, simplex_matching, two_anonymity, two_diversity
-from .split_recursion import split_recursion, t_closeness_exact
+from milp_anon.exact.divide_and_conquer import divide_and_conquer
+from milp_anon.exact.full_domain_exhaustive import brute_force_full_domain
+from milp_anon.exact.kernel import kernel_then, kernelize
+from milp_anon.exact.row_assignment import fpt_patterns, fpt_t_in, p_row_assignment_flow, row_assignment_flow
+from milp_anon.exact.simplex_matching import simplex_hypergraph, simplex_matching, two_anonymity, two_diversity
+from milp_anon.exact.split_recursion import split_recursion, t_closeness_exact
 
 __all__ = ["brute_force", "brute_force_full_domain", "brute_force_k_anonymity", "brute_force_options", "divide_and_conquer", "emd_flow",
            "fpt_patterns", "fpt_t_in", "kernel_then", "kernelize", "p_row_assignment_flow", "row_assignment_flow",

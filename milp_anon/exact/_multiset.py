@@ -16,7 +16,7 @@ import itertools
 
 import numpy as np
 
-from .brute_force import _block_cost_fn, group_condition
+from milp_anon.exact.brute_force import _block_cost_fn, group_condition
 
 INF = float("inf")
 
@@ -60,7 +60,7 @@ class Instance:
 
     @classmethod
     def from_table(cls, table, criteria, recoding=None):
-        """From a :class:`~milp_anon.table.Table`."""
+        """From a :class:`~milp_anon.tables.table.Table`."""
         arr = table.frame[list(table.qi)].astype(str).to_numpy(dtype=object)
         sens = {c: table.frame[c].astype(str).tolist() for c in table.sensitive}
         return cls(arr, criteria, sens, recoding, list(table.qi))

@@ -28,8 +28,8 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from ..criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, exact
-from ..recoding import Generalization, Patterns
+from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, exact
+from milp_anon.tables.recoding import Generalization, Patterns
 
 MAX_ROWS = 12
 
@@ -244,7 +244,7 @@ def brute_force(table, criteria, sensitive: dict | None = None, recoding=None, c
     sensitive
         ``{column name: list of n values}`` for sensitive criteria.
     recoding
-        ``None`` (suppression) or a :class:`~milp_anon.recoding.Generalization`;
+        ``None`` (suppression) or a :class:`~milp_anon.tables.recoding.Generalization`;
         a block then costs, per column, its size times the cost of the lowest
         common ancestor of its values.
     columns

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..criteria import KAnonymity
-from ._multiset import INF, Instance, minus, solve_multiset, submultisets
+from milp_anon.privacy.criteria import KAnonymity
+from milp_anon.exact._multiset import INF, Instance, minus, solve_multiset, submultisets
 
 
 def divide_and_conquer(table, k: int, recoding=None, columns=None, *, instance: Instance | None = None):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..recoding import Generalization, Patterns
+from milp_anon.tables.recoding import Generalization, Patterns
 
 
 def releases_per_row(m: int, recoding=None, columns=None) -> int:

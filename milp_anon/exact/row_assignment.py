@@ -38,8 +38,8 @@ import math
 import networkx as nx
 import numpy as np
 
-from ._multiset import as_number
-from .brute_force import _block_cost_fn
+from milp_anon.exact._multiset import as_number
+from milp_anon.exact.brute_force import _block_cost_fn
 
 
 def _integer_costs(costs):

@@ -30,8 +30,8 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations
 
-from ..criteria import KAnonymity, LDiversity
-from ._multiset import INF, Instance, minus, solve_multiset
+from milp_anon.privacy.criteria import KAnonymity, LDiversity
+from milp_anon.exact._multiset import INF, Instance, minus, solve_multiset
 
 
 def _instance(table, diversity: bool, sensitive, recoding, columns):

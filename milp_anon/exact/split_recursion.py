@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..criteria import KAnonymity, TCloseness
-from ._multiset import INF, Instance, minus, solve_multiset, submultisets
+from milp_anon.privacy.criteria import KAnonymity, TCloseness
+from milp_anon.exact._multiset import INF, Instance, minus, solve_multiset, submultisets
 
 
 def split_recursion(table, criteria, sensitive=None, recoding=None, columns=None, *,
@@ -65,7 +65,7 @@ def t_closeness_exact(table, t, sensitive, k: int = 1, distance="equal", recodin
     """Optimal t-closeness (plus k-anonymity) by :func:`split_recursion`.
 
     ``sensitive`` is ``{column: values}``; ``distance``, ``order``,
-    ``hierarchy`` as in :class:`~milp_anon.criteria.TCloseness`.
+    ``hierarchy`` as in :class:`~milp_anon.privacy.criteria.TCloseness`.
     """
     crits = [KAnonymity(k), TCloseness(t, distance=distance, **kw)]
     return split_recursion(table, crits, sensitive, recoding, columns)

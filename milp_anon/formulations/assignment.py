@@ -34,13 +34,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..criteria import GroupCounts, KAnonymity, first_violation
-from ..errors import VerificationError
-from ..instance import Instance, group_floors
-from ..model import LinearModel
-from ..solvers import SolverOptions, solve_model
-from .options import add_option_rows
-from .rows import rows_of
+from milp_anon.privacy.criteria import GroupCounts, KAnonymity, first_violation
+from milp_anon.runtime.errors import VerificationError
+from milp_anon.instance.instance import Instance, group_floors
+from milp_anon.solvers.model import LinearModel
+from milp_anon.solvers import SolverOptions, solve_model
+from milp_anon.formulations.options import add_option_rows
+from milp_anon.formulations.rows import rows_of
 
 __all__ = ["AssignmentModel", "build", "read_assignment", "release_assignment"]
 
@@ -74,11 +74,11 @@ class AssignmentModel:
     integer: bool = False
     #: the rows added by the sensitive criteria (every criterion but k-anonymity), then the floor rows they imply,
     #: ascending: each is a condition on one candidate's group, so leaving some out relaxes the model
-    #: (:mod:`milp_anon.row_generation`)
+    #: (:mod:`milp_anon.pipeline.row_generation`)
     criterion_rows: np.ndarray | None = None
     #: per t-closeness criterion and sensitive column: ``(row block, t, least ground distance)`` of its rows
     #: ``b Σ u_j − a·scale·n·s_j <= 0`` (one per candidate; ``t = a/b``), whose ``s_j`` coefficients the LP
-    #: rounding's slack tightens (:func:`milp_anon.heuristics.lp_rounding.slack_lp`)
+    #: rounding's slack tightens (:func:`milp_anon.search.lp_rounding.slack_lp`)
     closeness_rows: list = field(default_factory=list)
 
     @property
@@ -304,7 +304,7 @@ def build(instance: Instance, request) -> AssignmentModel:
 
 
 def _add_floor_rows(am: AssignmentModel, request) -> np.ndarray:
-    """``Σ_u g_uj >= f_j · y_j`` for the candidates whose floor ``f_j`` (:func:`~milp_anon.instance.group_floors`:
+    """``Σ_u g_uj >= f_j · y_j`` for the candidates whose floor ``f_j`` (:func:`~milp_anon.instance.instance.group_floors`:
     the fewest rows of a legal group released as ``j``) exceeds ``min_group_size()``; returns the rows.
 
     Every integer solution meets them, so the model's optimum is unchanged; its LP no longer opens a candidate

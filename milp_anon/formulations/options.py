@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:  # the model calls these rows while it is built
-    from ..request import ModelOptions
-    from .assignment import AssignmentModel
+    from milp_anon.instance.request import ModelOptions
+    from milp_anon.formulations.assignment import AssignmentModel
 
 __all__ = ["add_option_rows"]
 

@@ -1,9 +1,9 @@
 """The row generation's relaxation ``R(A)`` with units split only where criteria read them.
 
-Problem: ``R(A)`` (:mod:`milp_anon.row_generation`) is the whole model with
+Problem: ``R(A)`` (:mod:`milp_anon.pipeline.row_generation`) is the whole model with
 the sensitive criteria's rows kept for the candidates in ``A`` alone. Its
 assignment runs over *units* (a row type with one vector of sensitive
-values, :class:`~milp_anon.rowtypes.Units`) for every candidate, although a
+values, :class:`~milp_anon.tables.rowtypes.Units`) for every candidate, although a
 candidate outside ``A`` has no row that reads sensitive values: which of a
 type's units its rows come from changes nothing in ``R(A)``.
 
@@ -35,9 +35,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..criteria import KAnonymity
-from ..model import LinearModel
-from .assignment import AssignmentModel, build
+from milp_anon.privacy.criteria import KAnonymity
+from milp_anon.solvers.model import LinearModel
+from milp_anon.formulations.assignment import AssignmentModel, build
 
 __all__ = ["PartialSplit", "applies"]
 

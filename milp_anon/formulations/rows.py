@@ -1,6 +1,6 @@
 """How each privacy criterion enters the assignment model.
 
-One class per criterion (the criteria themselves, :mod:`milp_anon.criteria`,
+One class per criterion (the criteria themselves, :mod:`milp_anon.privacy.criteria`,
 know nothing of models): its rows, added to an
 :class:`~milp_anon.formulations.assignment.AssignmentModel` from grouped
 arrays; a size estimate made before anything is built; and two facts the
@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..criteria import Criterion, KAnonymity, LDiversity, PSensitivity, TCloseness, exact
-from ..errors import InputError
+from milp_anon.privacy.criteria import Criterion, KAnonymity, LDiversity, PSensitivity, TCloseness, exact
+from milp_anon.runtime.errors import InputError
 
 if TYPE_CHECKING:  # the model calls these rows while it is built
-    from .assignment import AssignmentModel
+    from milp_anon.formulations.assignment import AssignmentModel
 
 __all__ = ["ClosenessForm", "CriterionRows", "closeness_form", "rows_of"]
 
@@ -300,7 +300,7 @@ class ClosenessForm:
 
 def closeness_form(crit: TCloseness, table, col: int) -> ClosenessForm:
     """The compact exact form of ``crit`` on sensitive column ``col`` of ``table`` (:class:`ClosenessForm`): what
-    the model's rows (:class:`TClosenessRows`) and the group blocks (:func:`~milp_anon.blocks.emd_blocks`) both
+    the model's rows (:class:`TClosenessRows`) and the group blocks (:func:`~milp_anon.bounds.blocks.emd_blocks`) both
     write."""
     dom = crit.domain(table, col)
     pos = {v: i for i, v in enumerate(dom)}

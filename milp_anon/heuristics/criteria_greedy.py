@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..criteria import GroupCounts, TCloseness, first_violation
-from ..partition import verified_release
-from ..table import Table
+from milp_anon.privacy.criteria import GroupCounts, TCloseness, first_violation
+from milp_anon.release.partition import verified_release
+from milp_anon.tables.table import Table
 
 __all__ = ["criteria_pattern_greedy"]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..table import SUPPRESSED, Table
+from milp_anon.tables.table import SUPPRESSED, Table
 
 
 def instance_passes(n: int, k: int, patterns, keys):
@@ -65,7 +65,7 @@ def pattern_greedy(table: Table, k: int, masks) -> tuple[pd.DataFrame, int] | No
     k
         Minimum class size.
     masks
-        ``(|P|, m)`` bool keep-masks (see :meth:`milp_anon.recoding.Patterns.masks`).
+        ``(|P|, m)`` bool keep-masks (see :meth:`milp_anon.tables.recoding.Patterns.masks`).
 
     Returns
     -------

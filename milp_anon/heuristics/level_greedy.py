@@ -15,7 +15,7 @@ remaining rows; the loop stops once fewer than ``k`` rows remain).
 Rows left over (fewer than ``k``; the root vector takes any ``k`` or more)
 join, one at a time, the class whose cost rises least when it takes them
 (its hull widened to hold the row). Each class is released at its hull
-(the lowest common ancestor per column, :func:`milp_anon.partition.release_blocks`),
+(the lowest common ancestor per column, :func:`milp_anon.release.partition.release_blocks`),
 which can be cheaper than the level vector that formed it. No
 approximation guarantee; it gives the reduction an incumbent that
 generalizes instead of suppressing (issue: strong incumbents).
@@ -28,10 +28,10 @@ import math
 
 import numpy as np
 
-from ..criteria import KAnonymity
-from ..partition import verified_release
-from ..table import Table
-from .greedy import instance_passes
+from milp_anon.privacy.criteria import KAnonymity
+from milp_anon.release.partition import verified_release
+from milp_anon.tables.table import Table
+from milp_anon.heuristics.greedy import instance_passes
 
 __all__ = ["MAX_LEVEL_VECTORS", "level_greedy"]
 
@@ -40,7 +40,7 @@ MAX_LEVEL_VECTORS = 200_000
 
 
 def level_greedy(table: Table, k: int, recoding):
-    """Run the greedy for ``k``-anonymity under ``recoding`` (a :class:`~milp_anon.recoding.Generalization`
+    """Run the greedy for ``k``-anonymity under ``recoding`` (a :class:`~milp_anon.tables.recoding.Generalization`
     with hierarchy or suppressed columns).
 
     Returns

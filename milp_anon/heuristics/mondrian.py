@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..criteria import group_test
-from ..partition import verified_release
-from ..table import Table
+from milp_anon.privacy.criteria import group_test
+from milp_anon.release.partition import verified_release
+from milp_anon.tables.table import Table
 
 
 def _column_rank(values, hierarchy=None) -> np.ndarray:

@@ -20,7 +20,7 @@ new class whose released vector equals another class's merges with it in
 the release, and every criterion is closed under union (t-closeness against
 the fixed table distribution, as EMD to it is convex).
 
-Why. The large-neighbourhood search (:mod:`milp_anon.lns`) re-solves runs
+Why. The large-neighbourhood search (:mod:`milp_anon.search.lns`) re-solves runs
 of up to a few hundred rows; a class larger than that is a sub-problem of
 its own, whose model under a few seconds seldom improves. The classes with
 most stars are the largest ones (on Adult with t-closeness, thousands of
@@ -43,10 +43,10 @@ import time
 
 import numpy as np
 
-from ..criteria import GroupCounts, TCloseness, first_violation
-from ..partition import blocks_of, verified_release
-from ..table import Table
-from .criteria_greedy import _borrow, _largest_meeting, _trimmed_column
+from milp_anon.privacy.criteria import GroupCounts, TCloseness, first_violation
+from milp_anon.release.partition import blocks_of, verified_release
+from milp_anon.tables.table import Table
+from milp_anon.heuristics.criteria_greedy import _borrow, _largest_meeting, _trimmed_column
 
 __all__ = ["refine_blocks", "refine_release"]
 

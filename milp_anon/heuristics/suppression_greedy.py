@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..criteria import group_test
-from ..partition import verified_release
-from ..table import Table
+from milp_anon.privacy.criteria import group_test
+from milp_anon.release.partition import verified_release
+from milp_anon.tables.table import Table
 
 
 def suppression_greedy(table: Table, criteria):

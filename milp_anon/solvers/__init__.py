@@ -1,21 +1,21 @@
-"""Solving a :class:`~milp_anon.model.LinearModel`: one back end per module.
+"""Solving a :class:`~milp_anon.solvers.model.LinearModel`: one back end per module.
 
 * :mod:`.options` — :class:`SolverOptions`, :class:`StopAtBound`, the HiGHS option values;
 * :mod:`.highs` — HiGHS in this process (bulk transfer, watchdog, stop at a bound);
 * :mod:`.isolated` — HiGHS in a child process killed past the limit;
 * :mod:`.via_pulp` — any PuLP solver (and PuLP's own HiGHS, for cross-checks);
-* :mod:`.outcome` — :class:`SolveOutcome` (and an LP's :class:`Basis`), with statuses of :class:`~milp_anon.status.Status`.
+* :mod:`.outcome` — :class:`SolveOutcome` (and an LP's :class:`Basis`), with statuses of :class:`~milp_anon.runtime.status.Status`.
 """
 
 from __future__ import annotations
 
-from ..grid import ObjectiveGrid
-from .highs import solve_highs
-from .isolated import should_isolate, solve_isolated
-from .options import SolverOptions, StopAtBound, highs_option_values
-from .outcome import Basis, SolveOutcome
-from .via_pulp import solve_pulp
-from .keywords import accepts
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.solvers.highs import solve_highs
+from milp_anon.solvers.isolated import should_isolate, solve_isolated
+from milp_anon.solvers.options import SolverOptions, StopAtBound, highs_option_values
+from milp_anon.solvers.outcome import Basis, SolveOutcome
+from milp_anon.solvers.via_pulp import solve_pulp
+from milp_anon.solvers.keywords import accepts
 
 __all__ = ["Basis", "SolveOutcome", "SolverOptions", "StopAtBound", "highs_option_values", "solve_model"]
 

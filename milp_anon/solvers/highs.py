@@ -15,14 +15,15 @@ import time
 import highspy
 import numpy as np
 
-from .. import interrupt, progress
-from ..dual_bound import dual_bound, implied_upper
-from ..errors import SolverError
-from ..grid import ObjectiveGrid
-from ..highs_banner import new_highs
-from ..status import Status
-from .options import SolverOptions, StopAtBound, highs_option_values
-from .outcome import Basis, SolveOutcome
+from milp_anon.runtime import interrupt
+from milp_anon.runtime import progress
+from milp_anon.solvers.dual_bound import dual_bound, implied_upper
+from milp_anon.runtime.errors import SolverError
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.solvers.highs_banner import new_highs
+from milp_anon.runtime.status import Status
+from milp_anon.solvers.options import SolverOptions, StopAtBound, highs_option_values
+from milp_anon.solvers.outcome import Basis, SolveOutcome
 
 __all__ = ["apply_options", "map_status", "solve_highs", "subscribe_progress", "watchdog_margin"]
 
@@ -123,7 +124,7 @@ def subscribe_progress(h, send, every: float = 1.0) -> None:
 
 
 def _subscribe_user_stop(h) -> None:
-    """Interrupt HiGHS once the user asked to stop (:mod:`milp_anon.interrupt`), in any of its loops."""
+    """Interrupt HiGHS once the user asked to stop (:mod:`milp_anon.runtime.interrupt`), in any of its loops."""
     def check(e):
         if interrupt.stop_requested():
             e.data_in.user_interrupt = True
@@ -185,16 +186,16 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
                 stop_bound: StopAtBound | None = None, on_progress=None,
                 checkpoint: float | None = None, cut_pool: dict | None = None,
                 stop_at_cut_pool: bool = False) -> SolveOutcome:
-    """Solve a :class:`~milp_anon.model.LinearModel` with HiGHS in this process.
+    """Solve a :class:`~milp_anon.solvers.model.LinearModel` with HiGHS in this process.
 
     ``hint``: a start (a full column vector, or ``(indices, values)``; for an LP, a :class:`Basis`);
     ``on_improving``: a callback subscribed to every improving incumbent;
     ``on_progress``: where incumbent and bound go every second (default: a
-    progress listener of :mod:`milp_anon.progress`, if any);
+    progress listener of :mod:`milp_anon.runtime.progress`, if any);
     ``checkpoint`` (an LP under a time limit): HiGHS runs in pieces of that
     many seconds, each continuing from the last basis, and the outcome's
     ``row_dual`` are the multipliers of the best weak-duality bound
-    (:mod:`milp_anon.dual_bound`) seen at the ends of the pieces (the last
+    (:mod:`milp_anon.solvers.dual_bound`) seen at the ends of the pieces (the last
     piece's at the optimum), that bound its ``multiplier_bound``: a simplex stopped by the limit can stand at multipliers far
     worse than those it passed (4 QIs, 0.2-closeness (hierarchical): a bound
     of 6,759 in one run, −2,136 in the next). ``checkpoint=math.inf``: one

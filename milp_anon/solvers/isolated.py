@@ -29,15 +29,17 @@ import tempfile
 import threading
 import time
 
-from ..cleanup import track_process, untrack_process
-from .. import interrupt, progress
-from ..errors import SolverError
-from ..grid import ObjectiveGrid
-from ..status import Status
-from .highs import watchdog_margin
-from .options import SolverOptions, StopAtBound
-from .outcome import SolveOutcome
-from .frames import read_frames, write_frame
+from milp_anon.runtime.cleanup import track_process, untrack_process
+from milp_anon.runtime import interrupt
+from milp_anon.runtime import progress
+from milp_anon.runtime.errors import SolverError
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.runtime.status import Status
+from milp_anon.runtime.memory import tree_resident_bytes
+from milp_anon.solvers.highs import watchdog_margin
+from milp_anon.solvers.options import SolverOptions, StopAtBound
+from milp_anon.solvers.outcome import SolveOutcome
+from milp_anon.solvers.frames import read_frames, write_frame
 
 __all__ = ["HARD_END_GRACE", "ISOLATE_MIN_COLUMNS", "MEMORY_POLL", "hard_limit_margin", "should_isolate", "solve_isolated"]
 
@@ -113,15 +115,15 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     other solve's process beside it, such as a large-neighbourhood sub-model's); the child is killed as soon as
     their resident memory (read every ``MEMORY_POLL`` seconds) exceeds it, keeping its incumbent and bound as at
     the deadline, and the outcome's ``memory_killed`` says so. The model's estimate before it was built
-    (:mod:`milp_anon.sizing`) cannot bound what HiGHS's search allocates later (Adult, 7 QIs with hierarchies: a
+    (:mod:`milp_anon.formulations.sizing`) cannot bound what HiGHS's search allocates later (Adult, 7 QIs with hierarchies: a
     1.8 M-pair round's process reached 6.7 GiB beside a parent of 2.3 GiB under an 8-GiB cap).
     ``on_fields(fields)``: each dict the child's ``solve_fn`` tells (its ``on_progress``), before the progress
     listener gets it; it takes (pops) the fields that are its own, which no listener knows (a column
-    generation's ``lp_guide``, :func:`~milp_anon.lagrangian.column_generation_job`)."""
+    generation's ``lp_guide``, :func:`~milp_anon.bounds.lagrangian.column_generation_job`)."""
     # the wall-clock start goes with the job: the child's own start-up (an interpreter, imports, the
     # model read back: 2-3 s for a 350 k-column round) comes out of its solver's limit (worker.time_left)
     proc = _start_child((lm, options, grid, hint, solve_fn, stop_bound, time.time()))
-    track_process(proc)  # a SIGTERM to the command line kills it at once (milp_anon.cleanup)
+    track_process(proc)  # a SIGTERM to the command line kills it at once (milp_anon.runtime.cleanup)
     t0 = time.perf_counter()
     messages: queue.Queue = queue.Queue()
 
@@ -156,7 +158,6 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     proven, steps = -math.inf, None
     stopped_by_user = cancelled = over_memory = False
     polled = -math.inf
-    from ..sizing import tree_resident_bytes  # sizing imports the formulations, which import the solvers
     try:
         while True:
             if ceiling is not None:

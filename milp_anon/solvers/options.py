@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import highspy
 import pulp
 
-from ..errors import InputError
-from ..highs_banner import new_highs
+from milp_anon.runtime.errors import InputError
+from milp_anon.solvers.highs_banner import new_highs
 
 __all__ = ["HIGHS_PRESOLVE_DEFAULT", "SolverOptions", "StopAtBound", "highs_option_values", "parse_highs_option",
            "pulp_solver_keywords"]
@@ -33,7 +33,7 @@ _ALIASES = {"highs": "HiGHS", "cbc": "PULP_CBC_CMD", "highs_cmd": "HiGHS_CMD", "
 
 @dataclass(frozen=True)
 class SolverOptions:
-    """How to solve a model (what to build is :class:`~milp_anon.request.ModelOptions`).
+    """How to solve a model (what to build is :class:`~milp_anon.api.ModelOptions`).
 
     Parameters
     ----------
@@ -66,7 +66,7 @@ class SolverOptions:
         columns; ``"always"``; ``"never"``.
     lns
         Under a time limit, the share of it kept for the large-neighbourhood
-        search (:mod:`milp_anon.lns`), which improves the released table when
+        search (:mod:`milp_anon.search.lns`), which improves the released table when
         the solve ends with a gap (default 0: off, so a proof keeps the
         whole limit; requests it does not apply to keep it too). Where the
         search runs beside the reduction's rounds, the reduction keeps the
@@ -127,7 +127,7 @@ class StopAtBound:
     ``after`` lets the solve keep improving its incumbent for a while (the
     bound is already proven); HiGHS still stops by itself when optimal.
     ``known``: a lower bound on the model's optimum proven outside this solve
-    (the row generation's relaxations, :mod:`milp_anon.row_generation`), so a
+    (the row generation's relaxations, :mod:`milp_anon.pipeline.row_generation`), so a
     solution that reaches it is optimal and the rest of the search would only
     re-prove it; the caller, who knows the bound, reads it so.
     """
@@ -142,7 +142,7 @@ def highs_option_values(options: SolverOptions, *, master_lp: bool = False) -> d
 
     ``master_lp``: for the LP masters of the column generation, which only
     take the log and thread settings (their bound is recomputed exactly from
-    the duals, :mod:`milp_anon.lagrangian`, so presolve is left at HiGHS's
+    the duals, :mod:`milp_anon.bounds.lagrangian`, so presolve is left at HiGHS's
     default there).
     """
     values = {"output_flag": False if master_lp else bool(options.msg)}

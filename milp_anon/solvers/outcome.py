@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..status import Status
+from milp_anon.runtime.status import Status
 
 __all__ = ["Basis", "SolveOutcome"]
 
@@ -26,11 +26,11 @@ class SolveOutcome:
     """One solver run.
 
     ``bound`` is the solver's proven lower bound, already rounded up to the
-    objective's grid (:class:`~milp_anon.grid.ObjectiveGrid`), or ``None``;
+    objective's grid (:class:`~milp_anon.runtime.grid.ObjectiveGrid`), or ``None``;
     ``x`` the incumbent's column values when there is one; ``solver_status``
     the solver's own words; ``row_dual`` an LP's row multipliers when HiGHS
     has them (at its optimum or stopped by a limit: a dual simplex iterate),
-    for :func:`milp_anon.dual_bound.dual_bound`; ``multiplier_bound`` that
+    for :func:`milp_anon.solvers.dual_bound.dual_bound`; ``multiplier_bound`` that
     bound of ``row_dual`` (before the grid), when the solve in pieces
     already evaluated it.
     """
@@ -49,11 +49,11 @@ class SolveOutcome:
     root_cuts: dict | None = None
     #: the solve's process was killed at the memory allowed (:func:`~.isolated.solve_isolated`)
     memory_killed: bool = False
-    #: what a second ascent in its own process did (:func:`milp_anon.subgradient.second_ascent_job`), or None
+    #: what a second ascent in its own process did (:func:`milp_anon.bounds.subgradient.second_ascent_job`), or None
     ascent: dict | None = None
-    #: what a column generation in its own process found (:func:`milp_anon.lagrangian.column_generation_job`:
-    #: :meth:`~milp_anon.lagrangian.LagrangianLP.portable`), or None
+    #: what a column generation in its own process found (:func:`milp_anon.bounds.lagrangian.column_generation_job`:
+    #: :meth:`~milp_anon.bounds.lagrangian.LagrangianLP.portable`), or None
     column_generation: object | None = None
-    #: what a large-neighbourhood search in its own process found (:func:`milp_anon.lns.search_job`: its
+    #: what a large-neighbourhood search in its own process found (:func:`milp_anon.search.lns.search_job`: its
     #: table's released ``values`` and its ``log``), or None
     search: dict | None = None

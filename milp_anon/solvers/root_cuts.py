@@ -18,7 +18,7 @@ Method.
    (:func:`~milp_anon.solvers.highs.solve_highs`'s ``cut_pool``). They hold for every solution of ``M``
    below HiGHS's cutoff or incumbent, hence for every solution costing at most ``τ``.
 2. The LP of ``M`` with the cuts, and at its row duals ``y`` the weak-duality bound ``L`` and the
-   reduced costs ``d`` (:func:`milp_anon.dual_bound.bound_and_reduced_costs`, evaluated in numpy: nothing
+   reduced costs ``d`` (:func:`milp_anon.solvers.dual_bound.bound_and_reduced_costs`, evaluated in numpy: nothing
    rests on HiGHS's tolerances). Every solution ``x`` of ``M`` with the cuts has
    ``c·x >= L + d_j x_j`` for a column with lower bound 0 and ``d_j > 0``.
 3. A column with lower bound 0, ``d_j > τ − L``, and ``x_j >= 1`` whenever it is not 0 (an integer
@@ -49,12 +49,12 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..dual_bound import MARGIN, bound_and_reduced_costs, implied_upper
-from ..grid import ObjectiveGrid
-from ..status import Status
-from .highs import solve_highs
-from .options import SolverOptions, StopAtBound
-from .outcome import SolveOutcome
+from milp_anon.solvers.dual_bound import MARGIN, bound_and_reduced_costs, implied_upper
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.runtime.status import Status
+from milp_anon.solvers.highs import solve_highs
+from milp_anon.solvers.options import SolverOptions, StopAtBound
+from milp_anon.solvers.outcome import SolveOutcome
 
 __all__ = ["AGAIN", "AGAIN_DEPTH", "AGAIN_MIN_COLUMNS", "AGAIN_SHARE", "RETURN_SETTLED_ROOT", "ROOT_NODES",
            "STOP_AT_CUT_POOL", "solve_by_root_cuts"]

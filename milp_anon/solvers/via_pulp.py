@@ -13,13 +13,13 @@ import time
 import numpy as np
 import pulp
 
-from ..errors import SolverError
-from ..grid import ObjectiveGrid
-from ..highs_banner import new_highs
-from ..status import Status
-from .highs import map_status
-from .options import SolverOptions, highs_option_values, pulp_solver_keywords
-from .outcome import SolveOutcome
+from milp_anon.runtime.errors import SolverError
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.solvers.highs_banner import new_highs
+from milp_anon.runtime.status import Status
+from milp_anon.solvers.highs import map_status
+from milp_anon.solvers.options import SolverOptions, highs_option_values, pulp_solver_keywords
+from milp_anon.solvers.outcome import SolveOutcome
 
 __all__ = ["solve_pulp"]
 
@@ -36,7 +36,7 @@ def _solver(options: SolverOptions):
 
 
 def solve_pulp(lm, options: SolverOptions, grid: ObjectiveGrid) -> SolveOutcome:
-    """Solve a :class:`~milp_anon.model.LinearModel` through PuLP with ``options.solver``."""
+    """Solve a :class:`~milp_anon.solvers.model.LinearModel` through PuLP with ``options.solver``."""
     solver = _solver(options)
     prob, variables = lm.to_pulp()
     if options.solver == "HiGHS":

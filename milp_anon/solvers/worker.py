@@ -44,10 +44,10 @@ import time
 
 import numpy as np
 
-from .frames import read_frames, write_frame
-from .keywords import accepts
-from .highs import MIN_SOLVE_SECONDS, solve_highs
-from .options import SolverOptions
+from milp_anon.solvers.frames import read_frames, write_frame
+from milp_anon.solvers.keywords import accepts
+from milp_anon.solvers.highs import MIN_SOLVE_SECONDS, solve_highs
+from milp_anon.solvers.options import SolverOptions
 
 __all__ = ["main", "time_left"]
 
@@ -106,7 +106,7 @@ def main(argv: list[str]) -> int:
         except OSError:  # the parent is gone: the stdin watch ends this process
             pass
 
-    def on_progress(**fields):  # the parent's listener gets them (milp_anon.progress)
+    def on_progress(**fields):  # the parent's listener gets them (milp_anon.runtime.progress)
         try:
             write_frame(out_fd, ("bound", fields))
         except OSError:

@@ -1,0 +1,1 @@
+"""Runtime plumbing: errors, statuses, the objective grid, interrupts, cleanup, progress, memory."""
