@@ -37,7 +37,7 @@ def prepared_case(n_qi: int, case: str):
 
     table = ma.Table.from_frame(load_adult(), QI_ORDER[:n_qi], "occupation")
     request = ma.Request(ma.KAnonymity(5), criterion(case))
-    instance, _, why = pipeline._prepare(table, request, Timings())
+    instance, _, why = pipeline.prepare(table, request, Timings())
     return None if why else (table, request, instance, ObjectiveGrid.of_costs(instance.candidates.cost))
 
 

@@ -54,7 +54,7 @@ def run_one(job):
     from milp_anon.solvers.options import SolverOptions
 
     table = ma.Table.from_frame(load_adult(), list(ADULT_QI[:q]))
-    instance, _, why = pipeline._prepare(table, ma.Request(ma.KAnonymity(k)), Timings())
+    instance, _, why = pipeline.prepare(table, ma.Request(ma.KAnonymity(k)), Timings())
     assert not why, why
     c, ty = instance.candidates, instance.types
     n, w = ty.counts.astype(float), c.cost.astype(float)

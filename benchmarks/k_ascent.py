@@ -49,7 +49,7 @@ def run_one(job):
     from milp_anon.bounds.subgradient import subgradient_ascent
 
     table = ma.Table.from_frame(load_adult(), QI[:q])
-    instance, _, why = pipeline._prepare(table, ma.Request(ma.KAnonymity(k)), Timings())
+    instance, _, why = pipeline.prepare(table, ma.Request(ma.KAnonymity(k)), Timings())
     assert not why, why
     c, ty = instance.candidates, instance.types
     n, w = ty.counts.astype(float), c.cost.astype(float)

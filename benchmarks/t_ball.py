@@ -54,7 +54,7 @@ def run_one(job):
 
     table = ma.Table.from_frame(load_adult(), QI, "occupation")
     request = ma.Request(ma.KAnonymity(5), criterion(case))
-    instance, _, why = pipeline._prepare(table, request, Timings())
+    instance, _, why = pipeline.prepare(table, request, Timings())
     assert not why, why
     row = {"case": case, "variant": variant, "candidates": instance.candidates.n_candidates}
     t0 = time.perf_counter()

@@ -69,7 +69,6 @@ class Certificate:
 
 def certify(table, request, report: dict) -> Certificate:
     """Recompute ``L(π)``, the type bound and every round's pair count from ``table`` and ``report``."""
-    from milp_anon.pipeline.solve import _prepare  # the same collapse and candidates as the solve
 
     red = report.get("reduction") if isinstance(report, dict) else None
     if not isinstance(red, dict) or not red.get("multipliers"):

@@ -97,7 +97,7 @@ def test_a_simplex_stopped_early_still_bounds_the_optimum():
     criteria = [ma.KAnonymity(2), ma.TCloseness(0.3)]
     table = ma.Table.from_frame(frame, ["a", "b"], "s")
     request = ma.Request(*criteria)
-    instance, _, why = pipeline._prepare(table, request, Timings())
+    instance, _, why = pipeline.prepare(table, request, Timings())
     assert why is None
     lp = build(instance, request).lm.relaxed()
     a = lp.arrays()
@@ -122,7 +122,7 @@ def _closeness_lp(seed):
                           "s": rng.choice(list("uvwxyz"), 300)})
     table = ma.Table.from_frame(frame, ["a", "b"], "s")
     request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.15))
-    instance, _, why = pipeline._prepare(table, request, Timings())
+    instance, _, why = pipeline.prepare(table, request, Timings())
     assert why is None
     lp = build(instance, request).lm.relaxed()
     a = lp.arrays()

@@ -296,7 +296,7 @@ def _relaxed_solution(table, request):
     from milp_anon.release.result import Timings
     from milp_anon.solvers import solve_model
 
-    instance, _, why = pipeline._prepare(table, request, Timings())
+    instance, _, why = pipeline.prepare(table, request, Timings())
     assert not why
     am = build(instance, request)
     owner = am.row_candidates(am.criterion_rows)

@@ -25,7 +25,7 @@ from helpers import brute, criteria_for, sensitive_tables
 
 
 def _model(table, request):
-    instance, _, why = pipeline._prepare(table, request, Timings())
+    instance, _, why = pipeline.prepare(table, request, Timings())
     assert not why
     return build(instance, request), ObjectiveGrid.for_objective("cost", instance.candidates.cost)
 
@@ -56,7 +56,7 @@ def _draw(data):
 def _case(data):
     frame, qi, criteria = _draw(data)
     table = ma.Table.from_frame(frame, qi, "s")
-    assume(not pipeline._prepare(table, ma.Request(*criteria), Timings())[2])  # refused before any model
+    assume(not pipeline.prepare(table, ma.Request(*criteria), Timings())[2])  # refused before any model
     am, grid = _model(table, ma.Request(*criteria))
     C = am.cands.n_candidates
     active = np.array(data.draw(st.lists(st.booleans(), min_size=C, max_size=C)), dtype=bool)

@@ -852,7 +852,7 @@ def test_no_search_beside_a_round_where_it_must_not_run(monkeypatch):
     frame = frame_from_array([[0, 1, 2], [0, 1, 2], [1, 1, 0], [1, 0, 0], [0, 0, 1], [1, 1, 1]])
     table = ma.Table.from_frame(frame, list(frame.columns))
     request = ma.Request(ma.KAnonymity(2), reduction="lagrangian")
-    instance, _, why = pipeline._prepare(table, request, Timings())
+    instance, _, why = pipeline.prepare(table, request, Timings())
     assert not why
     best = Release.verified(table, request, ma.anonymize(table, ma.KAnonymity(2)).table)
     ok = ma.SolverOptions(time_limit=600, lns=0.25, isolate="always")
@@ -941,13 +941,13 @@ def test_the_reduction_s_clock_starts_at_the_solve_and_its_rounds_end_with_it(mo
     monkeypatch.setattr(reduction.LagrangianReduction, "__init__", recording_init)
     monkeypatch.setattr(reduction, "solve_model", recording_solve)
     before = time.perf_counter()
-    real_prepare = pipeline._prepare
+    real_prepare = pipeline.prepare
 
     def slow_prepare(*args, **kwargs):
         time.sleep(0.5)  # the candidates' generation: inside the limit
         return real_prepare(*args, **kwargs)
 
-    monkeypatch.setattr(pipeline, "_prepare", slow_prepare)
+    monkeypatch.setattr(pipeline, "prepare", slow_prepare)
     r = ma.anonymize(table, ma.KAnonymity(2), reduction="lagrangian", time_limit=60)
     assert r.status == "optimal" and r.objective == optimum
     assert len(starts) == 1 and before <= starts[0] <= before + 0.4
@@ -1160,7 +1160,7 @@ def test_the_column_generation_in_its_own_process_gives_its_bounds_and_its_point
     rng = np.random.default_rng(20261204)
     for _ in range(4):
         frame, table, k, whole = _random_case(rng)
-        instance, _, why = pipeline._prepare(table, ma.Request(ma.KAnonymity(k), reduction="lagrangian"), Timings())
+        instance, _, why = pipeline.prepare(table, ma.Request(ma.KAnonymity(k), reduction="lagrangian"), Timings())
         assert not why
         cands, types = instance.candidates, instance.types
         keywords = dict(cliques=True, rank_rows=True, highs_options={"output_flag": False})
@@ -1249,7 +1249,7 @@ def test_no_search_beside_the_column_generation_where_it_must_not_run(monkeypatc
     frame = frame_from_array([[0, 1, 2], [0, 1, 2], [1, 1, 0], [1, 0, 0], [0, 0, 1], [1, 1, 1]])
     table = ma.Table.from_frame(frame, list(frame.columns))
     request = ma.Request(ma.KAnonymity(2), reduction="lagrangian")
-    instance, _, why = pipeline._prepare(table, request, Timings())
+    instance, _, why = pipeline.prepare(table, request, Timings())
     assert not why
     ok = ma.SolverOptions(time_limit=600, lns=0.25, isolate="always")
     monkeypatch.setattr(lns, "_cores", lambda: 2)

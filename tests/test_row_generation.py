@@ -34,7 +34,7 @@ def _case(data, k):
 
 
 def _model(table, request):
-    instance, _, why = pipeline._prepare(table, request, Timings())
+    instance, _, why = pipeline.prepare(table, request, Timings())
     assert not why
     return build(instance, request), ObjectiveGrid.for_objective("cost", instance.candidates.cost)
 

@@ -1,6 +1,6 @@
 """HiGHS (presolve off, default ``mip_feasibility_tolerance``) claims a wrong optimum on a pure integer program.
 
-The program is the semi-Lagrangian subproblem of k-anonymity (``benchmarks/semi_lagrangian.py``) on UCI Adult,
+The program is the semi-Lagrangian subproblem of k-anonymity (``benchmarks/experiments/semi_lagrangian.py``) on UCI Adult,
 QIs sex, age, race, marital-status, education, native-country, k = 5, at the multipliers
 ``slr_cut_tolerance.npz`` (the ascent's second step): 3,576 binary ``y``, 48,583 integer ``g``, 59,804 rows::
 
@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
 import milp_anon as ma  # noqa: E402
-from benchmarks.semi_lagrangian import subproblem_model  # noqa: E402
+from benchmarks.experiments.semi_lagrangian import subproblem_model  # noqa: E402
 from milp_anon.pipeline import solve as pipeline  # noqa: E402
 from milp_anon.tables.datasets import load_adult  # noqa: E402
 from milp_anon.bounds.lagrangian import block_values  # noqa: E402
@@ -43,7 +43,7 @@ SETTINGS = {
 
 def model(pi):
     table = ma.Table.from_frame(load_adult(), QIS)
-    inst, _, why = pipeline._prepare(table, ma.Request(ma.KAnonymity(K)), Timings())
+    inst, _, why = pipeline.prepare(table, ma.Request(ma.KAnonymity(K)), Timings())
     assert not why, why
     c, n = inst.candidates, inst.types.counts.astype(float)
     w = c.cost.astype(float)

@@ -1,4 +1,4 @@
-"""The set master with subset-row cuts (milp_anon/set_master.py): its bound against brute force, its LP
+"""The set master with subset-row cuts (benchmarks/experiments/set_master.py): its bound against brute force, its LP
 against the assignment LP, its exact pricing against enumeration, its start against the LP point."""
 
 import itertools
@@ -13,7 +13,7 @@ from milp_anon.instance.candidates import suppression_candidates
 from milp_anon.exact.brute_force import brute_force_k_anonymity
 from milp_anon.bounds.lagrangian import column_generation
 from milp_anon.tables.rowtypes import RowTypes
-from milp_anon.set_master import SetMaster, _enumerate, _integer_program, decompose, master_bound, separate
+from benchmarks.experiments.set_master import SetMaster, _enumerate, _integer_program, decompose, master_bound, separate
 
 from helpers import small_tables
 

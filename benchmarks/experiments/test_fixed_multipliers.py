@@ -1,4 +1,4 @@
-"""The relaxation of benchmarks/fixed_multipliers.py (the LP's multipliers fixed outside a region, the
+"""The relaxation of benchmarks/experiments/fixed_multipliers.py (the LP's multipliers fixed outside a region, the
 region exact): a lower bound by brute force, the LP's value with an empty region and in its LP
 relaxation, the optimum with every type in the region."""
 
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from benchmarks.fixed_multipliers import fractional_region, grow, region_bound
+from benchmarks.experiments.fixed_multipliers import fractional_region, grow, region_bound
 from milp_anon.instance.candidates import suppression_candidates
 from milp_anon.exact.brute_force import brute_force_k_anonymity
 from milp_anon.bounds.lagrangian import column_generation

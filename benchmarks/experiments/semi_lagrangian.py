@@ -25,7 +25,7 @@ This runs the column generation to the LP's multipliers ``π_LP`` (``SLR(π_LP)`
 its dual bound taken as the subproblem's value (valid unfinished), and ``π_i += step`` on every type the
 subproblem left rows of. Per step: candidates and pairs kept, seconds, ``SLR`` bound, rows left out.
 
-    python -m benchmarks.semi_lagrangian --qis 6 --ks 5,10 --limit 600 [--step 1] [--sub-limit 120]
+    python -m benchmarks.experiments.semi_lagrangian --qis 6 --ks 5,10 --limit 600 [--step 1] [--sub-limit 120]
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def run_one(job):
 
     t0 = time.perf_counter()
     table = ma.Table.from_frame(load_adult(), list(ADULT_QI[:q]))
-    instance, _, why = pipeline._prepare(table, ma.Request(ma.KAnonymity(k)), Timings())
+    instance, _, why = pipeline.prepare(table, ma.Request(ma.KAnonymity(k)), Timings())
     assert not why, why
     c, ty = instance.candidates, instance.types
     n, w = ty.counts.astype(float), c.cost.astype(float)

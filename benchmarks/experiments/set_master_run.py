@@ -1,8 +1,8 @@
 """Issue 14, "cuts across candidates": the set-partitioning master with subset-row cuts over sets
-(:mod:`milp_anon.set_master`, branch-price-and-cut's root) against the LP, the same cuts in the
+(:mod:`benchmarks.experiments.set_master`, branch-price-and-cut's root) against the LP, the same cuts in the
 assignment model's variables, and HiGHS's root, on samples of Adult.
 
-``benchmarks/subset_row_cuts.py`` measured the compact form of the cuts: on
+``benchmarks/experiments/subset_row_cuts.py`` measured the compact form of the cuts: on
 ten 60-row samples at 8 QIs, k = 5 it closed 8 of the 25 whole units between
 ``⌈LP⌉`` and the optimum, HiGHS's root 13. This script adds the master's bound
 (the best ``L(π, σ)``, valid at every iteration) to the same measurements,
@@ -11,9 +11,9 @@ cuts, HiGHS's bound after its root node (``mip_max_nodes = 1``), and the
 MILP (HiGHS, presolve off, within ``--mip-limit``: its optimum when proven,
 else its bound and table).
 
-    python -m benchmarks.set_master [--qis 8] [--k 5] [--rows 60] [--seeds 10] [--mip-limit 120]
+    python -m benchmarks.experiments.set_master_run [--qis 8] [--k 5] [--rows 60] [--seeds 10] [--mip-limit 120]
         [--master-limit 600] [--out benchmarks/results/set_master_8qi_60rows]
-    python -m benchmarks.set_master --full --qis 6 --k 5 --master-limit 600 [--box 100] [--cuts-per-round 200]
+    python -m benchmarks.experiments.set_master_run --full --qis 6 --k 5 --master-limit 600 [--box 100] [--cuts-per-round 200]
         [--max-add 500] --out benchmarks/results/set_master_6qi
 """
 
@@ -22,16 +22,16 @@ from __future__ import annotations
 import math
 
 from benchmarks.common import provenance_line, run_serial, write_results
-from benchmarks.subset_row_cuts import QI
+from benchmarks.experiments.subset_row_cuts import QI
 
 
 def run_full(job):
     """The whole table: the LP and the master only (HiGHS's root on the whole model is in
     ``scip_engine.md`` / ``formulations/reduction.md``)."""
     q, k, master_limit, box, cuts_per_round, max_add = job
-    from benchmarks.subset_row_cuts import adult_instance
+    from benchmarks.experiments.subset_row_cuts import adult_instance
     from milp_anon.bounds.lagrangian import column_generation
-    from milp_anon.set_master import master_bound
+    from benchmarks.experiments.set_master import master_bound
 
     n, cost, pt, pc = adult_instance(q, k)
     cg = column_generation(n, cost, pt, pc, k)
@@ -48,10 +48,10 @@ def run_one(job):
     q, k, rows, seed, mip_limit, master_limit = job
     import highspy
 
-    from benchmarks.subset_row_cuts import _model, adult_instance
-    from benchmarks.subset_row_cuts import run_one as compact
+    from benchmarks.experiments.subset_row_cuts import _model, adult_instance
+    from benchmarks.experiments.subset_row_cuts import run_one as compact
     from milp_anon.bounds.lagrangian import column_generation
-    from milp_anon.set_master import master_bound
+    from benchmarks.experiments.set_master import master_bound
 
     row = compact((q, k, rows, seed, 0.0))  # the LP, the compact cuts and HiGHS's root (no MILP: limit 0)
     for key in ("optimum", "src_closed", "root_closed"):
@@ -78,7 +78,7 @@ def run_one(job):
 
 
 def main(argv=None):
-    from benchmarks.subset_row_cuts import sample_arguments
+    from benchmarks.experiments.subset_row_cuts import sample_arguments
 
     ap = sample_arguments(__doc__, "benchmarks/results/set_master_8qi_60rows")
     ap.add_argument("--master-limit", type=float, default=600.0)

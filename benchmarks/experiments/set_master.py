@@ -59,7 +59,7 @@ Complexity: a pricing round is ``O(P log P)`` plus ``2^|K|`` per candidate
 touched by the cuts; the master is an LP over the columns generated.
 
 What it is for: measuring the bound of branch-price-and-cut's root against
-the LP and HiGHS's root (``benchmarks/set_master.py``,
+the LP and HiGHS's root (``benchmarks/experiments/set_master_run.py``,
 ``formulations/reduction.md``). It is not used by :func:`milp_anon.anonymize`.
 """
 

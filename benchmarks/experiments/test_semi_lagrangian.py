@@ -1,4 +1,4 @@
-"""The relaxation of benchmarks/semi_lagrangian.py (the rows relaxed to ``<=`` and priced by ``π``): a lower
+"""The relaxation of benchmarks/experiments/semi_lagrangian.py (the rows relaxed to ``<=`` and priced by ``π``): a lower
 bound by brute force for any ``π``, unchanged when the candidates with ``rc_j(π) >= 0`` are closed, the optimum for
 ``π`` large, and the facility-location rule (drop every pair with ``w_j − π_i >= 0``) wrong here."""
 
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from benchmarks.semi_lagrangian import subproblem
+from benchmarks.experiments.semi_lagrangian import subproblem
 from milp_anon.instance.candidates import suppression_candidates
 from milp_anon.exact.brute_force import brute_force_k_anonymity
 from milp_anon.bounds.lagrangian import block_values

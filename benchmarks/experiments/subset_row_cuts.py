@@ -26,7 +26,7 @@ whole model, the LP with separated compact subset-row cuts (rounds of at most
 optimum (HiGHS, presolve off; ``–`` when not proven within ``--mip-limit``).
 Each model is built here from its definition, not by the package.
 
-    python -m benchmarks.subset_row_cuts [--qis 8] [--k 5] [--rows 60] [--seeds 10]
+    python -m benchmarks.experiments.subset_row_cuts [--qis 8] [--k 5] [--rows 60] [--seeds 10]
         [--out benchmarks/results/subset_row_cuts_8qi]
 """
 
@@ -43,8 +43,8 @@ QI = list(ADULT_QI)
 
 def adult_instance(q, k, rows=None, seed=0):
     """k-anonymity by suppression on Adult's first ``q`` QIs (``rows`` sampled with ``random_state = seed``,
-    or the whole table): ``(n, cost, pair_type, pair_cand)``. Also :mod:`benchmarks.set_master`'s and
-    :mod:`benchmarks.fixed_multipliers`'."""
+    or the whole table): ``(n, cost, pair_type, pair_cand)``. Also :mod:`benchmarks.experiments.set_master_run`'s and
+    :mod:`benchmarks.experiments.fixed_multipliers`'."""
     import milp_anon as ma
     from milp_anon.instance.candidates import suppression_candidates
     from milp_anon.tables.datasets import load_adult
@@ -79,7 +79,7 @@ def _model(n, cost, pt, pc, k, integer):
 
 def add_group_rows(h, n, pt, pc, k, C):
     """The rows ``Σ_i g_ij >= k y_j`` and ``g_ij <= n_i y_j`` over HiGHS columns ``g`` (one per pair, first)
-    then ``y`` (one per candidate ``0..C−1``). Also :mod:`benchmarks.fixed_multipliers`'s."""
+    then ``y`` (one per candidate ``0..C−1``). Also :mod:`benchmarks.experiments.fixed_multipliers`'s."""
     import highspy
     import numpy as np
 
@@ -186,7 +186,7 @@ def run_one(job):
 
 
 def sample_arguments(doc: str, out: str) -> argparse.ArgumentParser:
-    """The sample runs' command line (also ``benchmarks/set_master.py``'s)."""
+    """The sample runs' command line (also ``benchmarks/experiments/set_master_run.py``'s)."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--qis", type=int, default=8)
     ap.add_argument("--k", type=int, default=5)

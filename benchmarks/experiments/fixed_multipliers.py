@@ -1,7 +1,7 @@
 """Issue 14: how much can any cut family gain while the LP's multipliers stay fixed outside the LP's
 fractional part?
 
-Stop 54's set master (:mod:`milp_anon.set_master`) did not converge after cuts
+Stop 54's set master (:mod:`benchmarks.experiments.set_master`) did not converge after cuts
 at full scale. The natural repair is to restrict it to the types the LP leaves
 fractional and fix every other type's multiplier at the LP's ``π*``. This
 script measures the best that repair can do, whatever the cuts: it solves the
@@ -22,7 +22,7 @@ integer optimum does not change). With ``R`` empty the bound is ``L(π*)``,
 the LP's; with ``R`` every type it is the optimum. Its LP relaxation is the
 assignment LP's value (complementary slackness).
 
-    python -m benchmarks.fixed_multipliers [--qis 6] [--k 5] [--steps 0 1] [--limit 300]
+    python -m benchmarks.experiments.fixed_multipliers [--qis 6] [--k 5] [--steps 0 1] [--limit 300]
         [--out benchmarks/results/fixed_multipliers_6qi_k5]
 """
 
@@ -34,7 +34,7 @@ import time
 import numpy as np
 
 from benchmarks.common import provenance_line, run_serial, write_results
-from benchmarks.subset_row_cuts import QI, adult_instance, add_group_rows
+from benchmarks.experiments.subset_row_cuts import QI, adult_instance, add_group_rows
 
 
 def fractional_region(n, pair_type, pair_cand, y, g, tol=1e-6) -> np.ndarray:
