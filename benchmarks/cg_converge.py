@@ -3,9 +3,9 @@
 At 8 QIs the reduction's column generation stops at its share of the limit (about 300 s of 600) unconverged,
 so the bound reported there is its last smoothed ``L(π)``, not the LP's. This runs
 :func:`milp_anon.bounds.lagrangian.column_generation` alone, as the reduction calls it (cliques and rank rows per
-``reduction.CLIQUES`` / ``RANK_ROWS``, the master's HiGHS options), for ``--limit`` seconds, and records each
+``Tuning.cliques`` / ``rank_rows``, the master's HiGHS options), for ``--limit`` seconds, and records each
 round: seconds, the master's value (when solved to optimality), the best ``L`` so far. One run per variant,
-one at a time, each in its own process. Variants (``lagrangian.MASTER_OPTIONS``): ``default`` (HiGHS's dual
+one at a time, each in its own process. Variants (``Tuning.master_highs_options``): ``default`` (HiGHS's dual
 simplex, hot-started), ``primal`` (``simplex_strategy=4``: the last basis stays primal feasible when columns
 enter), ``ipm`` (interior point without crossover: a cold start per master, but central duals).
 
@@ -58,15 +58,15 @@ def run_one(job):
     assert not why, why
     c, ty = instance.candidates, instance.types
     n, w = ty.counts.astype(float), c.cost.astype(float)
-    lagrangian.MASTER_OPTIONS = dict(VARIANTS[variant])
+    options = SolverOptions(time_limit=limit, tuning=ma.Tuning(master_highs_options=VARIANTS[variant]))
     handler = _Rounds()
     lg = logging.getLogger(lagrangian.__name__)
     lg.addHandler(handler)
     lg.setLevel(logging.INFO)
-    keywords = reduction._column_generation_keywords(SolverOptions(time_limit=limit))
+    keywords = reduction._column_generation_keywords(options)
     t0 = time.perf_counter()
     cg = lagrangian.column_generation(n, w, c.pair_type, c.pair_cand, k, time_limit=limit, final_prices=False,
-                                      **keywords)
+                                      tuning=options.tuning, **keywords)
     seconds = time.perf_counter() - t0
     first = {}
     for r in handler.rows:  # the first second at which the best bound passed each mark
@@ -82,7 +82,8 @@ def run_one(job):
                 master_candidates=cg.master_candidates, master_pairs=cg.master_pairs,
                 peak_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
                 trajectory=[(r["round"], r["seconds"], r["master_lp"], round(r["bound"], 2)) for r in handler.rows],
-                options=str(sorted(keywords["highs_options"].items())), np_version=np.__version__)
+                options=str(sorted({**dict(options.tuning.master_highs_options), **keywords["highs_options"]}.items())),
+                np_version=np.__version__)
 
 
 def main(argv=None):

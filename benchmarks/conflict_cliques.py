@@ -8,7 +8,7 @@ Per case: the whole assignment model's LP (HiGHS, presolve off, one thread); the
 at the LP's point (:func:`milp_anon.bounds.conflicts.violated_cliques`), the LP re-solved from its basis, until
 no clique is violated; then the rank rows ``Σ_{j ∈ S} y_j <= ⌊|R_S| / k⌋``
 (:func:`milp_anon.bounds.conflicts.violated_rank_rows`) the same way, cliques first in each round, until none is
-violated or a round lifts the LP by less than ``lagrangian.RANK_TAIL`` of its value (the package's rule).
+violated or a round lifts the LP by less than ``Tuning.rank_tail`` of its value (the package's rule).
 HiGHS's own root is measured by ``benchmarks/root_cuts_whole.py``; the
 tables and bounds the gap is measured against are the committed ones named in the case.
 
@@ -29,7 +29,8 @@ import numpy as np
 
 from benchmarks.common import ADULT_QI, provenance_line, run_serial, write_results
 from milp_anon.bounds.conflicts import clique_bounds, conflicting_pairs, violated_cliques, violated_rank_rows
-from milp_anon.bounds.lagrangian import RANK_TAIL, block_prices
+from milp_anon.bounds.lagrangian import block_prices
+from milp_anon.runtime.tuning import Tuning
 
 QI = ADULT_QI
 CASES = ("4:5:lm:solve:0,5:5:lm:1481.09:1471.43,5:10:lm:2643.41:2598.21,5:5:height:3762.92:3722,"
@@ -107,7 +108,7 @@ def run_one(job):
         if found:
             r = [1] * len(found)
         else:
-            if last is not None and value - last < RANK_TAIL * max(1.0, abs(value)):
+            if last is not None and value - last < Tuning().rank_tail * max(1.0, abs(value)):
                 break  # as the column generation: the last rank rows and the cliques since gained too little
             found, r = violated_rank_rows(am.pair_unit, am.pair_cand, rows.astype(np.int64), k, y, rank_known)
             n_rank, last = n_rank + len(found), value

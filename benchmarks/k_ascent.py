@@ -8,8 +8,8 @@ one job at a time, each in its own process (``--variants`` picks them):
 
 * ``cg``: the column generation (``milp_anon.bounds.lagrangian.column_generation``)
   within ``--limit`` seconds, as the reduction runs it (Wentges smoothing,
-  ``SMOOTHING``, at most ``MAX_ADD`` candidates per round, master runs cut
-  at ``MASTER_SECONDS``);
+  ``Tuning.smoothing``, at most ``Tuning.max_add`` candidates per round, master runs cut
+  at ``Tuning.master_seconds``);
 * ``cg-unsmoothed``: the same as before 2026-11-25 (candidates priced at the
   master's own duals, up to 2,000 per round, every master run to its optimum);
 * ``ascent``: Polyak subgradient ascent (``milp_anon.bounds.subgradient``) from the

@@ -1,4 +1,4 @@
-"""The second ascent with and without the steps it knows (``subgradient.KNOWN_STEPS``): from the same start, towards
+"""The second ascent with and without the steps it knows (``Tuning.known_steps``): from the same start, towards
 the same target, for the same seconds, in one process one after the other.
 
 The subgradient steps are deterministic: from a point with θ, no last direction and ``stale = 0`` (a fresh start)
@@ -56,13 +56,13 @@ def run_case(n_qi: int, case: str, stage: float, seconds: float, upper: float | 
             seen.append(hash((np.asarray(pi).tobytes(),) + tuple(np.asarray(b).tobytes() for b in (betas or ()))))
             return real(self, pi, betas)
 
-        blocks.RequestBlocks.prices, subgradient.KNOWN_STEPS = recorded, known
+        blocks.RequestBlocks.prices = recorded
         try:
             t0 = time.perf_counter()
-            asc = subgradient.second_ascent(rb, pi0, first, upper=upper, time_limit=seconds)
+            asc = subgradient.second_ascent(rb, pi0, first, upper=upper, time_limit=seconds, known_steps=known)
             used = time.perf_counter() - t0
         finally:
-            blocks.RequestBlocks.prices, subgradient.KNOWN_STEPS = real, True
+            blocks.RequestBlocks.prices = real
         rows.append({"qis": n_qi, "case": case, "variant": variant, "target": upper,
                      "stage_bound": round(first.bound, 2), "stage_s": round(stage_s, 1),
                      "bound": round(asc.bound, 2), "ceil": grid.ceil(asc.bound), "steps": asc.iterations,

@@ -3,11 +3,11 @@
     python -m benchmarks.scale techniques [--limit SEC]          # 5 QIs: whole model vs reduction, same run
     python -m benchmarks.scale frontier --qis 6,7,8 --ks 2,5,10 [--limit SEC] [--lns 0,0.25]
                                         [--variants after,cumulative-limit,unsmoothed,no-rounding,no-union,no-fit,parallel,
-                                                    cutoff,no-search-beside,no-root-cuts,no-cliques,
+                                                    no-search-beside,no-root-cuts,no-cliques,
                                                     no-round-cliques,no-rank-rows,no-proof-share,
-                                                    no-whole-limit,no-hard-end,unchunked,sorted-pricing,
+                                                    no-whole-limit,no-hard-end,unchunked,
                                                     per-pair-prices,no-search-memory,no-search-beside-lp,
-                                                    no-split-search,support-round,no-support-round]
+                                                    no-split-search]
                                         [--recoding suppression|lm|height] [--max-memory-gb GB]
 
 QIs in the order sex, age, race, marital-status, education, native-country,
@@ -25,32 +25,29 @@ alone reach the objective, "with HiGHS" when the rounds' bounds are needed
 too, "FAIL" when a check fails. Writes
 ``benchmarks/results/scale_reduction_<mode>.{csv,md}``. ``--lns`` lists the
 shares of the limit kept for the large-neighbourhood search (one run per
-share: 0 is the default solve). ``--variants cumulative-limit`` puts back, in
+share: 0 is the default solve). A variant switches techniques off in a
+:class:`milp_anon.Tuning` given to the run's solve (``tuning=``), or patches a
+function in that run's process. ``--variants cumulative-limit`` puts back, in
 that run's process, the column generation's master time limit as it was
 before 2026-11-24: HiGHS's ``time_limit`` set to the limit alone, which HiGHS
 checks against the run time of every earlier master (``after``: as shipped).
 ``--variants unsmoothed`` puts back the column generation as it was before
 2026-11-25: candidates priced at the master's own duals (no Wentges
-smoothing), up to 2,000 entering per round, every master run to its optimum.
-``--variants no-rounding`` turns off the LP rounding (the rounds and the
+smoothing), up to 2,000 entering per round, every master run to its optimum
+(``smoothing=0``, ``max_add=2000``, ``master_seconds=inf``).
+``--variants no-rounding`` turns off the LP rounding (``lp_rounding=False``: the rounds and the
 heuristic tables find the incumbents, as before 2026-11-25's second change).
 ``--variants no-union`` puts back the rounds as they were before 2026-11-25's
 third change: each round's model is ``S(G)`` alone, started from the whole
 table as one group, and only the first round polishes (no incumbent pairs
-added, no polish time handed on). Variants combine with ``+``
+added, no polish time handed on: ``round_holds_incumbent=False``,
+``polish_shared=False``). Variants combine with ``+``
 (``no-rounding+no-union``: the reduction as it was before both).
-``--variants support-round`` adds the support round (the model over the LP point's candidates and the
-incumbent's, searched before the rounds where the proving round does not fit; measured 2026-12-04 as
-``no-support-round`` against ``after`` while it was on, then turned off); ``no-support-round`` leaves it out.
 ``--variants no-fit`` puts back what a round too large for ``--max-memory-gb``
 did before 2026-11-25's fourth change: it ends the rounds (``after``: the
 largest round that fits runs instead).
 ``--variants unchunked`` prices every candidate's block in one piece, as before
-2026-11-29 (:data:`milp_anon.bounds.lagrangian.PRICE_CHUNK`; ``after``: chunks of
-4 M pairs).
-``--variants sorted-pricing`` prices the blocks by sorting each chunk, as
-before its passes of 2026-11-29 (:data:`milp_anon.bounds.lagrangian.SORTED_PRICING`; ``after``: at
-most ``k`` segment-minimum passes over pairs sorted by candidate).
+2026-11-29 (``price_chunk=2**62``; ``after``: chunks of 4 M pairs).
 ``--variants per-pair-prices`` has every round of the column generation compute
 and hold the blocks' per-pair values (``take`` and ``forced``, 16 bytes a pair),
 as before 2026-11-29's :func:`milp_anon.bounds.lagrangian.block_values` (``after``:
@@ -58,56 +55,52 @@ rc, a taken mask and ``L``, the per-pair values once, at the best multipliers).
 ``--variants parallel`` gives HiGHS both cores (``threads=2``, ``parallel="on"``:
 the parallel tree search of HiGHS 1.15 in the rounds, the parallel dual simplex
 in the LPs; ``after``: one thread).
-``--variants cutoff`` gives HiGHS the cutoff (``objective_bound``) ``G − step/2``
-in the rounds that do not polish (``ROUND_CUTOFF``, off by default since its
-measurement, ``scale_reduction_cutoff_6qi_60s.md``, run at 704087c, where the
-cutoff was on in ``after`` and ``no-cutoff`` turned it off).
 ``--variants no-search-memory`` starts every call of the search afresh
-(``lns.MEMORY = False``), the package before 2026-12-02 (``after``: the
+(``search_memory=False``), the package before 2026-12-02 (``after``: the
 search beside each round goes on where the last stopped, skipping the
 neighbourhoods it solved, ``milp_anon.search.lns.SearchMemory``).
 ``--variants no-search-beside-lp`` keeps k-anonymity's column generation in
 the run's process with nothing beside it, the package before 2026-12-04
-(``reduction.SEARCH_BESIDE_LP = False``; ``after``: it runs in its own
+(``search_beside_lp=False``; ``after``: it runs in its own
 process and the search, from the rounding of its master's point a quarter
 of the way through, runs beside it; ``cumulative-limit`` and
 ``per-pair-prices`` patch this process's functions, so they keep it here).
 ``--variants no-split-search`` runs the search after the stage on one core,
-the package before 2026-12-04's second change (``lns.SPLIT = False``;
+the package before 2026-12-04's second change (``split_search=False``;
 ``after``: where nothing else runs, on two cores, two halves of the classes
 searched at once, one in a child process, ``milp_anon.search.lns.improve_split``).
 ``--variants no-search-beside`` runs no large-neighbourhood search beside the
-rounds (``reduction.SEARCH_BESIDE = False``), the package before 2026-11-27
+rounds (``search_beside_rounds=False``), the package before 2026-11-27
 (``after``: with ``--lns`` above 0, the search runs in the main process, from the
 incumbent, while a round of 100 s or more runs in its own).
-``--variants no-root-cuts`` solves every round whole (``reduction.ROOT_CUTS =
-False``), the package before 2026-11-28 (``after``: a round of 100 k columns or
+``--variants no-root-cuts`` solves every round whole (``round_root_cuts=False``),
+the package before 2026-11-28 (``after``: a round of 100 k columns or
 more that does not polish goes through its root's cuts,
 :mod:`milp_anon.solvers.root_cuts`).
 ``--variants no-cliques`` adds no conflict cliques to the column generation's
-masters (``reduction.CLIQUES = False``), the package before 2026-11-28's
+masters (``cliques=False``), the package before 2026-11-28's
 second change (``after``: the cliques its converged masters violate enter, and
 the bound and the pair bounds are ``L(π, μ)``, :mod:`milp_anon.bounds.conflicts`).
 ``--variants no-round-cliques`` keeps those cliques out of the rounds' models
-(``reduction.ROUND_CLIQUES = False``), the package before 2026-11-28's third
+(``round_cliques=False``), the package before 2026-11-28's third
 change (``after``: each round's model holds them as rows, :func:`milp_anon.reduction.add_clique_rows`).
 ``--variants no-rank-rows`` adds no rank rows ``Σ_{j ∈ S} y_j <= ⌊|R_S| / k⌋``
-after the cliques (``reduction.RANK_ROWS = False``), the package before
+after the cliques (``rank_rows=False``), the package before
 2026-11-29 (``after``: they enter the masters, the bound and the rounds like
 the cliques, :func:`milp_anon.bounds.conflicts.violated_rank_rows`).
 ``--variants no-proof-share`` keeps the rounds' doubling to the end
-(``reduction.PROOF_ROUND_SHARE = 1``), the package before 2026-11-29's second
+(``proof_round_share=1``), the package before 2026-11-29's second
 change (``after``: a later round that would hold more than half of ``S(UB)``'s
 pairs is the proving round at ``G = UB``).
 ``--variants no-whole-limit`` gives the search its share after the
 reduction even when it runs beside the rounds
-(``reduction.SEARCH_BESIDE_KEEPS_LIMIT = False``), the package before
+(``search_beside_keeps_limit=False``), the package before
 2026-11-29's third change (``after``: the reduction keeps the whole limit
 then, :func:`milp_anon.reduction.keeps_whole_limit`).
 ``--variants no-hard-end`` lets a round in its own process run to its own
-limit's kill margins (``solvers.isolated.HARD_END_GRACE = inf``), the package before
+limit's kill margins (``hard_end_grace=inf``), the package before
 2026-11-29's (stop 62) change (``after``: killed at the end of the reduction's
-limit, ``HARD_END_GRACE`` later; the limit counted from the solve's call in both).
+limit, ``hard_end_grace`` later; the limit counted from the solve's call in both).
 ``--variants feasibility-jump`` gives HiGHS back its feasibility-jump heuristic
 in the rounds (the package turns it off in every MIP given a start since
 2026-11-27: it ignores the time limit, 7-8 s on a 389 k-column model).
@@ -141,6 +134,7 @@ def _per_pair_values(*args, **kwargs):
 
 
 def run(job):
+    import dataclasses
     import resource
     import time
 
@@ -150,22 +144,21 @@ def run(job):
     q, k, reduction, limit, share, variant, recoding, max_gb = job
     from milp_anon import reduction as _reduction
     engine = dict(threads=1)  # one HiGHS thread: the default solve's
+    tuning = ma.Tuning()  # the package as shipped; a variant switches techniques off in it
+
+    def tuned(**changes):
+        return dataclasses.replace(tuning, **changes)
+
     for v in variant.split("+"):
         if v == "cumulative-limit":
             _cumulative_master_limit()
-            _reduction.SEARCH_BESIDE_LP = False  # the patch is this process's: the column generation stays here
+            tuning = tuned(search_beside_lp=False)  # the patch is this process's: the column generation stays here
         elif v == "unsmoothed":
-            from milp_anon.bounds import lagrangian
-            lagrangian.SMOOTHING, lagrangian.MAX_ADD, lagrangian.MASTER_SECONDS = 0.0, 2000, math.inf
+            tuning = tuned(smoothing=0.0, max_add=2000, master_seconds=math.inf)
         elif v == "no-rounding":
-            _reduction.LP_ROUNDING = False
-        elif v == "no-support-round":
-            _reduction.SUPPORT_ROUND = False
-        elif v == "support-round":
-            _reduction.SUPPORT_ROUND = True
+            tuning = tuned(lp_rounding=False)
         elif v == "no-union":
-            _reduction.ROUND_HOLDS_INCUMBENT = False
-            _reduction.POLISH_SHARED = False
+            tuning = tuned(round_holds_incumbent=False, polish_shared=False)
         elif v == "no-fit":
             _reduction.LagrangianReduction.fitting_threshold = lambda self, G: None
         elif v == "parallel":
@@ -173,49 +166,35 @@ def run(job):
         elif v == "feasibility-jump":  # HiGHS's default, which the package turns off in a MIP given a start
             engine = dict(engine, highs_options=tuple(engine.get("highs_options", ()))
                           + (("mip_heuristic_run_feasibility_jump", True),))
-        elif v == "cutoff":
-            _reduction.ROUND_CUTOFF = True
         elif v == "no-search-beside":
-            _reduction.SEARCH_BESIDE = False
+            tuning = tuned(search_beside_rounds=False)
         elif v == "no-root-cuts":
-            _reduction.ROOT_CUTS = False
+            tuning = tuned(round_root_cuts=False)
         elif v == "no-cliques":
-            _reduction.CLIQUES = False
+            tuning = tuned(cliques=False)
         elif v == "no-round-cliques":
-            _reduction.ROUND_CLIQUES = False
+            tuning = tuned(round_cliques=False)
         elif v == "no-rank-rows":
-            _reduction.RANK_ROWS = False
+            tuning = tuned(rank_rows=False)
         elif v == "no-proof-share":
-            _reduction.PROOF_ROUND_SHARE = 1.0
+            tuning = tuned(proof_round_share=1.0)
         elif v == "no-whole-limit":
-            _reduction.SEARCH_BESIDE_KEEPS_LIMIT = False
+            tuning = tuned(search_beside_keeps_limit=False)
         elif v == "unchunked":
-            from milp_anon.bounds import lagrangian
-
-            lagrangian.PRICE_CHUNK = 2**62
-        elif v == "sorted-pricing":
-            from milp_anon.bounds import lagrangian
-
-            lagrangian.SORTED_PRICING = True
+            tuning = tuned(price_chunk=2**62)
         elif v == "per-pair-prices":
             from milp_anon.bounds import lagrangian
 
             lagrangian.block_values = _per_pair_values
-            _reduction.SEARCH_BESIDE_LP = False  # the patch is this process's: the column generation stays here
+            tuning = tuned(search_beside_lp=False)  # the patch is this process's: the column generation stays here
         elif v == "no-search-beside-lp":
-            _reduction.SEARCH_BESIDE_LP = False
+            tuning = tuned(search_beside_lp=False)
         elif v == "no-search-memory":
-            from milp_anon.search import lns
-
-            lns.MEMORY = False
+            tuning = tuned(search_memory=False)
         elif v == "no-split-search":
-            from milp_anon.search import lns
-
-            lns.SPLIT = False
+            tuning = tuned(split_search=False)
         elif v == "no-hard-end":
-            from milp_anon.solvers import isolated
-
-            isolated.HARD_END_GRACE = math.inf
+            tuning = tuned(hard_end_grace=math.inf)
         elif v != "after":
             raise SystemExit(f"unknown variant {v!r}")
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])
@@ -225,7 +204,7 @@ def run(job):
         rec = ma.Generalization({c: adult_hierarchy_path(c) for c in QI[:q]}, cost=recoding)
     t = time.perf_counter()
     r = ma.anonymize(table, ma.KAnonymity(k), recoding=rec, reduction=reduction, time_limit=limit,
-                     lns=share, max_memory_gb=max_gb, **engine)
+                     lns=share, max_memory_gb=max_gb, tuning=tuning, **engine)
     wall = time.perf_counter() - t
     red = r.reduction.as_dict() if r.reduction else {}
     rounds = red.get("rounds", [])
@@ -243,7 +222,6 @@ def run(job):
         "master_pairs": red.get("master_pairs"), "full_pairs": red.get("full_pairs", r.size.n_pairs),
         "rounding": red.get("rounding_objective"), "rounding_seconds": red.get("rounding_seconds"),
         "lp_search": _lp_search_cell(red.get("lp_search")),
-        "support_round": _support_round_cell(red.get("support_round")),
         "rounds": len(rounds), "round_pairs": "/".join(str(x.get("pairs")) for x in rounds),
         "round_seconds": "/".join(str(x.get("seconds", 0)) for x in rounds),
         "round_G": "/".join(fmt_g(x.get("G")) for x in rounds),
@@ -261,14 +239,6 @@ def run(job):
                                             f"{r.lns.improved} improved, {r.lns.known} known"
                                             + (f", {r.lns.epochs} splits" if r.lns.epochs else "") + ")",
     }
-
-
-def _support_round_cell(said) -> str:
-    """The support round as ``pairs: status, objective in seconds`` (``–`` where it did not run)."""
-    if not said:
-        return "–"
-    found = f"{said['objective']:g}" if "objective" in said else "no table"
-    return f"{said['pairs']:,} pairs: {said.get('status')}, {found} in {said.get('seconds', 0):g} s"
 
 
 def _certified(table, k, rec, r):
@@ -339,7 +309,7 @@ COLUMNS = [("qis", "QIs"), ("k", "k"), ("recoding", "recoding"), ("reduction", "
            ("lp_seconds", "LP s"), ("lp_bound", "LP bound"), ("clique_bound", "LP + cliques"),
            ("cliques", "cliques"), ("rank_rows", "of them rank rows"), ("cg_iterations", "CG rounds"),
            ("lp_converged", "LP converged"), ("master_pairs", "master pairs"),
-           ("rounding", "LP rounding"), ("rounding_seconds", "rounding s"), ("support_round", "support round"),
+           ("rounding", "LP rounding"), ("rounding_seconds", "rounding s"),
            ("lp_search", "search beside the LP (point handed over at; its rounding → the search's table)"),
            ("full_pairs", "all pairs"), ("round_pairs", "pairs per round"), ("round_G", "G per round"),
            ("round_seconds", "s per round"),
@@ -367,7 +337,8 @@ def main(argv=None):
     ap.add_argument("--limit", type=float, default=None)
     ap.add_argument("--lns", default="0", help="shares of the limit for the large-neighbourhood search, e.g. 0,0.25")
     ap.add_argument("--variants", default="after",
-                    help="after (as shipped), cumulative-limit, unsmoothed, no-rounding, no-support-round, no-union, no-fit, parallel; combine with +")
+                    help="after (as shipped), cumulative-limit, unsmoothed, no-rounding, no-union, no-fit, parallel, ...; "
+                         "combine with +")
     ap.add_argument("--recoding", default="suppression", choices=["suppression", "lm", "height"])
     ap.add_argument("--max-memory-gb", type=float, default=None,
                     help="the model option max_memory_gb (a round estimated above it is not built)")

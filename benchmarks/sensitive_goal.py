@@ -8,85 +8,83 @@ occupation hierarchy's leaf order) and hierarchical (that hierarchy)
 distance. Each run is ``request.solve(table, time_limit=..., lns=...)`` as
 shipped; ``--lns`` keeps that share of the limit for the large-neighbourhood
 search when the solve ends with a gap (a proof in the remaining time is not
-affected). One run at a time, each in its own process.
+affected). One run at a time, each in its own process. A variant switches
+techniques off in a :class:`milp_anon.Tuning` given to the run's solve
+(``tuning=``; its fields named below), or patches a function in that run's process.
 
 ``--variants all-rows`` solves the whole model at once (``criteria_rows="all"``),
 the package before the criteria's row generation; ``--variants unsplit`` solves
 every ``R(A)`` over unit pairs for all candidates
-(``row_generation.PARTIAL_SPLIT = False``), the row generation before the
+(``partial_split=False``), the row generation before the
 partial split. ``--variants no-criteria-greedy`` switches the pattern greedy
 with criteria off in that run's process (its heuristic list is then the
 suppression greedy's alone), the package before it. ``--variants no-lp-rounding``
 switches the LP relaxation's stage before the whole model off in that run's process
 (``milp_anon.pipeline.relaxation.unavailable`` always gives a reason), the package before it.
 ``--variants lp-alone`` runs that stage's LP without the large-neighbourhood search
-beside it (``milp_anon.pipeline.relaxation.SEARCH_BESIDE = False``), the package before it.
+beside it (``search_beside_lp_stage=False``), the package before it.
 ``--variants no-refine`` switches the refinement of the classes off (the
 pattern greedy with criteria's table refined, and each pass of the search
 refining first: :mod:`milp_anon.heuristics.refine`), the package before it.
 ``--variants no-slack`` switches the slack LP after the LP relaxation off
-(``milp_anon.pipeline.relaxation.SLACK = False``: t-closeness rows tightened by one
+(``slack_lp=False``: t-closeness rows tightened by one
 row's room, rounded too), the package before it. ``--variants slack-all`` keeps
 every candidate open in the slack LP (``lp_rounding.SUPPORT_TOL = -inf``), not
 only the groups the first LP opened, the package before it. ``--variants
 lp-presolve-off`` solves the LP relaxation without presolve, in pieces, at
-any size (``relaxation.LP_PRESOLVE_MAX_COLUMNS = -1``), the package before
+any size (``lp_presolve_max_columns=-1``), the package before
 presolve for an LP of at most that many columns. ``--variants
 no-restricted`` switches the restricted LP before an LP that may not finish
-off (``relaxation.RESTRICTED_SHARE = 0``), the package before it. ``--variants
+off (``restricted_share=0``), the package before it. ``--variants
 no-ball-prune`` keeps the candidates with no integer group of ``k`` rows or more
 in the ball ``TV <= t / d_min`` (``TCloseness._far`` keeps every candidate), the
 package before that pruning. ``--variants no-frequency-prune`` keeps the
 candidates with no group of ``k`` rows or more within frequency ℓ's caps
 (``LDiversity.prune`` the distinct rule alone), the package before it.
 ``--variants no-resolve`` repairs an ``R(A)`` solution only by the restricted
-whole model (``row_generation.RESOLVE_FAILING = False``), not first by
+whole model (``resolve_failing=False``), not first by
 re-solving its failing classes' rows (``lns.resolve_failing``), the package
 before that. ``--variants no-known-bound`` solves every ``R(A)`` from its start
-(``row_generation.AT_KNOWN_BOUND = False``), not first for a solution at the
+(``at_known_bound=False``), not first for a solution at the
 earlier relaxations' bound under that cutoff, the package before it.
 ``--variants repair-first`` repairs an ``R(A)`` solution before the next
-``R(A)`` starts (``row_generation.REPAIR_BESIDE = False``), not in this
+``R(A)`` starts (``repair_beside=False``), not in this
 process while that ``R(A)`` runs in its child, the package before it.
 ``--variants milp-first`` solves ``R(∅)`` as one MILP like every ``R(A)``
-(``row_generation.FIRST_BY_REDUCTION = False``), not by the k-anonymity
+(``first_by_reduction=False``), not by the k-anonymity
 reduction over the same candidates, the package before it.
 ``--variants guessed-target`` runs the group blocks' subgradient ascent without
 the heuristic table's objective as its target (``upper=None``: the target
 guessed above the best bound), the package before it. ``--variants no-floors``
 gives every candidate the size floor ``k`` (not its least legal group's), the
 package before floor rows. ``--variants no-whole-search`` runs the whole model
-after the LP stage without the search beside it (``pipeline.WHOLE_SEARCH_BESIDE
-= False``), the package before it. ``--variants no-ball-blocks`` gives t-closeness's group blocks no integer block of the
-total-variation ball (``blocks.BALL_BLOCKS = False``) and does not price the blocks at the LP's multipliers
-(``pipeline.BLOCKS_AT_LP = False``), the package before them; ``--variants ball-first-ascent`` puts the ball's
-integer block in every step of the bound stage's first ascent (``blocks.BALL_IN_FIRST_ASCENT = True``), the package
-at stop 76. ``--variants no-emd-blocks`` prices no integer program of each candidate's group under the ordered or the
-hierarchical distance (``blocks.EMD_BLOCKS = False``), the package before it; ``--variants no-whole-pricing``
-steps the second ascent with the EMD's blocks as with every other (``subgradient.DEAR_WHOLE = False``), the package
+after the LP stage without the search beside it
+(``search_beside_whole_model=False``), the package before it. ``--variants no-ball-blocks`` gives t-closeness's group blocks no integer block of the
+total-variation ball (``ball_blocks=False``) and does not price the blocks at the LP's multipliers
+(``blocks_at_lp=False``), the package before them. ``--variants no-emd-blocks`` prices no integer program of each candidate's group under the ordered or the
+hierarchical distance (``emd_blocks=False``), the package before it; ``--variants no-whole-pricing``
+steps the second ascent with the EMD's blocks as with every other (``second_ascent_whole_pricing=False``), the package
 before stop 80; ``--variants repeat-steps`` lets the second ascent solve its starts again and take the steps it
-knows again (``subgradient.KNOWN_STEPS = False``, carried to its process in its job), the package before stop 81.
+knows again (``known_steps=False``, carried to its process with its options), the package before stop 81.
 ``--variants no-restricted-model``
 solves the LP after the restricted LP even where the restricted LP's optimum shows it cannot
-raise the bound (``relaxation.RESTRICTED_MODEL = False``), not the restricted
+raise the bound (``restricted_model=False``), not the restricted
 model in its place, the package before it. ``--variants no-second-ascent``
-leaves the time the search does not use idle (``pipeline.SECOND_ASCENT =
-False``) instead of a second ascent of the group blocks, the package before it.
+leaves the time the search does not use idle (``second_ascent=False``) instead of a second ascent of the group blocks, the package before it.
 ``--variants no-ascent-beside`` runs that second ascent only after the search
-after the stage, in what the search leaves (``pipeline.SECOND_ASCENT_BESIDE =
-False``), not beside it on the other core from the search's start, the
+after the stage, in what the search leaves (``second_ascent_beside=False``), not beside it on the other core from the search's start, the
 package before it. ``--variants no-blocks-rounding`` starts from the heuristic
-table alone (``pipeline.BLOCKS_ROUNDING = False``), not from the rounding of
+table alone (``blocks_rounding=False``), not from the rounding of
 the group blocks' solutions averaged over the ascent where that is cheaper,
 the package before it. ``--variants no-unfinished-skip`` runs the whole LP
 after a restricted LP that did not finish under exact group blocks
-(``relaxation.UNFINISHED_SKIPS = False``), not the search and the second
+(``unfinished_lp_skips=False``), not the search and the second
 ascent in its time, the package before it. ``--variants no-search-beside`` runs
 no search beside the relaxations of the row generation
-(``row_generation.SEARCH_BESIDE = False``): every ``R(A)`` within the stage's
+(``search_beside_row_generation=False``): every ``R(A)`` within the stage's
 share of the limit, the search after the stage alone, the package before it.
 ``--variants no-search-memory`` starts every call of the search afresh
-(``lns.MEMORY = False``): at the first column order with the first
+(``search_memory=False``): at the first column order with the first
 neighbourhood size, re-solving what the last call solved, the package before
 it (``after``: one ``milp_anon.search.lns.SearchMemory`` per solve).
 
@@ -168,12 +166,28 @@ def lp_summary(lr) -> str:
 
 def run_one(job):
     n_qi, case, k, time_limit, share, variant = job
+    import dataclasses
+
     import milp_anon as ma
     from milp_anon import reduction
     from milp_anon.pipeline import solve as pipeline
     from milp_anon.pipeline import relaxation
     from milp_anon.tables.datasets import load_adult
 
+    # the techniques a variant switches off (its solve's tuning); the variants that patch functions do so in this
+    # process only (run_serial spawns one per run)
+    off = {"lp-alone": dict(search_beside_lp_stage=False), "no-slack": dict(slack_lp=False),
+           "lp-presolve-off": dict(lp_presolve_max_columns=-1), "no-whole-pricing": dict(second_ascent_whole_pricing=False),
+           "repeat-steps": dict(known_steps=False), "no-emd-blocks": dict(emd_blocks=False),
+           "no-ball-blocks": dict(ball_blocks=False, blocks_at_lp=False),
+           "no-whole-search": dict(search_beside_whole_model=False), "no-restricted-model": dict(restricted_model=False),
+           "no-second-ascent": dict(second_ascent=False), "no-ascent-beside": dict(second_ascent_beside=False),
+           "no-blocks-rounding": dict(blocks_rounding=False), "no-unfinished-skip": dict(unfinished_lp_skips=False),
+           "no-search-beside": dict(search_beside_row_generation=False), "no-search-memory": dict(search_memory=False),
+           "no-restricted": dict(restricted_share=0.0), "no-resolve": dict(resolve_failing=False),
+           "no-known-bound": dict(at_known_bound=False), "repair-first": dict(repair_beside=False),
+           "milp-first": dict(first_by_reduction=False), "unsplit": dict(partial_split=False)}
+    tuning = dataclasses.replace(ma.Tuning(), **off.get(variant, {}))
     if variant == "before":  # this process only (run_serial spawns one per run)
         from milp_anon.privacy.criteria import Criterion, TCloseness
 
@@ -183,10 +197,6 @@ def run_one(job):
         from milp_anon.search import starts
 
         starts.criteria_pattern_greedy = lambda *a, **k: None
-    if variant == "lp-alone":  # the LP relaxation without the search beside it (the package before)
-        from milp_anon.pipeline import relaxation
-
-        relaxation.SEARCH_BESIDE = False
     if variant == "no-lp-rounding":  # no LP relaxation and rounding before the whole model
         from milp_anon.pipeline import relaxation
 
@@ -202,61 +212,10 @@ def run_one(job):
 
         lns.refine_release = unrefined
         starts.refine_release = unrefined
-    if variant == "no-slack":  # no slack LP after the LP relaxation (the package before)
-        from milp_anon.pipeline import relaxation
-
-        relaxation.SLACK = False
     if variant == "slack-all":  # the slack LP over every candidate (the package before the restriction)
-        from milp_anon.heuristics import lp_rounding
+        from milp_anon.search import lp_rounding
 
         lp_rounding.SUPPORT_TOL = -math.inf
-    if variant == "lp-presolve-off":  # the LP relaxation in pieces without presolve at any size (the package before)
-        relaxation.LP_PRESOLVE_MAX_COLUMNS = -1
-    if variant == "ball-first-ascent":  # the ball's integer block in every step of the first ascent (stop 76's package)
-        from milp_anon.bounds import blocks as _blocks
-
-        _blocks.BALL_IN_FIRST_ASCENT = True
-    if variant == "no-whole-pricing":  # the second ascent's steps as for every block (the package before)
-        from milp_anon.bounds import subgradient as _subgradient
-
-        _subgradient.DEAR_WHOLE = False
-    if variant == "repeat-steps":  # the second ascent solves its starts again and takes its known steps again
-        from milp_anon.bounds import subgradient as _subgradient
-
-        _subgradient.KNOWN_STEPS = False
-    if variant == "no-emd-blocks":  # closeness without the EMD's integer block (the package before)
-        from milp_anon.bounds import blocks as _blocks
-
-        _blocks.EMD_BLOCKS = False
-    if variant == "no-ball-blocks":  # t-closeness without the ball's integer block, nor the blocks at the LP's multipliers
-        from milp_anon.bounds import blocks as _blocks
-
-        _blocks.BALL_BLOCKS = False
-        pipeline.BLOCKS_AT_LP = False
-    if variant == "no-whole-search":  # no search beside the whole model's solve (the package before)
-        from milp_anon.pipeline import solve as _pipeline
-
-        _pipeline.WHOLE_SEARCH_BESIDE = False
-    if variant == "no-restricted-model":  # the LP even where it cannot raise the bound (the package before)
-        relaxation.RESTRICTED_MODEL = False
-    if variant == "no-second-ascent":  # no second ascent in the time the search leaves (the package before)
-        pipeline.SECOND_ASCENT = False
-    if variant == "no-ascent-beside":  # the second ascent after the search only (the package before)
-        pipeline.SECOND_ASCENT_BESIDE = False
-    if variant == "no-blocks-rounding":  # no rounding of the group blocks' average (the package before)
-        pipeline.BLOCKS_ROUNDING = False
-    if variant == "no-unfinished-skip":  # the whole LP after an unfinished restricted one (the package before)
-        relaxation.UNFINISHED_SKIPS = False
-    if variant == "no-search-beside":  # no search beside the relaxations, each in the stage's share (the package before)
-        from milp_anon.pipeline import row_generation
-
-        row_generation.SEARCH_BESIDE = False
-    if variant == "no-search-memory":  # every call of the search afresh (the package before)
-        from milp_anon.search import lns
-
-        lns.MEMORY = False
-    if variant == "no-restricted":  # no restricted LP before an LP that may not finish (the package before)
-        relaxation.RESTRICTED_SHARE = 0.0
     if variant == "no-ball-prune":  # keep candidates with no integer group in the ball (the package before)
         import numpy as np
 
@@ -268,18 +227,6 @@ def run_one(job):
 
         LDiversity.prune = lambda self, table, units, cands, min_size=1: _SensitiveCriterion._prune_distinct(
             self, table, units, cands, math.ceil(self.l - 1e-12))
-    if variant == "no-resolve":  # repair R(A) by the restricted whole model alone (the package before)
-        from milp_anon.pipeline import row_generation
-
-        row_generation.RESOLVE_FAILING = False
-    if variant == "no-known-bound":  # every R(A) from its start, not first at the earlier bound (the package before)
-        from milp_anon.pipeline import row_generation
-
-        row_generation.AT_KNOWN_BOUND = False
-    if variant == "repair-first":  # each repair before the next R(A), not beside it (the package before)
-        from milp_anon.pipeline import row_generation
-
-        row_generation.REPAIR_BESIDE = False
     if variant == "guessed-target":  # the ascent's target guessed, not the heuristic table's cost (the package before)
         from milp_anon import reduction
 
@@ -299,20 +246,13 @@ def run_one(job):
             return np.full(instance.candidates.n_candidates, request.min_group_size(), dtype=np.int64)
 
         assignment.group_floors = blocks.group_floors = k_floors
-    if variant == "milp-first":  # R(∅) as one MILP, not by the k-anonymity reduction (the package before)
-        from milp_anon.pipeline import row_generation
-
-        row_generation.FIRST_BY_REDUCTION = False
-    if variant == "unsplit":  # every R(A) over unit pairs for all candidates (before the partial split)
-        from milp_anon.pipeline import row_generation
-
-        row_generation.PARTIAL_SPLIT = False
 
     table = ma.Table.from_frame(load_adult(), QI_ORDER[:n_qi], "occupation")
     crit = criterion(case)
     t0 = time.perf_counter()
     rows = "all" if variant == "all-rows" else "auto"  # all-rows: the whole model, as before row generation
-    r = ma.Request(ma.KAnonymity(k), crit, criteria_rows=rows).solve(table, time_limit=time_limit, lns=share)
+    r = ma.Request(ma.KAnonymity(k), crit, criteria_rows=rows).solve(table, time_limit=time_limit, lns=share,
+                                                                     tuning=tuning)
     ln = r.lns
     source = {None: "HiGHS", pipeline.K_BOUND_SOURCE: "k-anonymity LP",
               pipeline.BLOCK_BOUND_SOURCE: "group blocks", pipeline.BLOCK_LP_SOURCE: "group blocks at the LP's multipliers",
@@ -324,7 +264,7 @@ def run_one(job):
                                      f"of {rg.candidates})" + ("" if rg.converged else ", handed over" if rg.handed_over
                                                               else ", not converged"))
     beside = [it for it in (rg.iterations if rg is not None else []) if it.searched is not None]
-    if beside:  # the search beside the relaxations (row_generation.SEARCH_BESIDE): its best table and time
+    if beside:  # the search beside the relaxations (tuning.search_beside_row_generation): its best table and time
         models += (f"; search beside {len(beside)}: {beside[-1].searched:.6g} in "
                    f"{sum(it.search_seconds for it in beside):.0f} s")
     lr = r.lp_rounding
@@ -385,7 +325,7 @@ def main(argv=None):
              "no-frequency-prune", "no-resolve", "no-known-bound", "repair-first", "milp-first", "guessed-target",
              "no-floors", "no-restricted-model", "no-second-ascent", "no-ascent-beside",
              "no-blocks-rounding", "no-unfinished-skip", "no-search-beside", "no-search-memory",
-             "no-whole-search", "no-ball-blocks", "ball-first-ascent", "no-emd-blocks", "no-whole-pricing",
+             "no-whole-search", "no-ball-blocks", "no-emd-blocks", "no-whole-pricing",
              "repeat-steps", "after")
     if any(v not in known for v in variants):
         ap.error("variants are " + ", ".join(f"'{v}'" for v in known[:-1]) + f" and '{known[-1]}'")

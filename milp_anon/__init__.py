@@ -12,10 +12,17 @@ One API shape: ``anonymize(table, *criteria, recoding=None, model=ModelOptions(.
 solver=SolverOptions(...))`` (every option field also by keyword), and the
 object form ``Request(*criteria, recoding=..., model=...)`` with ``solve``,
 ``inspect``, ``write_model`` and ``to_pulp``.
+
+The package's layers, bottom to top (``docs/architecture.md``): ``runtime``;
+``solvers`` and ``tables``; ``privacy``; ``release``; ``heuristics`` and
+``exact``; ``instance``; ``formulations``; ``bounds``; ``search``;
+``reduction``; ``pipeline``; ``api``; ``scoring``, ``certify`` and ``bench``;
+``cli``. A module imports only from layers below its own.
 """
 
 from __future__ import annotations
 
+from milp_anon.runtime import errors
 from milp_anon.tables import datasets
 from milp_anon.instance.candidates import Candidates, suppression_candidates
 from milp_anon.privacy.criteria import Criterion, KAnonymity, LDiversity, PSensitivity, TCloseness
@@ -27,6 +34,7 @@ from milp_anon.release.result import ModelSize, ReductionLog, Result, Round, Tim
 from milp_anon.tables.rowtypes import RowTypes
 from milp_anon.solvers import SolverOptions
 from milp_anon.runtime.status import Status
+from milp_anon.runtime.tuning import Tuning
 from milp_anon.tables.table import SUPPRESSED, Table, read_csv
 from milp_anon._version import __version__
 
@@ -59,9 +67,11 @@ __all__ = [
     "TCloseness",
     "Table",
     "Timings",
+    "Tuning",
     "VerificationError",
     "anonymize",
     "datasets",
+    "errors",
     "read_csv",
     "suppression_candidates",
 ]

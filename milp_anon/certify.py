@@ -68,7 +68,10 @@ class Certificate:
 
 
 def certify(table, request, report: dict) -> Certificate:
-    """Recompute ``L(π)``, the type bound and every round's pair count from ``table`` and ``report``."""
+    """Recompute ``L(π)``, the type bound and every round's pair count from ``table`` and ``report``.
+
+    One pass from the report to the verdict: the problem checked against the report, the multipliers'
+    bound and the cliques recomputed, then each round (:func:`_round_checks`) and the closing comparison."""
 
     red = report.get("reduction") if isinstance(report, dict) else None
     if not isinstance(red, dict) or not red.get("multipliers"):
@@ -131,12 +134,30 @@ def certify(table, request, report: dict) -> Certificate:
     solver_side = []
     lower = max(L, type_bound)
     from_table = lower  # the part of the lower bound recomputed here, without any solver's word
+    lower, from_table = _round_checks(red, cands.n_pairs, thresholds, floor, cliques, lower, from_table, checks,
+                                      solver_side)
+    objective = report.get("objective")
+    if report.get("status") == "optimal" and objective is not None:
+        checks.append((grid.equal(objective, lower) and grid.equal(lower, objective),  # neither above the other
+                       f"the bounds reach the verified objective {objective:,.6g} (lower bound {lower:,.6g})"))
+    # e.g. Adult, 8 QIs, k = 2: L(π, μ) with the conflict cliques is the optimum 17,032, and the one round only
+    # found the table: what HiGHS proved in it adds nothing to the lower bound
+    solver_free = not solver_side or grid.equal(lower, from_table)  # from_table reaches lower
+    ok = all(c for c, _ in checks)
+    return Certificate(ok, float(lagrangian), type_bound, lower, checks, solver_side, solver_free and ok)
+
+
+def _round_checks(red: dict, n_pairs: int, thresholds: np.ndarray, floor: np.ndarray, cliques, lower: float,
+                  from_table: float, checks: list, solver_side: list) -> tuple[float, float]:
+    """Each round of the reduction's report: its pair count below ``G`` recomputed from ``thresholds``
+    (appended to ``checks``), and what its bound rests on (to ``solver_side``). Returns ``(lower,
+    from_table)`` raised by the rounds: ``from_table`` only by what needs no solver (an empty round)."""
     for i, rnd in enumerate(red.get("rounds") or [], 1):
         G, below = rnd.get("G"), rnd.get("below_G")
         if below is None:
             checks.append((False, f"round {i}: the report does not say how many pairs lie below G"))
             continue
-        if below == cands.n_pairs:
+        if below == n_pairs:
             checks.append((True, f"round {i}: the whole model ({below:,} pairs, none fixed)"))
         else:
             kept = int((thresholds < G).sum())
@@ -175,15 +196,7 @@ def certify(table, request, report: dict) -> Certificate:
         elif status == "infeasible" and G is not None:
             solver_side.append(f"round {i}: no solution below G = {G:,.6g}: OPT >= {G:,.6g}")
             lower = max(lower, G)
-    objective = report.get("objective")
-    if report.get("status") == "optimal" and objective is not None:
-        checks.append((grid.equal(objective, lower) and grid.equal(lower, objective),  # neither above the other
-                       f"the bounds reach the verified objective {objective:,.6g} (lower bound {lower:,.6g})"))
-    # e.g. Adult, 8 QIs, k = 2: L(π, μ) with the conflict cliques is the optimum 17,032, and the one round only
-    # found the table: what HiGHS proved in it adds nothing to the lower bound
-    solver_free = not solver_side or grid.equal(lower, from_table)  # from_table reaches lower
-    ok = all(c for c, _ in checks)
-    return Certificate(ok, float(lagrangian), type_bound, lower, checks, solver_side, solver_free and ok)
+    return lower, from_table
 
 
 def _not_packing_rows(cliques, rhs, cands, counts, k: int) -> list:

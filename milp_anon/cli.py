@@ -286,18 +286,8 @@ def _add_output_args(p):
     g.add_argument("--quiet", action="store_true", help="print nothing but errors (and data sent to '-')")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="milp-anon", description=(
-        "Provably optimal table anonymization as mixed-integer programs: k-anonymity, p-sensitivity, "
-        "l-diversity and t-closeness, by cell suppression, generalization hierarchies or patterns; "
-        "every released table passes an independent verifier."),
-        epilog="'-' as INPUT.csv reads standard input; --out - / --report - write to standard output "
-               "(the summary then goes to standard error). Exit codes: 0 optimal, 2 bad input, 3 infeasible, "
-               "4 stopped by a limit, 5 invalid table (gap), 6 disagreement (bench) or a failed certificate, "
-               "1 internal error.")
-    parser.add_argument("--version", action="version", version=f"milp-anon {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
+def _add_solve_command(sub) -> None:
+    """The ``solve`` command's flags."""
     s = sub.add_parser("solve", help="anonymize a CSV table optimally")
     s.set_defaults(l_kind="frequency")
     s.add_argument("input", metavar="INPUT.csv", help="the table (.csv, .csv.gz, .bz2, .xz; '-': standard input)")
@@ -313,6 +303,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_solver_args(s)
     _add_output_args(s)
 
+
+def _add_inspect_command(sub) -> None:
+    """The ``inspect`` command's flags."""
     i = sub.add_parser("inspect", help="sizes of the model without solving")
     i.add_argument("input", metavar="INPUT.csv", help="the table (.csv, .csv.gz, .bz2, .xz; '-': standard input)")
     _add_table_args(i, sep_help="delimiter of the table (default ',')")
@@ -329,6 +322,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_option_args(i)
     _add_output_args(i)
 
+
+def _add_demo_command(sub) -> None:
+    """The ``demo`` command's flags."""
     d = sub.add_parser("demo", help="solve the bundled UCI Adult table optimally")
     d.add_argument("--qi", default="sex,age,race,marital-status", help="QI columns of Adult")
     d.add_argument("--k", type=_WHOLE, default=5, help="k of k-anonymity (default 5)")
@@ -336,6 +332,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_solver_args(d)
     _add_output_args(d)
 
+
+def _add_gap_command(sub) -> None:
+    """The ``gap`` command's flags."""
     g = sub.add_parser("gap", help="score an anonymized table: validity, cost, optimum and gap")
     g.set_defaults(l_kind="frequency")
     g.add_argument("original", metavar="ORIGINAL.csv", help="the input table ('-': standard input)")
@@ -364,6 +363,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_solver_args(g)
     _add_output_args(g)
 
+
+def _add_bench_command(sub) -> None:
+    """The ``bench`` command's flags."""
     b = sub.add_parser("bench", help="run a benchmark suite (TOML)")
     b.add_argument("suite", metavar="SUITE.toml", help="the suite file")
     b.add_argument("--out", default=None, metavar="DIR", help="results directory (default benchmarks/results/<suite>)")
@@ -375,6 +377,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run on this Dask cluster (tcp://HOST:PORT; default: a local Dask cluster of --workers)")
 
+
+def _add_certify_command(sub) -> None:
+    """The ``certify`` command's flags."""
     c = sub.add_parser("certify", help="re-check a reduction's Lagrangian bound and fixing from the table alone "
                                        "(no solver)")
     c.add_argument("original", metavar="ORIGINAL.csv", help="the input table of the solve")
@@ -383,6 +388,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_recoding_args(c)
     _add_output_args(c)
 
+
+def _add_export_command(sub) -> None:
+    """The ``export`` command's flags."""
     e = sub.add_parser("export", help="write a suite's models as MPS with JSON sidecars")
     e.add_argument("suite", metavar="SUITE.toml", help="the suite file")
     e.add_argument("--dir", required=True, metavar="DIR", help="directory for the MPS files and sidecars")
@@ -390,6 +398,28 @@ def build_parser() -> argparse.ArgumentParser:
                    help="solve each instance this long to record its optimum or bound (default: the suite's "
                         "time_limit; 0: do not solve)")
     e.add_argument("--gzip", action="store_true", help="write MODEL.mps.gz (deterministic: no time stamp)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: one sub-parser per command (``_add_<command>_command``)."""
+    parser = _Parser(prog="milp-anon", description=(
+        "Provably optimal table anonymization as mixed-integer programs: k-anonymity, p-sensitivity, "
+        "l-diversity and t-closeness, by cell suppression, generalization hierarchies or patterns; "
+        "every released table passes an independent verifier."),
+        epilog="'-' as INPUT.csv reads standard input; --out - / --report - write to standard output "
+               "(the summary then goes to standard error). Exit codes: 0 optimal, 2 bad input, 3 infeasible, "
+               "4 stopped by a limit, 5 invalid table (gap), 6 disagreement (bench) or a failed certificate, "
+               "1 internal error.")
+    parser.add_argument("--version", action="version", version=f"milp-anon {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    _add_solve_command(sub)
+    _add_inspect_command(sub)
+    _add_demo_command(sub)
+    _add_gap_command(sub)
+    _add_bench_command(sub)
+    _add_certify_command(sub)
+    _add_export_command(sub)
     return parser
 
 

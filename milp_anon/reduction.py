@@ -41,7 +41,7 @@ from milp_anon.instance.instance import Instance
 from milp_anon.bounds.lagrangian import column_generation, dense_point
 from milp_anon.release.verified import Outcome, Release
 from milp_anon.release.result import SOLVER, ModelSize, ReductionLog, Round, Timings
-from milp_anon.search.rounding import round_lp
+from milp_anon.search.lp_rounding import round_k_anonymity
 from milp_anon.formulations.sizing import check_memory
 from milp_anon.runtime.memory import cap_bytes
 from milp_anon.solvers import SolverOptions, StopAtBound, highs_option_values, solve_model
@@ -60,78 +60,59 @@ _log = logging.getLogger("milp_anon.reduction")
 #: their bound reaches G and are cheap; the round that holds the optimum is at most about this
 #: factor larger than needed
 ROUND_GROWTH = 2
-#: a later round whose ``S(G)`` would hold more than this share of the proving round's pairs (``S(UB)``) is
-#: the proving round instead: the round after it would hold nearly all of ``S(UB)`` anyway, and a restricted
-#: round stops at ``G`` while redoing nearly the whole model's root (5 QIs, ``lm``, k = 5: an 802 k-pair round of
-#: 1.07 M took 174 s to reach ``G`` and left the whole model 178 s). ``1`` (or more): off
-PROOF_ROUND_SHARE = 1 / ROUND_GROWTH
+# A later round whose ``S(G)`` would hold more than ``tuning.proof_round_share`` (``1 / ROUND_GROWTH``) of the
+# proving round's pairs (``S(UB)``) is the proving round instead: the round after it would hold nearly all of
+# ``S(UB)`` anyway, and a restricted round stops at ``G`` while redoing nearly the whole model's root (5 QIs, ``lm``,
+# k = 5: an 802 k-pair round of 1.07 M took 174 s to reach ``G`` and left the whole model 178 s).
 #: the first round searches for incumbents this share of the remaining time (of this many seconds
 #: without a time limit) before stopping at its threshold
 ROUND_POLISH = 0.25
 ROUND_POLISH_UNLIMITED = 300.0
-#: the polish time the first round does not use (it was proven optimal sooner) goes to the next rounds,
-#: while the gap is above ``HEURISTIC_GAP`` (below it the incumbent is close enough, and a round that
-#: searched on after reaching its threshold would only delay the proof)
-POLISH_SHARED = True
+# The polish time the first round does not use (it was proven optimal sooner) goes to the next rounds
+# (``tuning.polish_shared``), while the gap is above ``HEURISTIC_GAP`` (below it the incumbent is close enough, and a
+# round that searched on after reaching its threshold would only delay the proof).
 #: under a time limit the heuristic table is computed after the first round when that round's
 #: incumbent is further than this from the bound (on Adult it lands 3–6 % above the best known
 #: and takes 10–40 s at 6–8 QIs, which would otherwise come after the limit)
 HEURISTIC_GAP = 0.01
 #: ... for which the first round leaves this share of the remaining time
 HEURISTIC_SHARE = 0.25
-#: the LP rounding (:mod:`milp_anon.search.rounding`) improves its table for at most this share of the time
+#: the LP rounding (:func:`milp_anon.search.lp_rounding.round_k_anonymity`) improves its table for at most this share of the time
 #: left after the bounds (of this many seconds without a time limit); on Adult it stops by itself
 #: within 1–2 s at 6 QIs and 20 s at 8 QIs
 ROUNDING_SHARE = 0.1
 ROUNDING_SECONDS_UNLIMITED = 60.0
-#: whether the LP point is rounded into a first table (off: the rounds alone find incumbents)
-LP_ROUNDING = True
-#: the support round (:meth:`LagrangianReduction.support_round`): where the proving round ``S(UB)`` does not fit
-#: the memory allowed, the model over the LP point's candidates and the incumbent's, all their pairs, is searched
-#: for a cheaper table for at most this share of the time left, before the rounds. A heuristic: its bound is not
-#: used. Off: no gain in the pipeline (Adult, 8 QIs, k = 5, 600 s, ``lns=0.25``, one run: 31,575 / 30,826 with it
-#: against 31,553 / 30,833 without; from the search's 31,625 it found nothing cheaper in 155 s,
-#: ``benchmarks/results/scale_reduction_support_round_8qi_k5.md``), though alone, from the rounding's table and
-#: without the search, it reached 31,514 in 400 s where the rounds kept 31,961 (``support_probe_8qi_k5.md``)
-SUPPORT_ROUND = False
-SUPPORT_SHARE = 0.5
-#: whether a round that does not polish gives HiGHS the cutoff ``G − step/2`` (``objective_bound``,
-#: :meth:`LagrangianReduction.cutoff`): nodes above it are pruned and reduced-cost fixing starts from it.
-#: Off: measured no gain (6 QIs, 60 s: k = 5 0.126 % → 0.162 %, k = 10 0.049 % either way), because
-#: a round under the cutoff proves "nothing below G" and no more, and the next G can no longer aim at
-#: the bound a stopped round reached beyond G (``formulations/reduction.md``, "The cutoff")
-ROUND_CUTOFF = False
-#: whether a round that does not polish, of at least ``ROOT_CUTS_MIN_COLUMNS`` columns, is solved through
-#: its root's cuts (:mod:`milp_anon.solvers.root_cuts`): HiGHS's root, then its cuts' reduced costs fix
+# The techniques of the rounds are the solver options' ``tuning`` (:class:`~milp_anon.runtime.tuning.Tuning`):
+# ``lp_rounding`` (the LP point rounded into a first table), ``round_root_cuts``, ``round_holds_incumbent``,
+# ``search_beside_rounds``, ``search_beside_keeps_limit``, ``search_beside_lp``, ``cliques``, ``round_cliques``,
+# ``rank_rows``, ``proof_round_share``, ``polish_shared``.
+#: a round that does not polish, of at least this many columns, is solved through its root's cuts
+#: (``tuning.round_root_cuts``, :mod:`milp_anon.solvers.root_cuts`): HiGHS's root, then its cuts' reduced costs fix
 #: the columns no solution below ``G`` uses, and the MILP over the rest (its nodes a fraction of the size)
-ROOT_CUTS = True
 ROOT_CUTS_MIN_COLUMNS = 100_000
-#: whether every round's model also holds the incumbent's pairs and starts from it (off: ``S(G)`` alone,
-#: started from the whole table as one group); any superset of ``S(G)`` keeps ``OPT >= min(B, G)``
-ROUND_HOLDS_INCUMBENT = True
-#: whether a round solved in its own process has the large-neighbourhood search run beside it in this one, on
-#: the other core (``solver.lns > 0``, two cores, heuristics on, :func:`milp_anon.search.lns.beside_possible`), from
-#: the incumbent, until the round ends: HiGHS uses one core, and at 7–8 QIs the rounds hold the incumbent
-#: for minutes (8 QIs, k = 5: one 155 s round that found nothing below the LP rounding's table)
-SEARCH_BESIDE = True
+# Every round's model also holds the incumbent's pairs and starts from it (``tuning.round_holds_incumbent``; off:
+# ``S(G)`` alone, started from the whole table as one group); any superset of ``S(G)`` keeps ``OPT >= min(B, G)``.
+# A round solved in its own process has the large-neighbourhood search run beside it in this one, on the other
+# core (``tuning.search_beside_rounds``; ``solver.lns > 0``, two cores, heuristics on,
+# :func:`milp_anon.search.lns.beside_possible`), from the incumbent, until the round ends: HiGHS uses one core, and
+# at 7–8 QIs the rounds hold the incumbent for minutes (8 QIs, k = 5: one 155 s round that found nothing below the
+# LP rounding's table) ...
 #: ... when the round has at least this many seconds: a round that ends waits for the search's sub-problem
 #: (at most ``lns.SUB_LIMIT``), which short limits with several rounds (6 QIs, 60 s) cannot spare
 SEARCH_BESIDE_MIN_SECONDS = 100.0
-#: whether the reduction keeps the whole time limit when the search can run beside its rounds
-#: (:func:`keeps_whole_limit`): the search's share (``solver.lns``) is then spent beside the rounds, on the other
-#: core, instead of after them on one (5 QIs, ``lm``, k = 10, 600 s: the search after the rounds found nothing
-#: and ended 96 s early, while the last round had stopped at the stage's limit)
-SEARCH_BESIDE_KEEPS_LIMIT = True
+# The reduction keeps the whole time limit when the search can run beside its rounds
+# (``tuning.search_beside_keeps_limit``, :func:`keeps_whole_limit`): the search's share (``solver.lns``) is then
+# spent beside the rounds, on the other core, instead of after them on one (5 QIs, ``lm``, k = 10, 600 s: the search
+# after the rounds found nothing and ended 96 s early, while the last round had stopped at the stage's limit).
 
-#: whether k-anonymity's column generation runs in its own process with the large-neighbourhood search beside it
-#: in this one, on the other core (:meth:`LagrangianReduction.bounds_beside_search`; two cores, ``lns > 0``,
-#: heuristics and ``LP_ROUNDING`` on, a column generation of ``SEARCH_BESIDE_LP_MIN_SECONDS`` or more: below, its
-#: process's start and the wait for a point cost more than the search gains): in process the other core
-#: waits while it runs, half the limit (Adult, 8 QIs, k = 5, 600 s: 305 s, then its LP rounding 31,991, which
-#: the search beside the rounds took to 31,572 in the rest; given 1,800 s, to 31,332). The search starts from
-#: the rounding of the master's point the child hands over ``SEARCH_BESIDE_LP_GUIDE`` of the way through; a
-#: start from the pattern greedy gains too slowly (8 QIs, k = 5: 33,558 → 32,616 in 300 s)
-SEARCH_BESIDE_LP = True
+# k-anonymity's column generation runs in its own process with the large-neighbourhood search beside it in this
+# one, on the other core (``tuning.search_beside_lp``, :meth:`LagrangianReduction.bounds_beside_search`; two cores,
+# ``lns > 0``, heuristics and ``tuning.lp_rounding`` on, a column generation of ``SEARCH_BESIDE_LP_MIN_SECONDS`` or
+# more: below, its process's start and the wait for a point cost more than the search gains): in process the other
+# core waits while it runs, half the limit (Adult, 8 QIs, k = 5, 600 s: 305 s, then its LP rounding 31,991, which
+# the search beside the rounds took to 31,572 in the rest; given 1,800 s, to 31,332). The search starts from
+# the rounding of the master's point the child hands over ``SEARCH_BESIDE_LP_GUIDE`` of the way through; a
+# start from the pattern greedy gains too slowly (8 QIs, k = 5: 33,558 → 32,616 in 300 s)
 SEARCH_BESIDE_LP_GUIDE = 0.25
 SEARCH_BESIDE_LP_MIN_SECONDS = 100.0
 #: ... for layers of at most this many pairs: the child holds its own copy of the pairs beside this process's
@@ -139,18 +120,15 @@ SEARCH_BESIDE_LP_MAX_PAIRS = 8_000_000
 #: seconds between two looks of the search for the child's master point
 GUIDE_POLL = 0.1
 
-#: whether the column generation adds the conflict cliques its converged masters violate
-#: (:func:`milp_anon.bounds.lagrangian.column_generation`, ``cliques``): a bound above the LP's, and pair bounds with
-#: the cliques' multipliers (``formulations/reduction.md``, "Conflict cliques")
-CLIQUES = True
-#: whether each round's model holds those cliques as rows ``Σ_{j ∈ Q} y_j <= 1`` over the round's candidates
-#: (:func:`add_clique_rows`): valid there, as a round only removes pairs, so two candidates' rows only shrink;
-#: the round's LP then starts at least at the cliques' bound instead of the LP's
-ROUND_CLIQUES = True
-#: whether, once no clique is violated, the column generation adds the rank rows ``Σ_{j ∈ S} y_j <= ⌊|R_S| / k⌋``
-#: its masters violate (:func:`milp_anon.bounds.conflicts.violated_rank_rows`); they join the cliques in the bound, the
-#: pair bounds and (``ROUND_CLIQUES``) the rounds' rows
-RANK_ROWS = True
+# The column generation adds the conflict cliques its converged masters violate (``tuning.cliques``,
+# :func:`milp_anon.bounds.lagrangian.column_generation`): a bound above the LP's, and pair bounds with the cliques'
+# multipliers (``formulations/reduction.md``, "Conflict cliques"). Each round's model holds those cliques as rows
+# ``Σ_{j ∈ Q} y_j <= 1`` over the round's candidates (``tuning.round_cliques``, :func:`add_clique_rows`): valid there,
+# as a round only removes pairs, so two candidates' rows only shrink; the round's LP then starts at least at the
+# cliques' bound instead of the LP's. Once no clique is violated, the column generation adds the rank rows
+# ``Σ_{j ∈ S} y_j <= ⌊|R_S| / k⌋`` its masters violate (``tuning.rank_rows``,
+# :func:`milp_anon.bounds.conflicts.violated_rank_rows`); they join the cliques in the bound, the pair bounds and the
+# rounds' rows.
 
 
 def unavailable(request, solver: SolverOptions, candidates=None, n_rows: int | None = None) -> str | None:
@@ -189,7 +167,7 @@ class PairBounds:
     log: ReductionLog
     seconds: float
     #: a point ``(y, g)`` of the LP over the candidates and pairs to round into a first table
-    #: (:mod:`milp_anon.search.rounding`), or ``None``
+    #: (:func:`milp_anon.search.lp_rounding.round_k_anonymity`), or ``None``
     guide: tuple | None = None
     #: the k-anonymity LP's bounds these were built on (:func:`block_bounds`), which bound k-anonymity over
     #: the same candidates too (the row generation's ``R(∅)`` reuses them), or ``None``
@@ -204,9 +182,10 @@ class PairBounds:
 
 def _search_fits_beside(request, options: SolverOptions, n_cols: int) -> bool:
     """Whether the search may run beside a model of ``n_cols`` columns solved under ``options`` for ``request``
-    (``SEARCH_BESIDE``, a limit of ``SEARCH_BESIDE_MIN_SECONDS`` or more, :func:`_search_possible`), the
-    incumbent and ``heuristics`` aside."""
-    return SEARCH_BESIDE and options.time_limit is not None and options.time_limit >= SEARCH_BESIDE_MIN_SECONDS \
+    (``options.tuning.search_beside_rounds``, a limit of ``SEARCH_BESIDE_MIN_SECONDS`` or more,
+    :func:`_search_possible`), the incumbent and ``heuristics`` aside."""
+    return options.tuning.search_beside_rounds and options.time_limit is not None \
+        and options.time_limit >= SEARCH_BESIDE_MIN_SECONDS \
         and _search_possible(request, options, n_cols)
 
 
@@ -218,8 +197,9 @@ def _search_possible(request, options: SolverOptions, n_cols: int) -> bool:
 
 def keeps_whole_limit(request, solver: SolverOptions, n_pairs: int) -> bool:
     """Whether the reduction of a model of ``n_pairs`` pairs keeps ``solver``'s whole time limit although a
-    search is asked for (``SEARCH_BESIDE_KEEPS_LIMIT``): it runs beside the rounds, so it needs no time of its own."""
-    return SEARCH_BESIDE_KEEPS_LIMIT and _search_fits_beside(request, solver, n_pairs)
+    search is asked for (``solver.tuning.search_beside_keeps_limit``): it runs beside the rounds, so it needs no time
+    of its own."""
+    return solver.tuning.search_beside_keeps_limit and _search_fits_beside(request, solver, n_pairs)
 
 
 def k_anonymity_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: SolverOptions,
@@ -227,12 +207,15 @@ def k_anonymity_bounds(instance: Instance, request, grid: ObjectiveGrid, solver:
     """The LP bound over every candidate by column generation, and the pair bounds of its multipliers."""
     cands, types = instance.candidates, instance.types
     cg = column_generation(types.counts, cands.cost, cands.pair_type, cands.pair_cand, request.min_group_size(),
-                           time_limit=time_limit, **_column_generation_keywords(solver))
+                           time_limit=time_limit, tuning=solver.tuning, **_column_generation_keywords(solver))
     return _k_pair_bounds(instance, grid, cg)
 
 
 def _column_generation_keywords(solver: SolverOptions) -> dict:
-    return dict(highs_options=highs_option_values(solver, master_lp=True), cliques=CLIQUES, rank_rows=RANK_ROWS)
+    """:func:`~milp_anon.bounds.lagrangian.column_generation`'s keywords under ``solver`` but its ``tuning`` (which
+    :func:`~milp_anon.bounds.lagrangian.column_generation_job` takes from the options it is sent)."""
+    return dict(highs_options=highs_option_values(solver, master_lp=True), cliques=solver.tuning.cliques,
+                rank_rows=solver.tuning.rank_rows)
 
 
 def _k_pair_bounds(instance: Instance, grid: ObjectiveGrid, cg) -> PairBounds:
@@ -271,10 +254,12 @@ def block_bounds(instance: Instance, request, grid: ObjectiveGrid, solver: Solve
     blocks = request_blocks(instance, request)
     if blocks is None:
         return dataclasses.replace(kb, k_anonymity=kb)
+    blocks = dataclasses.replace(blocks, tuning=solver.tuning)  # the integer blocks it adds, its pricing's chunks
     pi0 = np.asarray(kb.log.multipliers, dtype=float)[instance.units.unit_type]
     left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
     primal = PrimalAverage(blocks.pair_cand)
-    asc = alternating_ascent(blocks, pi0, upper=upper, time_limit=left, on_prices=primal)
+    asc = alternating_ascent(blocks, pi0, upper=upper, time_limit=left, on_prices=primal,
+                             known_steps=solver.tuning.known_steps)
     blocks, asc = _with_ball_blocks(blocks, asc,
                                     None if time_limit is None else time_limit - (time.perf_counter() - t0))
     log = dataclasses.replace(kb.log, block_bound=asc.bound, block_start=asc.start_bound,
@@ -386,20 +371,20 @@ class LagrangianReduction:
             progress.report(incumbent=self.ub)
 
     def rounded(self, guide) -> tuple[Release, np.ndarray]:
-        """The point ``guide = (y, g)`` rounded into a verified table (:mod:`milp_anon.search.rounding`) within
+        """The point ``guide = (y, g)`` rounded into a verified table (:func:`milp_anon.search.lp_rounding.round_k_anonymity`) within
         ``ROUNDING_SHARE`` of the time left, and its rows per pair."""
         left = self.left()
         budget = ROUNDING_SECONDS_UNLIMITED if left is None else max(0.0, ROUNDING_SHARE * left)
         inst = self.instance
         cands, types = inst.candidates, inst.types
-        a = round_lp(types.counts, cands.cost, cands.pair_type, cands.pair_cand, self.request.min_group_size(),
+        a = round_k_anonymity(types.counts, cands.cost, cands.pair_type, cands.pair_cand, self.request.min_group_size(),
                      *guide, time_limit=budget)
         released, groups, cost = release_assignment(inst, cands.pair_type, cands.pair_cand, a)
         return Release.verified(inst.table, self.request, released, cost=cost, groups=groups,
                                 source="LP rounding"), a
 
     def rounding(self, guide) -> None:
-        """The LP point rounded into a verified table (:mod:`milp_anon.search.rounding`), the incumbent when cheaper."""
+        """The LP point rounded into a verified table (:func:`milp_anon.search.lp_rounding.round_k_anonymity`), the incumbent when cheaper."""
         inst = self.instance
         if inst.units.n_units != inst.types.t_in:  # pragma: no cover - k-anonymity alone does not split types
             return
@@ -410,57 +395,6 @@ class LagrangianReduction:
         self.log.rounding_seconds = round(time.perf_counter() - t0, 3)
         _log.info("LP rounding: %g in %.1f s", rel.objective, self.log.rounding_seconds)
         self.offer(rel, a)
-
-    def support_round(self, guide) -> None:
-        """Search the model over the LP point's candidates (``y > 0`` in ``guide``) and the incumbent's, with all
-        their pairs, for a cheaper table, from the incumbent, for ``SUPPORT_SHARE`` of the time left.
-
-        Why. Where the proving round ``S(UB)`` does not fit the memory allowed (Adult, 8 QIs), the rounds lift
-        the bound by a few units and find no table, and the search's neighbourhoods (runs of a few hundred
-        rows) stall: every one is optimal on its own. The LP optimum is mostly integral; the candidates it
-        opens, with the incumbent's, span a model of a few thousand candidates in which HiGHS regroups rows
-        across the whole table. A heuristic: the restriction is no superset of ``S(G)`` for any ``G``, so its
-        bound proves nothing and is not used; its table is verified like any other. Logged as
-        ``support_round`` (candidates, pairs, status, objective, seconds)."""
-        inst = self.instance
-        cands, counts, k = inst.candidates, inst.types.counts, self.request.min_group_size()
-        inc = self.incumbent_pairs()
-        opened = np.zeros(cands.n_candidates, dtype=bool)
-        opened[np.asarray(guide[0]) > 1e-6] = True
-        if inc is not None:
-            opened[cands.pair_cand[inc > 0]] = True
-        keep = opened[cands.pair_cand]
-        sub = cands.restrict_pairs(keep, counts, k, "lagrangian")
-        said = dict(candidates=sub.n_candidates, pairs=sub.n_pairs)
-        self.log.support_round = said
-        left = self.left()
-        if self.too_large(sub) is not None or (left is not None and left <= 0):
-            said["status"] = "too large" if left is None or left > 0 else "not started"
-            return
-        t0 = time.perf_counter()
-        full = np.flatnonzero(cands.kept_pairs(keep, counts, k))
-        with self.timings.phase("build"):
-            am = build(inst.with_candidates(sub), self.request)
-        hint = None
-        if inc is not None and np.array_equal(am.pair_cand, sub.pair_cand) and inc[full].sum() == inc.sum():
-            hint = am.start(inc[full])
-        left = self.left()
-        options = dataclasses.replace(self.solver, time_limit=None if left is None else SUPPORT_SHARE * left)
-        stop = StopAtBound(self.ub, 0.0)  # nothing cheaper in the restriction: done
-        with self.timings.phase("solve"):
-            if self.search_beside(options, am.lm.n_cols):
-                out, said["search"] = self._round_and_search(am, dataclasses.replace(options, isolate="always"),
-                                                             hint, stop)
-            else:
-                out = solve_model(am.lm, options, self.grid, hint=hint, stop_bound=stop, hard_end=self.hard_end(),
-                                  max_memory_bytes=self.max_memory_bytes())
-        said["status"] = str(out.status)
-        if out.x is not None:
-            rel, pairs = self._restricted_table(am, out.x, sub, full, source="support round")
-            said["objective"] = rel.objective
-            self.offer(rel, pairs)
-        said["seconds"] = round(time.perf_counter() - t0, 3)
-        _log.info("support round: %s", said)
 
     # -- the procedure ----------------------------------------------------------------------
     def run(self) -> Outcome:
@@ -483,10 +417,8 @@ class LagrangianReduction:
         self.log.type_bound = float(floor.max())
         self.lb = max(self.lb, self.log.type_bound)
         progress.report(bound=self.lb)
-        if LP_ROUNDING and pb.guide is not None and self.request.k_alone:
+        if self.solver.tuning.lp_rounding and pb.guide is not None and self.request.k_alone:
             self.rounding(pb.guide)
-            if SUPPORT_ROUND and self.best is not None and not self.fits(self.ub):
-                self.support_round(pb.guide)
         if self.request.model.warm_start == "greedy":
             self.heuristic()
         while not self.done():
@@ -502,11 +434,13 @@ class LagrangianReduction:
 
     def search_beside_lp(self, lp_limit: float | None) -> bool:
         """Whether the column generation runs in its own process with the search beside it
-        (``SEARCH_BESIDE_LP``): k-anonymity's bounds, heuristics and ``LP_ROUNDING`` on, a column generation
-        of ``SEARCH_BESIDE_LP_MIN_SECONDS`` or more, at most ``SEARCH_BESIDE_LP_MAX_PAIRS`` pairs, and
+        (``tuning.search_beside_lp``): k-anonymity's bounds, heuristics and ``tuning.lp_rounding`` on, a column
+        generation of ``SEARCH_BESIDE_LP_MIN_SECONDS`` or more, at most ``SEARCH_BESIDE_LP_MAX_PAIRS`` pairs, and
         :func:`_search_possible` (with as many columns as pairs)."""
         n_pairs = self.instance.candidates.n_pairs
-        return SEARCH_BESIDE_LP and LP_ROUNDING and self.bounds_fn is k_anonymity_bounds and self.heuristics \
+        tuning = self.solver.tuning
+        return tuning.search_beside_lp and tuning.lp_rounding and self.bounds_fn is k_anonymity_bounds \
+            and self.heuristics \
             and self.instance.units.n_units == self.instance.types.t_in \
             and lp_limit is not None and lp_limit >= SEARCH_BESIDE_LP_MIN_SECONDS \
             and n_pairs <= SEARCH_BESIDE_LP_MAX_PAIRS \
@@ -526,10 +460,9 @@ class LagrangianReduction:
         inst = self.instance
         cands, types = inst.candidates, inst.types
         job = (types.counts, cands.cost, cands.pair_type, cands.pair_cand, self.request.min_group_size(),
-               _column_generation_keywords(self.solver), SEARCH_BESIDE_LP_GUIDE * lp_limit,
-               {name: getattr(lagrangian, name) for name in lagrangian.JOB_SWITCHES})
+               _column_generation_keywords(self.solver), SEARCH_BESIDE_LP_GUIDE * lp_limit)
         guides: list = []  # the child's master point, from the reader's thread
-        options = dataclasses.replace(self.solver, time_limit=lp_limit)
+        options = dataclasses.replace(self.solver, time_limit=lp_limit)  # its tuning goes to the child with them
 
         def take_guide(fields):
             if "lp_guide" in fields:
@@ -566,7 +499,8 @@ class LagrangianReduction:
         cg = None if out is None else out.column_generation
         if cg is None:
             return k_anonymity_bounds(inst, self.request, self.grid, self.solver, 0.0), said
-        cg = cg.restored(types.counts, cands.cost, cands.pair_type, cands.pair_cand, self.request.min_group_size())
+        cg = cg.restored(types.counts, cands.cost, cands.pair_type, cands.pair_cand, self.request.min_group_size(),
+                         price_chunk=self.solver.tuning.price_chunk)
         return _k_pair_bounds(inst, self.grid, cg), said
 
     def incumbent_pairs(self) -> np.ndarray | None:
@@ -589,7 +523,7 @@ class LagrangianReduction:
         ``S(G)`` only, so it still costs at least the restricted model's bound ``B``. It also holds the
         incumbent's pairs, so it is feasible and starts from the incumbent (HiGHS improves from it)."""
         below = self.thresholds < G
-        inc = self.incumbent_pairs() if ROUND_HOLDS_INCUMBENT else None
+        inc = self.incumbent_pairs() if self.solver.tuning.round_holds_incumbent else None
         return below, inc, (below if inc is None else below | (inc > 0))
 
     def too_large(self, sub) -> ModelTooLargeError | None:
@@ -636,7 +570,7 @@ class LagrangianReduction:
 
     def next_threshold(self) -> float:
         """``LB`` + one step first; then from the pair count (``ROUND_GROWTH``) and the last round's bound; a later
-        round nearly as large as the proving round is the proving round (``PROOF_ROUND_SHARE``)."""
+        round nearly as large as the proving round is the proving round (``tuning.proof_round_share``)."""
         G = self.lb + self.grid.step
         if self.last_pairs:
             G = max(G, self.g_for(ROUND_GROWTH * self.last_pairs))
@@ -649,11 +583,11 @@ class LagrangianReduction:
         return min(self.ub, G)
 
     def nearly_proving(self, G: float) -> bool:
-        """Whether ``S(G)`` holds more than ``PROOF_ROUND_SHARE`` of the pairs of ``S(UB)``."""
+        """Whether ``S(G)`` holds more than ``tuning.proof_round_share`` of the pairs of ``S(UB)``."""
         def count_below(v):  # the pair bounds are sorted once (``by_threshold``): a lookup, not a pass
             return int(np.searchsorted(self.by_threshold, v, side="left"))
 
-        return count_below(G) > PROOF_ROUND_SHARE * count_below(self.ub)
+        return count_below(G) > self.solver.tuning.proof_round_share * count_below(self.ub)
 
     def run_round(self, G: float, remaining: float | None, fitted: bool = False) -> bool:
         """Build and solve the model restricted to ``S(G)``; update ``LB``/``UB``. False ends the rounds.
@@ -704,7 +638,7 @@ class LagrangianReduction:
                         incumbent=self.ub if math.isfinite(self.ub) else None, solver_bound_is_global=False)
         with self.timings.phase("build"):
             am = build(inst.with_candidates(sub), self.request)
-        if ROUND_CLIQUES and self.log.cliques:
+        if self.solver.tuning.round_cliques and self.log.cliques:
             rnd.cliques = add_clique_rows(am, self.log.cliques, inst.candidates, kept, self.log.clique_rhs)
         self.size = ModelSize.of_model(am, self.size)
         hint = None
@@ -717,7 +651,7 @@ class LagrangianReduction:
                 rnd.status = "not started"
                 self.stopped_by_limit = True
                 return False
-        out, cutoff, rnd.search = self._solve_round(am, G, remaining, first, hint)
+        out, rnd.search = self._solve_round(am, G, remaining, first, hint)
         rnd.status, rnd.seconds, rnd.root_cuts = out.status, round(out.seconds, 3), out.root_cuts
         if out.memory_killed:  # HiGHS's search outgrew the estimate: no round this large again (too_large)
             rnd.memory_killed = True
@@ -729,14 +663,10 @@ class LagrangianReduction:
                 self.best, self.best_pairs = rel, pairs
         bound = math.inf if out.status == Status.INFEASIBLE else (-math.inf if out.bound is None else out.bound)
         below = rnd.objective is not None and rnd.objective < G  # a table cheaper than G found
-        if cutoff is not None and not below:
-            # under the cutoff HiGHS proves only "nothing below G": it says "infeasible", or returns the start
-            # (above the cutoff) as optimal with its own value as the bound, which bounds nothing
-            bound = min(bound, G)
         rnd.bound = bound if math.isfinite(bound) else None
         self.last_bound = bound
         limited = out.status in (Status.TIME_LIMIT, Status.NO_SOLUTION)
-        if (limited or cutoff is not None) and bound >= G and not below:
+        if limited and bound >= G and not below:
             rnd.status = "stopped at G"  # no solution cheaper than G in the restriction
         self.lb = max(self.lb, min(bound, G))
         progress.report(bound=self.lb, incumbent=self.ub if math.isfinite(self.ub) else None)
@@ -768,8 +698,8 @@ class LagrangianReduction:
 
     def _solve_round(self, am, G: float, remaining: float | None, first: bool, hint=None):
         """One restricted model from ``hint`` (else the whole table as one group): stop at ``G``; the first
-        round is polished, and leaves room for the heuristic. Returns ``(outcome, the cutoff HiGHS was given
-        or None (:meth:`cutoff`), the log of the search beside the round or None)``."""
+        round is polished, and leaves room for the heuristic. Returns ``(outcome, the log of the search beside the
+        round or None)``."""
         if first and remaining is not None and self.request.model.warm_start != "greedy" and self.heuristics:
             remaining *= 1.0 - HEURISTIC_SHARE  # room for the heuristic table after the first round
         # only min(B, G) is used, so a round may stop once its bound reaches G; the first
@@ -777,18 +707,16 @@ class LagrangianReduction:
         # early and find poor ones, and G = UB ends the rounds at once when UB is optimal
         if first:
             self.polish_left = ROUND_POLISH * (remaining if remaining is not None else ROUND_POLISH_UNLIMITED)
-        wanted = first or (POLISH_SHARED and (self.best is None or self.grid.gap(self.ub, self.lb) > HEURISTIC_GAP))
+        tuning = self.solver.tuning
+        wanted = first or (tuning.polish_shared
+                           and (self.best is None or self.grid.gap(self.ub, self.lb) > HEURISTIC_GAP))
         polish = self.polish_left if wanted else 0.0
         options = dataclasses.replace(self.solver, time_limit=remaining)
-        cutoff = self.cutoff(G) if not polish else None
-        if cutoff is not None:
-            options = dataclasses.replace(options, highs_options=tuple(options.highs_options)
-                                          + (("objective_bound", cutoff),))
         start = whole_table_start(am) if hint is None else hint
         stop = StopAtBound(G, polish) if math.isfinite(G) else None
         method = None
-        if ROOT_CUTS and not polish and self.grid.denominator and am.lm.n_cols >= ROOT_CUTS_MIN_COLUMNS:
-            # for fixed y the assignment LP has an integral optimum (the cutoff's reason, :meth:`cutoff`)
+        if tuning.round_root_cuts and not polish and self.grid.denominator and am.lm.n_cols >= ROOT_CUTS_MIN_COLUMNS:
+            # for fixed y the assignment LP has an integral optimum (a transportation problem)
             method = functools.partial(solve_by_root_cuts, integral_assignment=True,
                                        below=G if math.isfinite(G) else None)
         search = None
@@ -801,10 +729,11 @@ class LagrangianReduction:
                                   hard_end=self.hard_end(), max_memory_bytes=self.max_memory_bytes())
         self.polish_left = max(0.0, self.polish_left - min(out.seconds, polish))
         self.solver_status = out.solver_status
-        return out, cutoff, search
+        return out, search
 
     def search_beside(self, options: SolverOptions, n_cols: int) -> bool:
-        """Whether a round of ``n_cols`` columns under ``options`` has the search beside it (``SEARCH_BESIDE``)."""
+        """Whether a round of ``n_cols`` columns under ``options`` has the search beside it
+        (``tuning.search_beside_rounds``)."""
         return self.heuristics and self.best is not None and _search_fits_beside(self.request, options, n_cols)
 
     def _round_and_search(self, am, options: SolverOptions, hint, stop, method=None):
@@ -825,24 +754,6 @@ class LagrangianReduction:
                                      memory=self.search_memory, sub_solve=self.sub_solve))
         self.offer(found)
         return out, log.as_dict()
-
-    def cutoff(self, G: float) -> float | None:
-        """HiGHS's ``objective_bound`` for a round at ``G`` that does not polish (``ROUND_CUTOFF``), or ``None``.
-
-        The round only shows that no solution of the restriction costs less than ``G`` (``min(B, G)`` is
-        used), so every node whose bound exceeds ``G − step/2`` may be pruned at once, and HiGHS's
-        reduced-cost fixing works from that cutoff instead of from the incumbent, which can lie far
-        above ``G``. Safe on a grid: a restriction's optimum is a grid point (for fixed ``y`` the
-        assignment LP has an integral optimum), so one below ``G`` lies at ``G − step`` or lower, under
-        the cutoff. With presolve off HiGHS sees the continuous assignment columns in the objective and
-        does not round its own cutoff to the grid (``computeNewUpperLimit`` rounds only an integral
-        objective). ``None`` without a grid or at an infinite ``G``; a user's own ``objective_bound`` below it
-        is kept."""
-        if not ROUND_CUTOFF or not self.grid.denominator or not math.isfinite(G):
-            return None
-        cutoff = G - 0.5 * self.grid.step
-        user = dict(self.solver.highs_options).get("objective_bound")
-        return cutoff if user is None else min(cutoff, float(user))
 
     def outcome(self) -> Outcome:
         """The best verified release (or the fallback heuristic's) with the bound proven."""

@@ -293,6 +293,41 @@ def _optimum_from(path: str, table, request: Request) -> dict:
     return {"status": rep["status"], "objective": rep["objective"], "bound": rep.get("bound")}
 
 
+def _comparable(table, released: pd.DataFrame, recoding, id_column, ignore: list, count_column):
+    """``(table, released)`` with the same columns in the same order: aggregated rows repeated
+    (``count_column``), list cells unwrapped, the ``ignore`` columns dropped from both; bad input raises
+    :class:`InputError` naming the column."""
+    original = table.frame
+    if getattr(recoding, "cell_columns", None):
+        recoding.lattices(table)  # interval / value-set columns that cannot hold their cells: bad input
+    if count_column is not None:
+        released = _expand_counts(released, count_column, original, id_column)
+    released = _unwrap_lists(released, table.qi)
+    for c in ignore:
+        if c in table.qi or c in table.sensitive:
+            raise InputError(f"--ignore {c}: a QI or sensitive column cannot be ignored")
+        if c not in original.columns and c not in released.columns:
+            raise InputError(f"--ignore {c}: no such column in either table")
+        if c == id_column:
+            raise InputError(f"--ignore {c}: it is the --id column")
+    if ignore:
+        frame = original.drop(columns=[c for c in ignore if c in original.columns])
+        frame.attrs["sha256"] = table.source_sha256  # the input file is still the one solved
+        table = Table.from_frame(frame, list(table.qi), list(table.sensitive) or None, sep=table.sep,
+                                 source=table.source)
+        released = released.drop(columns=[c for c in ignore if c in released.columns])
+        original = table.frame
+    if set(released.columns) != set(original.columns):
+        missing = [c for c in original.columns if c not in released.columns]
+        extra = [c for c in released.columns if c not in original.columns]
+        raise InputError("the anonymized table must have the original's columns"
+                         + (f"; missing {', '.join(missing)}" if missing else "")
+                         + (f"; unexpected {', '.join(extra)}" if extra else "")
+                         + ("" if ignore else " (leave columns out with --ignore COL)"))
+    released = released[list(original.columns)].reset_index(drop=True)
+    return table, released
+
+
 def score_release(table, released: pd.DataFrame, criteria, recoding=None, options=None, solve: bool = True, *,
                   id_column: str | None = None, ignore=(), record_suppression: bool = False,
                   count_column: str | None = None,
@@ -329,35 +364,8 @@ def score_release(table, released: pd.DataFrame, criteria, recoding=None, option
         A REPORT.json of ``milp-anon solve`` on the same problem: its status,
         objective and bound are used instead of solving again.
     """
-    ignore = list(ignore or ())
+    table, released = _comparable(table, released, recoding, id_column, list(ignore or ()), count_column)
     original = table.frame
-    if getattr(recoding, "cell_columns", None):
-        recoding.lattices(table)  # interval / value-set columns that cannot hold their cells: bad input
-    if count_column is not None:
-        released = _expand_counts(released, count_column, original, id_column)
-    released = _unwrap_lists(released, table.qi)
-    for c in ignore:
-        if c in table.qi or c in table.sensitive:
-            raise InputError(f"--ignore {c}: a QI or sensitive column cannot be ignored")
-        if c not in original.columns and c not in released.columns:
-            raise InputError(f"--ignore {c}: no such column in either table")
-        if c == id_column:
-            raise InputError(f"--ignore {c}: it is the --id column")
-    if ignore:
-        frame = original.drop(columns=[c for c in ignore if c in original.columns])
-        frame.attrs["sha256"] = table.source_sha256  # the input file is still the one solved
-        table = Table.from_frame(frame, list(table.qi), list(table.sensitive) or None, sep=table.sep,
-                                 source=table.source)
-        released = released.drop(columns=[c for c in ignore if c in released.columns])
-        original = table.frame
-    if set(released.columns) != set(original.columns):
-        missing = [c for c in original.columns if c not in released.columns]
-        extra = [c for c in released.columns if c not in original.columns]
-        raise InputError("the anonymized table must have the original's columns"
-                         + (f"; missing {', '.join(missing)}" if missing else "")
-                         + (f"; unexpected {', '.join(extra)}" if extra else "")
-                         + ("" if ignore else " (leave columns out with --ignore COL)"))
-    released = released[list(original.columns)].reset_index(drop=True)
     report = GapReport(valid=False, cost=None, optimum=None, gap=None, status=None, n_rows=len(released))
     try:
         full, missing = _align(table, released, recoding, id_column=id_column,

@@ -225,14 +225,15 @@ def duplicated_tables(seed, count):
         yield ma.Table.from_frame(frame, list(frame.columns)), k
 
 
-def every_round_through_root_cuts(mp):
+def every_round_through_root_cuts(mp, **tuning):
     """Reduction rounds of any size through their root's cuts; no polish and no LP rounding, so that rounds run
-    and stop at their G."""
+    and stop at their G. Returns the :class:`~milp_anon.Tuning` to solve with (``lp_rounding`` off, and ``tuning``'s
+    fields)."""
     from milp_anon import reduction
 
     mp.setattr(reduction, "ROOT_CUTS_MIN_COLUMNS", 0)
     mp.setattr(reduction, "ROUND_POLISH", 0.0)
-    mp.setattr(reduction, "LP_ROUNDING", False)
+    return ma.Tuning(lp_rounding=False, **tuning)
 
 
 def quiet_highs(lm):

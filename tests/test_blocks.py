@@ -262,8 +262,6 @@ def test_a_floor_per_candidate_prices_each_block_as_its_own_k(inst, data):
     """With one floor per candidate (:func:`milp_anon.instance.instance.group_floors`) every block — k-anonymity's by
     sorting and by passes, the distinct and the frequency block — is the block priced with that candidate's
     floor as a scalar ``k`` (those are checked against enumeration above)."""
-    from milp_anon.bounds import lagrangian
-
     pi, n, w, pu, pc, value, _ = inst
     C = w.shape[0]
     floors = np.array([data.draw(st.integers(1, 6)) for _ in range(C)], dtype=float)
@@ -280,13 +278,7 @@ def test_a_floor_per_candidate_prices_each_block_as_its_own_k(inst, data):
             assert np.allclose(got.take[mine], one.take[mine])
             assert np.allclose(got.forced[mine], one.forced[mine])
 
-    for sort in (False, True):
-        saved = lagrangian.SORTED_PRICING
-        lagrangian.SORTED_PRICING = sort
-        try:
-            each(lambda k: block_prices(pi, n, w, pu, pc, k))
-        finally:
-            lagrangian.SORTED_PRICING = saved
+    each(lambda k: block_prices(pi, n, w, pu, pc, k))  # by passes where the pairs are sorted, else by sorting
     D = data.draw(st.integers(1, 3))
     each(lambda k: distinct_blocks(pi, n, w, pu, pc, value, k, D))
     each(lambda k: frequency_blocks(pi, n, w, pu, pc, value, k, 3, 2))

@@ -1,5 +1,6 @@
 """`milp-anon certify`: the reduction's Lagrangian bound and fixing recomputed from the table alone."""
 
+import dataclasses
 import json
 import math
 
@@ -7,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 
 import milp_anon as ma
-from milp_anon import reduction
+from milp_anon import cli
 from milp_anon.certify import certify
 from milp_anon.cli import main
 
@@ -20,8 +21,10 @@ def _solve(tmp, rounding, k=5):
     orig = tmp / "adult.csv"
     ma.datasets.load_adult().iloc[:5000].to_csv(orig, sep=";", index=False)
     report = tmp / "r.json"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(reduction, "LP_ROUNDING", rounding)
+    options = cli._options
+    with pytest.MonkeyPatch.context() as mp:  # the command line's solve with the LP rounding on or off
+        mp.setattr(cli, "_options", lambda args: dataclasses.replace(options(args),
+                                                                     tuning=ma.Tuning(lp_rounding=rounding)))
         assert main(["solve", str(orig), "--sep", ";", "--qi", QI, "--k", str(k), "--reduce", "lagrangian",
                      "--out", str(tmp / "o.csv"), "--report", str(report), "--quiet"]) == 0
     return tmp, orig, report
@@ -135,10 +138,10 @@ def test_a_round_through_the_root_cuts_says_what_it_rests_on(monkeypatch):
     among the solver-side statements."""
     from helpers import duplicated_tables, every_round_through_root_cuts
 
-    every_round_through_root_cuts(monkeypatch)
+    tuning = every_round_through_root_cuts(monkeypatch)
     named = 0
     for table, k in duplicated_tables(5, 10):
-        r = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
+        r = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian", tuning=tuning)
         assert r.status == "optimal"
         cert = certify(table, ma.Request(ma.KAnonymity(k)), json.loads(r.to_json()))
         assert cert.ok, cert.lines()

@@ -115,7 +115,6 @@ def test_missing_file(tmp_path):
 
 
 def test_model_too_large_is_refused_before_building(monkeypatch):
-    from milp_anon import reduction
     from milp_anon.runtime import memory
 
     monkeypatch.setattr(memory, "pair_limit", lambda gb: None)  # the models' check here; the layer's: test_sizing
@@ -128,6 +127,5 @@ def test_model_too_large_is_refused_before_building(monkeypatch):
     r = ma.anonymize(t, ma.KAnonymity(2), max_memory_gb=1e-9)
     assert r.status == "optimal" and r.verified and not r.reduction.rounds
     # and when a round is needed it degrades instead: a verified table labelled time_limit
-    monkeypatch.setattr(reduction, "LP_ROUNDING", False)
-    r = ma.anonymize(t, ma.KAnonymity(2), max_memory_gb=1e-9)
+    r = ma.anonymize(t, ma.KAnonymity(2), max_memory_gb=1e-9, tuning=ma.Tuning(lp_rounding=False))
     assert r.status in ("time_limit", "optimal") and r.verified and "GiB" in r.solver_status

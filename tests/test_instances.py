@@ -105,7 +105,7 @@ def test_export_regenerates_the_files_byte_identically(tmp_path):
     """A fresh export (another process, another hash seed than the committed one) gives the same bytes.
 
     One instance of every kind of criteria and recoding (the whole tier takes a while:
-    ``milp-anon export benchmarks/suites/library.toml --dir DIR`` regenerates it, ``benchmarks/README.md``).
+    ``milp-anon export benchmarks/suites/library.toml --dir DIR`` regenerates it, ``docs/sweeps.md``).
     """
     suite = load_suite(SUITE)
     committed = {r["file"]: r["sha256"] for r in _index() if _in_repo(r)}

@@ -165,43 +165,39 @@ def test_ball_multipliers_lift_the_t_closeness_block_bound(monkeypatch):
     give 39.08 (ceil 40), with the ball multipliers the ascent reaches 40.08 (ceil 41); the optimum is 70
     (numbers derived by running both and the exact solve), both ascents starting at the LP's multipliers
     (with the conflict cliques' the ascent starts at 43.9 and both reach 43.92)."""
-    monkeypatch.setattr(reduction, "CLIQUES", False)
-    monkeypatch.setattr(blocks, "BALL_BLOCKS", False)  # the ball's multipliers on the necessary-shape blocks
+    # no cliques; the ball's multipliers on the necessary-shape blocks (no ball's integer block)
+    options = SolverOptions(tuning=ma.Tuning(cliques=False, ball_blocks=False))
     frame, qi = _adult_like()
     table = ma.Table.from_frame(frame, qi, "s")
     request = ma.Request(ma.KAnonymity(2), ma.TCloseness(0.15))
     instance, grid = _instance_and_grid(table, request)
-    with_balls = reduction.block_bounds(instance, request, grid, SolverOptions(), 20.0)
+    with_balls = reduction.block_bounds(instance, request, grid, options, 20.0)
     real = reduction.request_blocks
     monkeypatch.setattr(reduction, "request_blocks", lambda i, r: dataclasses.replace(real(i, r), balls=()))
-    shapes = reduction.block_bounds(instance, request, grid, SolverOptions(), 20.0)
+    shapes = reduction.block_bounds(instance, request, grid, options, 20.0)
     assert grid.ceil(shapes.bound) + 1 <= grid.ceil(with_balls.bound) <= request.solve(table).objective
 
 
-def test_the_balls_integer_block_lifts_the_t_closeness_block_bound_further(monkeypatch):
-    """The same table and request: the ball's integer block (``blocks.BALL_BLOCKS``), in every step of the first
-    ascent (``BALL_IN_FIRST_ASCENT``) or priced once at its best multipliers (the default), gives a bound at least
-    the necessary-shape blocks' with the ball's multipliers, and still at most the optimum; priced once it keeps
-    the ascent's multipliers and holds the ball's block for the later pricings. At the whole model's LP
+def test_the_balls_integer_block_lifts_the_t_closeness_block_bound_further():
+    """The same table and request: the ball's integer block (``Tuning.ball_blocks``), priced once at the first
+    ascent's best multipliers, gives a bound at least the necessary-shape blocks' with the ball's multipliers,
+    and still at most the optimum; it keeps the ascent's multipliers and holds the ball's block for the later
+    pricings. At the whole model's LP
     multipliers of the assignment rows its ``L`` is at least the LP's optimum (each candidate's LP rows are its
     fractional block at a real size, the block's fractional part at every integer size)."""
     import highspy
 
-    monkeypatch.setattr(reduction, "CLIQUES", False)
     frame, qi = _adult_like()
     table = ma.Table.from_frame(frame, qi, "s")
     request = ma.Request(ma.KAnonymity(2), ma.TCloseness(0.15))
     instance, grid = _instance_and_grid(table, request)
     opt = request.solve(table).objective
-    once = reduction.block_bounds(instance, request, grid, SolverOptions(), 20.0)
-    monkeypatch.setattr(blocks, "BALL_IN_FIRST_ASCENT", True)
-    every_step = reduction.block_bounds(instance, request, grid, SolverOptions(), 20.0)
-    monkeypatch.setattr(blocks, "BALL_IN_FIRST_ASCENT", False)
-    monkeypatch.setattr(blocks, "BALL_BLOCKS", False)
-    shapes = reduction.block_bounds(instance, request, grid, SolverOptions(), 20.0)
-    assert not shapes.ascent[0].has_ball_blocks and every_step.ascent[0].has_ball_blocks
-    for with_ball in (once, every_step):
-        assert shapes.bound - 1e-9 <= with_ball.bound <= opt + 1e-9
+    no_cliques = ma.Tuning(cliques=False)
+    once = reduction.block_bounds(instance, request, grid, SolverOptions(tuning=no_cliques), 20.0)
+    shapes = reduction.block_bounds(instance, request, grid,
+                                    SolverOptions(tuning=dataclasses.replace(no_cliques, ball_blocks=False)), 20.0)
+    assert not shapes.ascent[0].has_ball_blocks and once.ascent[0].has_ball_blocks
+    assert shapes.bound - 1e-9 <= once.bound <= opt + 1e-9
     # priced once, it lifts L here (a 20-s stage: the ascent stops by its own rules, the pricing always fits): the
     # bound is L at the ascent's own multipliers with the ball's block (recomputed here), above the plain blocks' L
     b, _, asc = once.ascent
@@ -209,7 +205,6 @@ def test_the_balls_integer_block_lifts_the_t_closeness_block_bound_further(monke
     assert b.prices(asc.pi, asc.betas or None).bound == pytest.approx(asc.bound, rel=1e-12)
     plain = dataclasses.replace(b, specs=tuple(spec for spec in b.specs if spec[0] != "ball"))
     assert plain.prices(asc.pi, asc.betas or None).bound < asc.bound
-    monkeypatch.setattr(blocks, "BALL_BLOCKS", True)
     am = build(instance, request)
     h = am.lm.relaxed().to_highs()
     h.setOptionValue("output_flag", False)
@@ -367,12 +362,13 @@ def test_the_second_ascent_ends_when_it_gains_nothing_unless_the_search_lowers_t
     # it waited for the lower target, ascended towards it (new steps), then waited to its limit
     assert lowered_s >= 2.0 - 0.05 and len(waited) > len(alone) and lowered.bound >= first.bound
     assert kept_s >= 1.5 - 0.05 and len(kept_priced) == len(alone) and kept.bound == first.bound
-    # in its own process beside the search the parent's switch travels in the job (a sixth item), for that call
+    # in its own process beside the search the parent's switch travels with its options (``options.tuning``)
     grid = ObjectiveGrid.for_objective("cost", [1.0])
-    job = (blocks_, pi0, first, upper, True)
-    before = second_ascent_job(job + (False,), SolverOptions(time_limit=1.0), grid)  # steps again to its limit
-    after = second_ascent_job(job + (True,), SolverOptions(time_limit=1.0), grid)
-    assert after.ascent["steps"] == ended.iterations < before.ascent["steps"] and subgradient.KNOWN_STEPS  # unchanged
+    job = (blocks_, pi0, first, upper)
+    before = second_ascent_job(job, SolverOptions(time_limit=1.0, tuning=ma.Tuning(known_steps=False)),
+                               grid)  # steps again to its limit
+    after = second_ascent_job(job, SolverOptions(time_limit=1.0), grid)
+    assert after.ascent["steps"] == ended.iterations < before.ascent["steps"]
     assert before.seconds >= 1.0 - 0.05 and before.bound == after.bound == first.bound
 
 
@@ -458,11 +454,11 @@ def _early_case():
     return table, request, opt, outcome, first
 
 
-def test_the_pipeline_runs_a_second_ascent_in_the_time_left(monkeypatch):
+def test_the_pipeline_runs_a_second_ascent_in_the_time_left():
     """Frequency 2-diversity on the 60-row table: an outcome whose ascent stopped after 2 steps gets its bound
     raised by the second ascent in the 3 s left (towards the released table's cost), named the group blocks'
     bound, logged in the report and the summary, never above the optimum; not with ``lns = 0`` (the search's
-    sub-problems) nor with ``SECOND_ASCENT`` off."""
+    sub-problems) nor with ``Tuning.second_ascent`` off."""
     table, request, opt, outcome, first = _early_case()
     timed = SolverOptions(time_limit=4.0, lns=0.25)
     raised = pipeline._second_ascent(outcome, timed, Timings())
@@ -475,8 +471,8 @@ def test_the_pipeline_runs_a_second_ascent_in_the_time_left(monkeypatch):
     assert result.bound == raised.bound and result.report()["second_ascent"]["steps"] == log["steps"]
     assert "the group blocks' second ascent, after the search" in result.summary()
     assert pipeline._second_ascent(outcome, dataclasses.replace(timed, lns=0.0), Timings()) is outcome
-    monkeypatch.setattr(pipeline, "SECOND_ASCENT", False)
-    assert pipeline._second_ascent(outcome, timed, Timings()) is outcome
+    off = dataclasses.replace(timed, tuning=ma.Tuning(second_ascent=False))
+    assert pipeline._second_ascent(outcome, off, Timings()) is outcome
 
 
 def _workers() -> list[int]:
@@ -495,7 +491,7 @@ def test_the_second_ascent_runs_beside_the_search(monkeypatch):
     """With two cores, the search after the stage runs with the second ascent beside it in its own process for
     the whole time left (pipeline._improve): the bound is raised (never above the optimum), named the group
     blocks', logged as beside the search with the search's best table as its target; no second ascent follows
-    the search, and no process is left behind. Not with ``SECOND_ASCENT_BESIDE`` off or ``isolate="never"``:
+    the search, and no process is left behind. Not with ``Tuning.second_ascent_beside`` off or ``isolate="never"``:
     then the search runs alone and the ascent is left for after it."""
     monkeypatch.setattr(pipeline._lns, "_cores", lambda: 2)  # as on the CI's two cores, whatever this machine has
     table, request, opt, outcome, first = _early_case()
@@ -520,7 +516,7 @@ def test_the_second_ascent_runs_beside_the_search(monkeypatch):
         lost = pipeline._improve(outcome, table, request, dataclasses.replace(timed, time_limit=2.5), Timings())
         assert lost.second_ascent is None and lost.bound == outcome.bound and lost.lns is not None
 
-    for flag, options in ((False, timed), (True, dataclasses.replace(timed, isolate="never"))):
-        monkeypatch.setattr(pipeline, "SECOND_ASCENT_BESIDE", flag)
+    for options in (dataclasses.replace(timed, tuning=ma.Tuning(second_ascent_beside=False)),
+                    dataclasses.replace(timed, isolate="never")):
         alone = pipeline._improve(outcome, table, request, dataclasses.replace(options, time_limit=2.5), Timings())
         assert alone.second_ascent is None and alone.ascent is outcome.ascent and alone.lns is not None

@@ -59,11 +59,10 @@ def test_from_the_whole_table_it_reaches_the_optimum(data):
 
 
 @settings(max_examples=60, deadline=None)
-@given(generalization_cases(), st.integers(2, 6), st.booleans())
-def test_splices_of_small_neighbourhoods_are_verified_and_never_worse(monkeypatch_rows, case, rows, by_balls):
-    """Neighbourhoods of a few rows each (many splices onto classes left as they were), sorted runs alone or
-    with balls (``lns.BALLS``): every table is verified, never worse than the start, never below the
-    brute-force optimum."""
+@given(generalization_cases(), st.integers(2, 6))
+def test_splices_of_small_neighbourhoods_are_verified_and_never_worse(monkeypatch_rows, case, rows):
+    """Neighbourhoods of a few rows each (many splices onto classes left as they were): every table is verified,
+    never worse than the start, never below the brute-force optimum."""
     frame, qi, k, rec = case
     table = ma.Table.from_frame(frame, qi)
     res = level_greedy(table, k, rec)
@@ -71,12 +70,8 @@ def test_splices_of_small_neighbourhoods_are_verified_and_never_worse(monkeypatc
         return
     request = ma.Request(ma.KAnonymity(k), recoding=rec)
     start = Release.verified(table, request, res[0])
-    was, lns.BALLS = lns.BALLS, by_balls
-    try:
-        with monkeypatch_rows(rows):
-            better, _ = lns.improve(table, request, start, 60, OPTIONS, sub_solve=pipeline_solve)
-    finally:
-        lns.BALLS = was
+    with monkeypatch_rows(rows):
+        better, _ = lns.improve(table, request, start, 60, OPTIONS, sub_solve=pipeline_solve)
     v = verify_release(frame, better.table, qi, [ma.KAnonymity(k)], recoding=rec)
     assert v.cost == pytest.approx(better.objective, abs=1e-9)
     assert better.objective <= start.objective + 1e-9
@@ -198,42 +193,6 @@ def test_neighbourhoods_are_runs_of_whole_classes():
         assert np.isin(np.flatnonzero(np.isin(groups, classes)), rows).all()  # whole classes only
         assert len(rows) <= 60 or classes.size == 1
         assert len(rows) >= 10
-
-
-@settings(max_examples=80, deadline=None)
-@given(st.lists(st.integers(0, 7), min_size=2, max_size=60), st.integers(1, 20), st.integers(1, 6),
-       st.data())
-def test_balls_partition_whole_classes_around_the_dearest_seed(labels, max_rows, min_rows, data):
-    """``balls``: disjoint unions of whole classes, none above ``max_rows`` but a class alone, none below
-    ``min_rows``; the first is grown from the class with the most changed cells per row and takes the classes
-    nearest it by the rows' original values (distances recomputed here from the definition, with pandas)."""
-    labels = np.asarray(labels)
-    n = labels.size
-    frame = pd.DataFrame({c: [str(v) for v in data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))]
-                          for c in ("a", "b", "c")})
-    table = ma.Table.from_frame(frame, ["a", "b", "c"])
-    released = frame.copy()
-    for c in ("a", "b", "c"):  # suppress column c in a drawn set of classes
-        hidden = data.draw(st.sets(st.sampled_from(sorted(set(labels.tolist())))))
-        released.loc[np.isin(labels, list(hidden)), c] = SUPPRESSED
-    hoods = lns.balls(table, released, labels, max_rows, min_rows)
-    seen = np.concatenate(hoods) if hoods else np.array([], dtype=int)
-    assert len(seen) == len(set(seen.tolist()))
-    for rows in hoods:
-        classes = np.unique(labels[rows])
-        assert np.isin(np.flatnonzero(np.isin(labels, classes)), rows).all()
-        assert len(rows) <= max_rows or classes.size == 1
-        assert len(rows) >= min_rows
-    classes = sorted(set(labels.tolist()))
-    changed = {g: (released[labels == g] != frame[labels == g]).to_numpy().sum() / np.sum(labels == g)
-               for g in classes}
-    seed = max(classes, key=lambda g: (changed[g], -classes.index(g)))  # the first of the dearest
-    profile = {c: frame.loc[labels == seed, c].value_counts().sort_index(kind="stable").idxmax()
-               for c in ("a", "b", "c")}
-    far = {g: sum(1 - np.mean(frame.loc[labels == g, c] == profile[c]) for c in ("a", "b", "c")) for g in classes}
-    first = set(labels[hoods[0]].tolist()) if hoods else None
-    if first is not None and seed in first:
-        assert max([far[g] for g in first - {seed}] or [-np.inf]) <= min([far[g] for g in classes if g not in first] or [np.inf]) + 1e-9
 
 
 def test_where_it_does_not_apply():
@@ -412,6 +371,10 @@ def test_a_neighbourhood_proven_before_is_skipped_only_while_its_rows_cost_its_o
     fresh, log4 = lns.improve(table, request, first, 60, OPTIONS, sub_solve=pipeline_solve)
     assert log4.solved == 1 and log4.known == log4.passes - 1  # afresh: once, then known within the call
     assert memory.passes == log1.passes + log2.passes + log3.passes  # each call went on from the last
+    # the memory switched off (``Tuning.search_memory``): the memory given is left alone, the call starts afresh
+    off = dataclasses.replace(OPTIONS, tuning=ma.Tuning(search_memory=False))
+    _, log5 = lns.improve(table, request, first, 60, off, memory=memory, sub_solve=pipeline_solve)
+    assert log5.solved == 1 and memory.passes == log1.passes + log2.passes + log3.passes
 
 
 def test_a_sub_problem_that_ended_at_its_limit_is_not_asked_again_with_the_same_start(monkeypatch):
@@ -424,21 +387,20 @@ def test_a_sub_problem_that_ended_at_its_limit_is_not_asked_again_with_the_same_
     def unproven(sub, req, options, start=None):  # as if cut at its limit with nothing better than its start
         return types.SimpleNamespace(is_optimal=False, table=None, objective=None)
 
-    monkeypatch.setattr(pipeline, "solve", unproven)
     monkeypatch.setattr(lns, "refine_release", lambda table, criteria, released, deadline=None: (
         released, int((released[list(table.qi)] == SUPPRESSED).to_numpy().sum())))  # the table as it is
     start = whole_table(table, request)
     memory = lns.SearchMemory()
-    _, log = lns.improve(table, request, start, 60, OPTIONS, memory=memory, sub_solve=pipeline_solve)
+    _, log = lns.improve(table, request, start, 60, OPTIONS, memory=memory, sub_solve=unproven)
     assert log.solved == 1 and log.known == lns.IDLE_PASSES - 1  # the later passes skip it
-    _, log = lns.improve(table, request, start, 60, OPTIONS, memory=memory, sub_solve=pipeline_solve)
+    _, log = lns.improve(table, request, start, 60, OPTIONS, memory=memory, sub_solve=unproven)
     assert log.solved == 0
     other = Release.verified(table, request, release_blocks(table, [np.array([0, 1, 2, 4, 6]), np.array([3, 5, 7])],
                                                             request.recoding))
-    _, log = lns.improve(table, request, other, 60, OPTIONS, memory=memory, sub_solve=pipeline_solve)
+    _, log = lns.improve(table, request, other, 60, OPTIONS, memory=memory, sub_solve=unproven)
     assert log.solved >= 1  # released otherwise: asked again
     copy = ma.Table.from_frame(frame, ["v", "w"])
-    _, log = lns.improve(copy, ma.Request(ma.KAnonymity(2)), whole_table(copy, request), 60, OPTIONS, memory=memory, sub_solve=pipeline_solve)
+    _, log = lns.improve(copy, ma.Request(ma.KAnonymity(2)), whole_table(copy, request), 60, OPTIONS, memory=memory, sub_solve=unproven)
     assert log.solved == 1 and log.known == lns.IDLE_PASSES - 1  # another table: the memory left alone
     assert memory.owner[0] is table
 

@@ -21,7 +21,7 @@ from milp_anon.pipeline import solve as pipeline
 from milp_anon.pipeline import relaxation
 from milp_anon.formulations import build
 from milp_anon.runtime.grid import ObjectiveGrid
-from milp_anon.search.lp_rounding import lp_rounding, round_units, slack_lp
+from milp_anon.search.lp_rounding import round_units, round_with_criteria, slack_lp
 from milp_anon.release.result import Timings
 from milp_anon.bounds.subgradient import Ascent, second_ascent, second_ascent_job
 from milp_anon.tables.table import SUPPRESSED
@@ -103,7 +103,7 @@ def test_tables_from_the_lp_and_from_any_split_meet_the_criteria(data):
     per = np.bincount(am.pair_unit, weights=weights, minlength=instance.units.n_units)
     random_split = weights * (instance.units.counts / per)[am.pair_unit]
     for values in (x[am.g], random_split):
-        out = lp_rounding(instance, criteria, am.pair_unit, am.pair_cand, values)
+        out = round_with_criteria(instance, criteria, am.pair_unit, am.pair_cand, values)
         assert out is not None
         released, groups, cost = out
         v = verify_release(frame, released, qi, criteria, sensitive=["s"])  # raises on a violation
@@ -132,8 +132,8 @@ def test_the_stage_runs_before_the_whole_model_and_reports():
     assert r.is_optimal == (r.objective == exact.objective and r.gap == 0)
 
 
-def test_the_stages_lp_with_presolve_and_in_pieces_gives_the_same_bound(monkeypatch):
-    """A small LP runs with presolve in one piece (``LP_PRESOLVE_MAX_COLUMNS``), a larger one without, in
+def test_the_stages_lp_with_presolve_and_in_pieces_gives_the_same_bound():
+    """A small LP runs with presolve in one piece (``Tuning.lp_presolve_max_columns``), a larger one without, in
     pieces: both reach the LP optimum, whose multipliers' bound is the stage's, below the exact optimum."""
     from milp_anon.runtime.grid import ObjectiveGrid
 
@@ -144,8 +144,8 @@ def test_the_stages_lp_with_presolve_and_in_pieces_gives_the_same_bound(monkeypa
     solver = ma.SolverOptions(time_limit=60, isolate="never")
     logs = {}
     for cap in (10 ** 9, -1):
-        monkeypatch.setattr(relaxation, "LP_PRESOLVE_MAX_COLUMNS", cap)
-        _, _, logs[cap] = relaxation.lp_rounding_stage(am, request, solver, ObjectiveGrid(1), None)
+        capped = dataclasses.replace(solver, tuning=ma.Tuning(lp_presolve_max_columns=cap))
+        _, _, logs[cap] = relaxation.lp_rounding_stage(am, request, capped, ObjectiveGrid(1), None)
     on, off = logs[10 ** 9], logs[-1]
     assert on.lp_presolve and not off.lp_presolve
     exact = request.solve(table).objective
@@ -314,7 +314,7 @@ def test_the_slack_lp_leaves_each_group_a_rows_room_and_its_rounding_meets_the_c
     for j in np.flatnonzero(size > 1e-6):
         tv = 0.5 * np.abs(counts[j] / size[j] - P).sum()
         assert tv <= max(t - 1.0 / max(first[j], k), t / 2) + 1e-6
-    out = lp_rounding(instance, criteria, am.pair_unit, am.pair_cand, x2[am.g])
+    out = round_with_criteria(instance, criteria, am.pair_unit, am.pair_cand, x2[am.g])
     assert out is not None
     released, groups, cost = out
     v = verify_release(frame, released, qi, criteria, sensitive=["s"])  # raises on a violation
@@ -325,7 +325,7 @@ def test_the_slack_lp_leaves_each_group_a_rows_room_and_its_rounding_meets_the_c
 @given(data=st.data())
 def test_the_restricted_lp_over_any_pair_bounds_is_feasible_and_its_table_verified(data):
     """Whatever the pair bounds, the restricted LP keeps every pair of the whole-table candidate and at most
-    about ``RESTRICTED_SHARE`` of the others (ties kept); it is a restriction of the LP (its optimum is at
+    about ``Tuning.restricted_share`` of the others (ties kept); it is a restriction of the LP (its optimum is at
     least the LP's), feasible, and its rounding is verified and never below brute force; the stage still
     reports the whole LP's bound, below the optimum."""
     from milp_anon.runtime.grid import ObjectiveGrid
@@ -345,12 +345,11 @@ def test_the_restricted_lp_over_any_pair_bounds_is_feasible_and_its_table_verifi
         return
     assert whole.any() and keep[whole[c.pair_cand]].all()
     others = ~whole[c.pair_cand]
-    assert np.all(bounds[keep & others] <= np.quantile(bounds, relaxation.RESTRICTED_SHARE))
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(relaxation, "LP_PRESOLVE_MAX_COLUMNS", -1)  # the LP "may not finish": the restricted one first
-        bound, release, log = relaxation.lp_rounding_stage(am, request, ma.SolverOptions(time_limit=60,
-                                                                                         isolate="never"),
-                                                           ObjectiveGrid(1), None, pair_bounds=bounds)
+    assert np.all(bounds[keep & others] <= np.quantile(bounds, ma.Tuning().restricted_share))
+    # the LP "may not finish": the restricted one first
+    unfinished = ma.SolverOptions(time_limit=60, isolate="never", tuning=ma.Tuning(lp_presolve_max_columns=-1))
+    bound, release, log = relaxation.lp_rounding_stage(am, request, unfinished, ObjectiveGrid(1), None,
+                                                       pair_bounds=bounds)
     best = brute(frame, qi, criteria)
     assert log.restricted_status == "Optimal" and log.restricted_rounded is not None
     assert log.restricted_objective >= log.lp_objective - 1e-6
@@ -360,26 +359,26 @@ def test_the_restricted_lp_over_any_pair_bounds_is_feasible_and_its_table_verifi
     assert v.cost == release.cost >= best
 
 
-def test_a_solve_runs_the_restricted_lp_from_its_pair_bounds_when_the_lp_may_not_finish(monkeypatch):
+def test_a_solve_runs_the_restricted_lp_from_its_pair_bounds_when_the_lp_may_not_finish():
     """Through the pipeline: the Lagrangian stage's pair bounds reach the LP stage, which solves the
-    restricted LP first when the LP is above ``LP_PRESOLVE_MAX_COLUMNS`` (here every LP), and not below,
+    restricted LP first when the LP is above ``Tuning.lp_presolve_max_columns`` (here every LP), and not below,
     whatever presolve the user asks for."""
     frame = _frame(8, 60)
     table = ma.Table.from_frame(frame, ["a", "b"], "s")
     request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.3), criteria_rows="all")
     # the ball's integer block ties this table's pair bounds, so the restriction would keep >= 90 % of the pairs
     # and not run: the plumbing is tested with the necessary-shape blocks
-    monkeypatch.setattr(blocks, "BALL_BLOCKS", False)
-    small = request.solve(table, time_limit=30).lp_rounding
+    shapes = ma.Tuning(ball_blocks=False)
+    small = request.solve(table, time_limit=30, tuning=shapes).lp_rounding
     assert small.lp_presolve and small.restricted_status is None
-    monkeypatch.setattr(relaxation, "LP_PRESOLVE_MAX_COLUMNS", -1)
-    r = request.solve(table, time_limit=30)
+    unfinished = dataclasses.replace(shapes, lp_presolve_max_columns=-1)
+    r = request.solve(table, time_limit=30, tuning=unfinished)
     lr = r.lp_rounding
     assert r.verified and not lr.lp_presolve and lr.restricted_status == "Optimal"
     assert lr.restricted_objective >= lr.lp_objective - 1e-6 and lr.restricted_rounded >= r.objective
     assert r.bound <= r.objective
     # the LP's size decides, not the presolve asked for: presolve="on" on a large LP still gets it first
-    on = request.solve(table, time_limit=30, presolve="on")
+    on = request.solve(table, time_limit=30, presolve="on", tuning=unfinished)
     assert on.verified and on.lp_rounding.restricted_status == "Optimal" and on.lp_rounding.lp_presolve
 
 
@@ -412,11 +411,10 @@ def test_the_restricted_model_replaces_an_lp_that_cannot_raise_the_bound(data):
     if relaxation.restricted_pairs(am, bounds) is None:
         return
     start = best_heuristic(table, request)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(relaxation, "LP_PRESOLVE_MAX_COLUMNS", -1)  # the LP "may not finish": the restricted one first
-        bound, release, log = relaxation.lp_rounding_stage(am, request, ma.SolverOptions(time_limit=60,
-                                                                                         isolate="never"),
-                                                           ObjectiveGrid(1), start, pair_bounds=bounds, bound=best)
+    # the LP "may not finish": the restricted one first
+    unfinished = ma.SolverOptions(time_limit=60, isolate="never", tuning=ma.Tuning(lp_presolve_max_columns=-1))
+    bound, release, log = relaxation.lp_rounding_stage(am, request, unfinished, ObjectiveGrid(1), start,
+                                                       pair_bounds=bounds, bound=best)
     assert log.restricted_status == "Optimal" and log.restricted_objective <= best + 1e-6
     assert bound is None and log.lp_objective is None and log.model_skipped and log.model_status == "Optimal"
     assert log.model_objective == best
@@ -435,10 +433,9 @@ def test_a_solve_honours_the_stages_skip_of_the_lp_and_names_the_restricted_mode
     table = ma.Table.from_frame(frame, ["a", "b"], "s")
     request = ma.Request(ma.KAnonymity(3), ma.LDiversity(2), criteria_rows="all")
     stage = relaxation.lp_rounding_stage
-    monkeypatch.setattr(relaxation, "LP_PRESOLVE_MAX_COLUMNS", -1)
     monkeypatch.setattr(relaxation, "lp_rounding_stage",
                         lambda *a, bound=None, **kw: stage(*a, bound=math.inf, **kw))
-    r = request.solve(table, time_limit=30)
+    r = request.solve(table, time_limit=30, tuning=ma.Tuning(lp_presolve_max_columns=-1))
     lr = r.lp_rounding
     assert r.verified and lr.lp_status.startswith("skipped") and lr.model_skipped and lr.lp_bound is None
     assert lr.model_status is not None and lr.model_objective >= r.objective and r.bound <= r.objective
@@ -516,7 +513,7 @@ def test_exact_group_blocks_bound_at_least_the_lp_at_its_duals(data):
     """Blocks marked exact (``RequestBlocks.exact``: one criterion's group problem solved exactly) have a
     Lagrangian dual at least the whole model's LP bound: at the LP's optimal multipliers of its assignment rows
     their bound is the LP's optimum or more (each block is the convex hull of its candidate's groups, inside
-    the LP's rows for that candidate). This is what lets an unfinished LP be skipped (``UNFINISHED_SKIPS``).
+    the LP's rows for that candidate). This is what lets an unfinished LP be skipped (``Tuning.unfinished_lp_skips``).
     Relaxed blocks (t-closeness, recursive ℓ > 2, ℓ of 1) are never marked exact."""
     from milp_anon.bounds.blocks import request_blocks
 
@@ -582,7 +579,8 @@ def test_the_second_ascent_prices_the_emds_block_at_its_start_with_its_whole_tim
     candidate's integer program however short ``EMD_PRICING_SECONDS`` is. On this table (found by a search over
     random ones) the integer programs at the LP's multipliers reach the optimum, 13 (brute force), where the LP blocks
     give the LP's 12.47. The second ascent beside the search (no ``stop``) prices its start so, before its steps;
-    asked to stop on demand, or told not to (``whole=False``, or ``False`` in a job beside the search), it does not,
+    asked to stop on demand, or told not to (``whole=False``, or ``Tuning.second_ascent_whole_pricing`` off in a job
+    beside the search), it does not,
     and its steps, which see only the LP blocks here, stay at the LP."""
     from milp_anon.bounds.blocks import request_blocks
 
@@ -608,10 +606,12 @@ def test_the_second_ascent_prices_the_emds_block_at_its_start_with_its_whole_tim
         asc = second_ascent(wider, pi, first, upper=expected + 3, time_limit=1.0)
         stoppable = second_ascent(wider, pi, first, upper=expected + 3, time_limit=1.0, stop=lambda: False)
         off = second_ascent(wider, pi, first, upper=expected + 3, time_limit=0.5, whole=False)
-        # as a process beside the search gets it: the parent's choice in the job
-        job = second_ascent_job((wider, pi, first, expected + 3, True), ma.SolverOptions(time_limit=1.0),
+        # as a process beside the search gets it: the parent's choice in the options it is sent
+        job = second_ascent_job((wider, pi, first, expected + 3), ma.SolverOptions(time_limit=1.0),
                                 ObjectiveGrid(1))
-        job_off = second_ascent_job((wider, pi, first, expected + 3, False), ma.SolverOptions(time_limit=0.5),
+        job_off = second_ascent_job((wider, pi, first, expected + 3),
+                                    ma.SolverOptions(time_limit=0.5,
+                                                     tuning=ma.Tuning(second_ascent_whole_pricing=False)),
                                     ObjectiveGrid(1))
     finally:
         blocks.EMD_BLOCK_SECONDS, blocks.EMD_PRICING_SECONDS = saved
@@ -639,10 +639,12 @@ def test_an_unfinished_restricted_lp_skips_the_lp_under_exact_blocks_only(monkey
     table, request, instance, why = _instance(frame, ["a", "b"], [ma.KAnonymity(3), ma.LDiversity(2)])
     assert why is None
     am = build(instance, request)
-    monkeypatch.setattr(relaxation, "LP_PRESOLVE_MAX_COLUMNS", -1)  # the LP "may not finish"
+    unfinished = ma.Tuning(lp_presolve_max_columns=-1)  # the LP "may not finish"
     monkeypatch.setattr(relaxation, "_restricted_lp", _unfinished_restricted_lp)
     bounds = np.arange(instance.candidates.n_pairs, dtype=float)
-    bound, release, log = relaxation.lp_rounding_stage(am, request, ma.SolverOptions(time_limit=60, isolate="never"),
+    bound, release, log = relaxation.lp_rounding_stage(am, request,
+                                                       ma.SolverOptions(time_limit=60, isolate="never",
+                                                                        tuning=unfinished),
                                                        ObjectiveGrid(1), None, pair_bounds=bounds, bound=1.0,
                                                        blocks_exact=exact)
     assert log.restricted_status == "Time limit reached"
@@ -651,8 +653,9 @@ def test_an_unfinished_restricted_lp_skips_the_lp_under_exact_blocks_only(monkey
         assert bound is None and log.lp_bound is None and log.lp_objective is None and release is None
     else:
         assert log.lp_status == "Optimal" and not log.model_skipped and bound is not None
-    monkeypatch.setattr(relaxation, "UNFINISHED_SKIPS", False)  # the switch: the package before
-    _, _, log = relaxation.lp_rounding_stage(am, request, ma.SolverOptions(time_limit=60, isolate="never"),
+    before = dataclasses.replace(unfinished, unfinished_lp_skips=False)  # the switch: the package before
+    _, _, log = relaxation.lp_rounding_stage(am, request,
+                                             ma.SolverOptions(time_limit=60, isolate="never", tuning=before),
                                              ObjectiveGrid(1), None, pair_bounds=bounds, bound=1.0,
                                              blocks_exact=exact)
     assert log.lp_status == "Optimal"
@@ -666,9 +669,8 @@ def test_a_solve_gives_an_unfinished_lps_time_to_the_search_under_exact_blocks(m
     frame = _frame(8, 60)
     table = ma.Table.from_frame(frame, ["a", "b"], "s")
     request = ma.Request(ma.KAnonymity(3), criterion, criteria_rows="all")
-    monkeypatch.setattr(relaxation, "LP_PRESOLVE_MAX_COLUMNS", -1)
     monkeypatch.setattr(relaxation, "_restricted_lp", _unfinished_restricted_lp)
-    r = request.solve(table, time_limit=30)
+    r = request.solve(table, time_limit=30, tuning=ma.Tuning(lp_presolve_max_columns=-1))
     verify_release(frame, r.table, ["a", "b"], request.criteria, sensitive=["s"])  # raises on a violation
     assert r.verified and r.bound <= r.objective
     lr = r.lp_rounding
@@ -681,16 +683,16 @@ def test_a_solve_gives_an_unfinished_lps_time_to_the_search_under_exact_blocks(m
 
 
 @pytest.mark.parametrize("on", [True, False])
-def test_the_search_runs_beside_the_whole_model_and_the_result_stays_exact(monkeypatch, on):
+def test_the_search_runs_beside_the_whole_model_and_the_result_stays_exact(on):
     """After the LP stage the whole model runs in its own process with the search beside it
-    (``pipeline.WHOLE_SEARCH_BESIDE``, two cores, ``lns > 0``); its log is the stage's ``whole_search``. The
+    (``Tuning.search_beside_whole_model``, two cores, ``lns > 0``); its log is the stage's ``whole_search``. The
     result is verified and its bound and table bracket the optimum either way."""
     if not _two_cores():
         return  # the search runs beside the model on a second core only
-    monkeypatch.setattr(pipeline, "WHOLE_SEARCH_BESIDE", on)
     table = ma.Table.from_frame(_frame(7, 60), ["a", "b"], "s")
     request = ma.Request(ma.KAnonymity(3), ma.TCloseness(0.25), criteria_rows="all")
-    r = request.solve(table, time_limit=30, lns=0.5, isolate="always")
+    r = request.solve(table, time_limit=30, lns=0.5, isolate="always",
+                      tuning=ma.Tuning(search_beside_whole_model=on))
     assert r.verified and r.lp_rounding is not None and not r.lp_rounding.model_skipped
     search = r.lp_rounding.whole_search
     assert (search is not None) is on
@@ -725,7 +727,7 @@ def test_the_table_of_the_search_beside_the_whole_model_is_released_when_the_mod
         calls["model"] += 1
         return SolveOutcome(Status.NO_SOLUTION, None, None, None, "stand-in: no table", 0.0)
 
-    def improve(tbl, req, rel, seconds, solver, stop=None, on_better=None, memory=None):
+    def improve(tbl, req, rel, seconds, solver, stop=None, on_better=None, memory=None, sub_solve=None):
         log = lns.LnsLog(start=rel.objective, end=min(rel.objective, best.objective))
         if rel.objective > best.objective:
             calls["improved"].append(calls["model"])  # how many model solves had ended then
@@ -736,10 +738,8 @@ def test_the_table_of_the_search_beside_the_whole_model_is_released_when_the_mod
     monkeypatch.setattr(pipeline, "solve_model", no_table)
     monkeypatch.setattr(lns, "improve", improve)
     monkeypatch.setattr(relaxation, "_rounded", lambda *a, **k: (None, None, None))
-    monkeypatch.setattr(relaxation, "SLACK", False)
-    monkeypatch.setattr(relaxation, "SEARCH_BESIDE", False)
-    monkeypatch.setattr(pipeline, "SECOND_ASCENT", False)
-    r = request.solve(table, time_limit=30, lns=0.5, isolate="always")
+    r = request.solve(table, time_limit=30, lns=0.5, isolate="always",
+                      tuning=ma.Tuning(slack_lp=False, search_beside_lp_stage=False, second_ascent=False))
     assert calls["model"] == 1
     assert calls["improved"] == [0]  # one improving search: beside the model, while it ran
     assert r.verified and r.objective == pytest.approx(exact.objective)

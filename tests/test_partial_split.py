@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon.pipeline import solve as pipeline
-from milp_anon.pipeline import row_generation
 from milp_anon.formulations import build
 from milp_anon.formulations.partial_split import PartialSplit, applies
 from milp_anon.runtime.grid import ObjectiveGrid
@@ -136,9 +135,7 @@ def test_row_generation_with_and_without_the_partial_split_reaches_the_optimum(d
     expected = brute(frame, qi, criteria)
     table = ma.Table.from_frame(frame, qi, "s")
     for merge in (True, False):
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(row_generation, "PARTIAL_SPLIT", merge)
-            r = ma.Request(*criteria, criteria_rows="generated").solve(table)
+        r = ma.Request(*criteria, criteria_rows="generated").solve(table, tuning=ma.Tuning(partial_split=merge))
         if expected is None:
             assert r.status == Status.INFEASIBLE
             continue

@@ -110,7 +110,7 @@ HANGING = textwrap.dedent("""
     sys.path.insert(0, {helpers!r})
     import pandas as pd
     import milp_anon as ma
-    from milp_anon import pipeline
+    from milp_anon.pipeline import solve as pipeline
     from milp_anon.runtime.grid import ObjectiveGrid
     from milp_anon.solvers.isolated import solve_isolated
     from helpers import hanging_solve

@@ -4,7 +4,6 @@ import dataclasses
 import itertools
 import json
 import math
-from unittest import mock
 
 import numpy as np
 import pytest
@@ -43,16 +42,15 @@ def _block_by_enumeration(v, n, k, force=None):
 @given(data=st.data())
 def test_block_prices_equal_enumeration(data):
     """rc_j and the forced-pair values against enumerating every integer block solution, with the pairs
-    solved in one piece or in chunks of a few pairs (``PRICE_CHUNK``)."""
+    solved in one piece or in chunks of a few pairs (``price_chunk``)."""
     frame, qi, k = data.draw(small_tables(n=(4, 9), m=(1, 3)))
     table = ma.Table.from_frame(frame, qi)
     types = RowTypes.from_table(table)
     cands = suppression_candidates(types, k)
     pi = np.array(data.draw(st.lists(st.sampled_from([-1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 3.5]),
                                      min_size=types.t_in, max_size=types.t_in)))
-    chunk = data.draw(st.sampled_from([1, 2, 3, 5, lagrangian.PRICE_CHUNK]))
-    with mock.patch.object(lagrangian, "PRICE_CHUNK", chunk):
-        p = block_prices(pi, types.counts, cands.cost, cands.pair_type, cands.pair_cand, k)
+    chunk = data.draw(st.sampled_from([1, 2, 3, 5, ma.Tuning().price_chunk]))
+    p = block_prices(pi, types.counts, cands.cost, cands.pair_type, cands.pair_cand, k, price_chunk=chunk)
     assert p.bound == pytest.approx(float(pi @ types.counts) + np.minimum(p.rc, 0.0).sum())
     for j in range(cands.n_candidates):
         sel = np.flatnonzero(cands.pair_cand == j)
@@ -82,12 +80,12 @@ def test_block_prices_in_chunks_equal_one_piece(data):
     shift = np.array(data.draw(st.lists(st.floats(0, 2, allow_nan=False), min_size=P, max_size=P))) \
         if data.draw(st.booleans()) else None
     whole = block_prices(pi, types.counts, w, pt, pc, k, shift=shift)
-    with mock.patch.object(lagrangian, "PRICE_CHUNK", data.draw(st.integers(1, 4))):
-        chunked = block_prices(pi, types.counts, w, pt, pc, k, shift=shift)
-        perm = np.random.default_rng(0).permutation(P)
-        shuffled = block_prices(pi, types.counts, w, pt[perm], pc[perm], k,
-                                shift=None if shift is None else shift[perm])
-        values = block_values(pi, types.counts, w, pt, pc, k, shift=shift)  # chunked too
+    chunk = data.draw(st.integers(1, 4))
+    chunked = block_prices(pi, types.counts, w, pt, pc, k, shift=shift, price_chunk=chunk)
+    perm = np.random.default_rng(0).permutation(P)
+    shuffled = block_prices(pi, types.counts, w, pt[perm], pc[perm], k,
+                            shift=None if shift is None else shift[perm], price_chunk=chunk)
+    values = block_values(pi, types.counts, w, pt, pc, k, shift=shift, price_chunk=chunk)  # chunked too
     for name in ("rc", "take", "forced"):
         assert np.array_equal(getattr(whole, name), getattr(chunked, name))
     assert whole.bound == chunked.bound
@@ -116,12 +114,10 @@ def test_block_prices_by_passes_equal_by_sorting(counts, k, pairs, values):
     w = np.zeros(C)
     pi = -np.array(values[:T])  # v = w_j − π_i = values[i]: ties within a candidate
     shift = np.resize(np.array(values[::-1]), pt.size)  # a per-pair term, also with ties
-    for s in (None, shift):
-        a = block_prices(pi, n, w, pt, pc, k, shift=s)
-        with mock.patch.object(lagrangian, "SORTED_PRICING", True):
-            b = block_prices(pi, n, w, pt, pc, k, shift=s)
-        assert np.array_equal(a.take, b.take)
-        assert np.array_equal(a.rc, b.rc) and np.array_equal(a.forced, b.forced) and a.bound == b.bound
+    for s in (None, shift):  # the blocks' values and units taken, from which rc, the forced values and L follow
+        v_passes, by_passes = lagrangian._blocks_by_passes(pi, n, w, pt, pc, k, s)
+        v_sorted, by_sorting = lagrangian._blocks_by_sorting(pi, n, w, pt, pc, k, s)
+        assert np.array_equal(v_passes, v_sorted) and np.array_equal(by_passes, by_sorting)
 
 
 def _optimal_pairs(frame, k, cands, types):
@@ -234,7 +230,8 @@ def test_column_generation_refuses_a_smoothing_outside_0_1():
 
 
 def test_master_options_reach_every_master_and_the_bound_stays_the_lp_s(monkeypatch):
-    """``MASTER_OPTIONS`` are set on the masters' HiGHS (the caller's ``highs_options`` last), and under the primal
+    """``Tuning.master_highs_options`` are set on the masters' HiGHS (the caller's ``highs_options`` last), and under
+    the primal
     simplex the column generation converges to the same bound as under the default dual simplex."""
     rng = np.random.default_rng(7)
     frame = frame_from_array(rng.integers(0, 3, size=(40, 4)))
@@ -251,8 +248,8 @@ def test_master_options_reach_every_master_and_the_bound_stays_the_lp_s(monkeypa
         seen.append(self)
 
     monkeypatch.setattr(lagrangian.RestrictedMaster, "__init__", spy)
-    monkeypatch.setattr(lagrangian, "MASTER_OPTIONS", {"simplex_strategy": 4, "random_seed": 5})
-    primal = column_generation(*args, highs_options={"random_seed": 9})
+    primal = column_generation(*args, highs_options={"random_seed": 9},
+                               tuning=ma.Tuning(master_highs_options={"simplex_strategy": 4, "random_seed": 5}))
     assert seen[0].h.getOptionValue("simplex_strategy")[1] == 4
     assert seen[0].h.getOptionValue("random_seed")[1] == 9  # the caller's own win
     assert default.converged and primal.converged
@@ -269,48 +266,6 @@ def test_reduction_equals_brute_force(case):
         assert r.status == "infeasible"
         return
     assert r.status == "optimal" and r.objective == expected and r.bound == expected
-
-
-@settings(max_examples=100)
-@given(small_tables(n=(4, 11), m=(1, 4), k=(2, 4)))
-def test_support_round_keeps_the_reduction_exact(case):
-    """The support round forced (as if the proving round did not fit): the reduction still equals brute force,
-    and the support round's table, verified, never lies below the optimum."""
-    frame, qi, k = case
-    expected, _ = brute_force_k_anonymity(frame.to_numpy(), k)
-    with mock.patch.object(reduction.LagrangianReduction, "fits", lambda self, G: False), \
-            mock.patch.object(reduction, "SUPPORT_ROUND", True):
-        r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(k), reduction="lagrangian")
-    if expected is None:
-        assert r.status == "infeasible"
-        return
-    assert r.status == "optimal" and r.objective == expected and r.bound == expected
-    said = r.reduction.support_round if r.reduction else None
-    if said is not None and "objective" in said:
-        assert said["objective"] >= expected
-
-
-def test_support_round_finds_tables_and_leaves_the_bound_to_the_rounds(monkeypatch):
-    """On 30 random tables of 40–120 rows, the support round forced: the optimum is the whole model's, the
-    support round ran on each table the rounding left above the optimum, and its restricted model (the LP's
-    candidates and the incumbent's) sometimes holds a cheaper table than the rounding's."""
-    monkeypatch.setattr(reduction.LagrangianReduction, "fits", lambda self, G: False)
-    monkeypatch.setattr(reduction, "SUPPORT_ROUND", True)
-    rng = np.random.default_rng(20261204)
-    ran = better = 0
-    for _ in range(30):
-        frame, table, k, whole = _random_case(rng)
-        red = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
-        assert red.status == whole.status == "optimal" and red.objective == whole.objective
-        said, info = red.reduction.support_round, red.reduction
-        if said is None:
-            continue
-        ran += 1
-        assert said["pairs"] <= info.full_pairs
-        if "objective" in said:
-            assert said["objective"] >= whole.objective
-            better += said["objective"] < info.rounding_objective
-    assert ran > 0 and better > 0
 
 
 def _duplicated_table(rng, n_types, n_rows, m, a):
@@ -336,10 +291,10 @@ def test_reduction_equals_whole_model_beyond_brute_force(monkeypatch):
     No polishing of the first round here, so that rounds stop at their threshold, and no LP rounding, so
     that the rounds find the incumbents (the LP rounding's table is often optimal already on these tables,
     and the bound then ends the solve before any round: checked on the same tables, with it on). Rounds
-    end under HiGHS's cutoff ``G − step/2`` (``ROUND_CUTOFF`` on) and, as by default, by the stop callback."""
+    end by the stop callback once their bound reaches their threshold."""
     monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
     rng = np.random.default_rng(20261122)
-    rounds, fixed, stopped, stopped_uncut, no_round = [], [], 0, 0, 0
+    rounds, fixed, stopped, no_round = [], [], 0, 0
     for _ in range(40):
         m = int(rng.integers(3, 7))
         frame = _duplicated_table(rng, int(rng.integers(8, 40)), int(rng.integers(40, 121)), m,
@@ -348,28 +303,18 @@ def test_reduction_equals_whole_model_beyond_brute_force(monkeypatch):
         qi = list(frame.columns)
         table = ma.Table.from_frame(frame, qi)
         whole = ma.anonymize(table, ma.KAnonymity(k), reduction="none")
-        with monkeypatch.context() as mp:
-            mp.setattr(reduction, "LP_ROUNDING", False)
-            mp.setattr(reduction, "ROUND_CUTOFF", True)  # rounds ended by HiGHS's cutoff
-            red = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
-            mp.setattr(reduction, "ROUND_CUTOFF", False)  # the default: stopped by the callback
-            uncut = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
+        red = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian", tuning=ma.Tuning(lp_rounding=False))
         rounded = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
-        assert whole.status == red.status == rounded.status == uncut.status == "optimal"
-        assert red.objective == whole.objective == rounded.objective == uncut.objective
-        stopped_uncut += sum(rnd.status == "stopped at G" for rnd in uncut.reduction.rounds)
+        assert whole.status == red.status == rounded.status == "optimal"
+        assert red.objective == whole.objective == rounded.objective
         assert rounded.reduction.rounding_objective >= rounded.objective
         no_round += not rounded.reduction.rounds
         info = red.reduction
         rounds.append(len(info.rounds))
         fixed.append(info.rounds[0].pairs < info.full_pairs)
         stopped += sum(rnd.status == "stopped at G" for rnd in info.rounds)
-        # under the cutoff a round proves nothing beyond G: no bound above it is reported (or steers the next G)
-        assert all(rnd.bound is None or rnd.bound <= rnd.G for rnd in info.rounds
-                   if rnd.G is not None and (rnd.objective is None or rnd.objective >= rnd.G))
-    # some rounds end early, with no solution below G: under HiGHS's cutoff G − step/2, and without it
-    # once their bound reaches G (the stop_bound path)
-    assert max(rounds) >= 2 and any(fixed) and stopped > 0 and stopped_uncut > 0
+    # some rounds end early, with no solution below G, once their bound reaches G (the stop_bound path)
+    assert max(rounds) >= 2 and any(fixed) and stopped > 0
     assert no_round > 0  # the rounding's table and the Lagrangian bound alone settle some tables
 
 
@@ -446,17 +391,16 @@ def test_reduction_with_hierarchies_and_fractional_costs():
 
 @settings(max_examples=150, deadline=None)
 @given(generalization_cases())
-def test_rounds_under_the_cutoff_equal_brute_force_with_hierarchies(case):
-    """The rounds under HiGHS's cutoff ``G − step/2`` (no polish, no LP rounding: the rounds find the tables
-    and end with no solution below G) agree with brute force on random hierarchies and costs, including
-    fractional grids (``lm``, weights in halves)."""
+def test_rounds_stopped_at_their_threshold_equal_brute_force_with_hierarchies(case):
+    """The rounds stopped at their threshold (no polish, no LP rounding: the rounds find the tables and end with
+    no solution below G) agree with brute force on random hierarchies and costs, including fractional grids
+    (``lm``, weights in halves)."""
     frame, qi, k, rec = case
     expected = brute_force(frame[qi].to_numpy(), [ma.KAnonymity(k)], recoding=rec, columns=qi)[0]
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(reduction, "ROUND_POLISH", 0.0)
-        mp.setattr(reduction, "LP_ROUNDING", False)
-        mp.setattr(reduction, "ROUND_CUTOFF", True)
-        r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(k), recoding=rec, reduction="lagrangian")
+        r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(k), recoding=rec, reduction="lagrangian",
+                         tuning=ma.Tuning(lp_rounding=False))
     if expected is None:
         assert r.status == "infeasible"
         return
@@ -526,11 +470,11 @@ def test_a_round_too_large_gives_way_to_the_largest_that_fits(monkeypatch):
     from milp_anon.tables.datasets import load_adult
 
     monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)  # rounds stop at their G: more rounds
-    monkeypatch.setattr(reduction, "LP_ROUNDING", False)
-    monkeypatch.setattr(reduction, "CLIQUES", False)  # the LP bound alone: a few rounds below the optimum
+    # no LP rounding; the LP bound alone (no cliques): a few rounds below the optimum
+    tuning = ma.Tuning(lp_rounding=False, cliques=False)
     table = ma.Table.from_frame(load_adult().iloc[:3000], ["sex", "age", "race", "marital-status", "education"])
     exact = ma.anonymize(table, ma.KAnonymity(5), reduction="none")
-    free = ma.anonymize(table, ma.KAnonymity(5))
+    free = ma.anonymize(table, ma.KAnonymity(5), tuning=tuning)
     built = [rnd for rnd in free.reduction.rounds if rnd.status != "empty"]
     assert exact.status == free.status == "optimal"
     # a round whose threshold lies at least two grid steps (costs are whole cells) above the last one's:
@@ -543,7 +487,7 @@ def test_a_round_too_large_gives_way_to_the_largest_that_fits(monkeypatch):
             raise ma.ModelTooLargeError(f"{instance.candidates.n_pairs} pairs, {cap} allowed")
 
     monkeypatch.setattr(reduction, "check_memory", check_memory)
-    r = ma.anonymize(table, ma.KAnonymity(5))
+    r = ma.anonymize(table, ma.KAnonymity(5), tuning=tuning)
     info = r.reduction.rounds
     statuses = [rnd.status for rnd in info]
     i = statuses.index("too large")
@@ -561,8 +505,7 @@ def test_a_round_killed_at_the_memory_allowed_caps_the_rounds_after_it(monkeypat
     from milp_anon.solvers import SolveOutcome
 
     monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
-    monkeypatch.setattr(reduction, "LP_ROUNDING", False)
-    monkeypatch.setattr(reduction, "CLIQUES", False)
+    tuning = ma.Tuning(lp_rounding=False, cliques=False)
     table = ma.Table.from_frame(load_adult().iloc[:3000], ["sex", "age", "race", "marital-status", "education"])
     exact = ma.anonymize(table, ma.KAnonymity(5), reduction="none")
     real, calls = reduction.solve_model, []
@@ -577,7 +520,7 @@ def test_a_round_killed_at_the_memory_allowed_caps_the_rounds_after_it(monkeypat
         return out
 
     monkeypatch.setattr(reduction, "solve_model", killed_first)
-    r = ma.anonymize(table, ma.KAnonymity(5))
+    r = ma.anonymize(table, ma.KAnonymity(5), tuning=tuning)
     rounds = [rnd for rnd in r.reduction.rounds if rnd.status != "empty"]
     killed = rounds[0]
     assert killed.status in ("time_limit", "no_solution", "stopped at G") and killed.memory_killed
@@ -594,10 +537,9 @@ def test_the_round_found_to_fit_is_built_though_the_memory_allowed_creeps_down(m
     from milp_anon.tables.datasets import load_adult
 
     monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
-    monkeypatch.setattr(reduction, "LP_ROUNDING", False)
-    monkeypatch.setattr(reduction, "CLIQUES", False)
+    tuning = ma.Tuning(lp_rounding=False, cliques=False)
     table = ma.Table.from_frame(load_adult().iloc[:3000], ["sex", "age", "race", "marital-status", "education"])
-    free = ma.anonymize(table, ma.KAnonymity(5))
+    free = ma.anonymize(table, ma.KAnonymity(5), tuning=tuning)
     built = [rnd for rnd in free.reduction.rounds if rnd.status != "empty"]
     i = next(i for i in range(1, len(built)) if built[i].G - built[i - 1].G >= 2)
     room, seen = built[i].pairs - 1, set()
@@ -609,7 +551,7 @@ def test_the_round_found_to_fit_is_built_though_the_memory_allowed_creeps_down(m
         seen.add(n)
 
     monkeypatch.setattr(reduction, "check_memory", check_memory)
-    r = ma.anonymize(table, ma.KAnonymity(5))
+    r = ma.anonymize(table, ma.KAnonymity(5), tuning=tuning)
     statuses = [rnd.status for rnd in r.reduction.rounds]
     j = statuses.index("too large")
     assert statuses[j + 1] not in ("too large", "empty")
@@ -740,10 +682,8 @@ def test_the_search_beside_the_rounds_keeps_the_optimum_and_hands_on_its_tables(
         request = ma.Request(ma.KAnonymity(k), reduction="lagrangian")
         # the first incumbent: every cell suppressed (a poor one: more for the search to do)
         start = Release.verified(table, request, frame.map(lambda _: SUPPRESSED))
-        with monkeypatch.context() as mp:
-            mp.setattr(reduction, "LP_ROUNDING", False)
-            red = pipeline.solve(table, request, ma.SolverOptions(time_limit=120, lns=0.25, isolate="always"),
-                                 start=start)
+        red = pipeline.solve(table, request, ma.SolverOptions(time_limit=120, lns=0.25, isolate="always",
+                                                              tuning=ma.Tuning(lp_rounding=False)), start=start)
         assert red.status == whole.status == "optimal" and red.objective == whole.objective and red.verified
         for before, rnd in zip(red.reduction.rounds, red.reduction.rounds[1:] + [None]):
             if before.search is None:
@@ -780,19 +720,18 @@ def test_the_search_beside_a_round_hands_on_a_cheaper_table(monkeypatch):
     from milp_anon.search import lns
 
     monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
-    monkeypatch.setattr(reduction, "LP_ROUNDING", False)
     monkeypatch.setattr(reduction, "SEARCH_BESIDE_MIN_SECONDS", 0.0)
     monkeypatch.setattr(lns, "_cores", lambda: 2)
+    options = ma.SolverOptions(time_limit=120, lns=0.25, isolate="always", tuning=ma.Tuning(lp_rounding=False))
     calls = []
     for table, request, whole, optimum, start in _cases_for_a_search(np.random.default_rng(20261128), 6):
 
-        def search(table_, request_, release, seconds, solver, stop=None, on_better=None, memory=None):
+        def search(table_, request_, release, seconds, solver, stop=None, on_better=None, memory=None, sub_solve=None):
             calls.append(release.objective)
             return optimum, lns.LnsLog(start=release.objective, end=optimum.objective)
 
         monkeypatch.setattr(lns, "improve", search)
-        red = pipeline.solve(table, request, ma.SolverOptions(time_limit=120, lns=0.25, isolate="always"),
-                             start=start)
+        red = pipeline.solve(table, request, options, start=start)
         assert red.status == "optimal" and red.objective == whole.objective
         assert red.reduction.rounds[0].search == {**lns.LnsLog(start.objective, whole.objective).as_dict()}
         assert red.source == "the search (test)"
@@ -809,9 +748,9 @@ def test_a_round_beside_the_search_is_told_the_search_s_tables(monkeypatch):
     from milp_anon.search import lns
 
     monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
-    monkeypatch.setattr(reduction, "LP_ROUNDING", False)
     monkeypatch.setattr(reduction, "SEARCH_BESIDE_MIN_SECONDS", 0.0)
     monkeypatch.setattr(lns, "_cores", lambda: 2)
+    options = ma.SolverOptions(time_limit=120, lns=0.25, isolate="always", tuning=ma.Tuning(lp_rounding=False))
     solve_model = reduction.solve_model
     told = []
 
@@ -827,15 +766,14 @@ def test_a_round_beside_the_search_is_told_the_search_s_tables(monkeypatch):
     monkeypatch.setattr(reduction, "solve_model", spy)
     for table, request, whole, optimum, start in _cases_for_a_search(np.random.default_rng(20261129), 4):
 
-        def search(table_, request_, release, seconds, solver, stop=None, on_better=None, memory=None):
+        def search(table_, request_, release, seconds, solver, stop=None, on_better=None, memory=None, sub_solve=None):
             on_better(optimum)
             while not stop():
                 time.sleep(0.02)
             return optimum, lns.LnsLog(start=release.objective, end=optimum.objective)
 
         monkeypatch.setattr(lns, "improve", search)
-        red = pipeline.solve(table, request, ma.SolverOptions(time_limit=120, lns=0.25, isolate="always"),
-                             start=start)
+        red = pipeline.solve(table, request, options, start=start)
         assert red.status == "optimal" and red.objective == whole.objective and red.verified
     assert told and all(got == want for got, want in told)
 
@@ -899,11 +837,10 @@ def test_the_reduction_keeps_the_whole_limit_where_the_search_runs_beside_its_ro
 
     def stage(cores=2, limit=600.0, share=0.25, isolate="always", keeps=True, beside=True):
         monkeypatch.setattr(lns, "_cores", lambda: cores)
-        monkeypatch.setattr(reduction, "SEARCH_BESIDE_KEEPS_LIMIT", keeps)
-        monkeypatch.setattr(reduction, "SEARCH_BESIDE", beside)
         stages.clear(), improved.clear()
         r = ma.anonymize(table, ma.KAnonymity(2), reduction="lagrangian", time_limit=limit, lns=share,
-                         isolate=isolate)
+                         isolate=isolate,
+                         tuning=ma.Tuning(search_beside_keeps_limit=keeps, search_beside_rounds=beside))
         assert r.status == "optimal" and r.objective == ma.anonymize(table, ma.KAnonymity(2)).objective
         assert improved == ([True] if share else [])
         return stages[0]
@@ -1115,7 +1052,7 @@ def test_rounds_with_clique_rows_reach_the_brute_force_optimum_and_certify():
 @example(list(range(1, 11)), 20, 0, 2, 6, 0.5)  # aimed at the last bound 6: S(6) holds 5, not more than half
 def test_a_later_round_nearly_as_large_as_the_proving_round_is_the_proving_round(thresholds, ub, lb, last_pairs,
                                                                                   last_bound, share):
-    """The next threshold with ``PROOF_ROUND_SHARE`` = ``share`` is the one without it (share 1: never applies),
+    """The next threshold with ``Tuning.proof_round_share`` = ``share`` is the one without it (share 1: never applies),
     unless a later round's ``S(G)`` would hold more than ``share`` of ``S(UB)``'s pairs: then it is ``UB``, the
     proving round. The first round (no round before) is ``LB`` + one step under any share."""
     red = reduction.LagrangianReduction.__new__(reduction.LagrangianReduction)
@@ -1126,9 +1063,8 @@ def test_a_later_round_nearly_as_large_as_the_proving_round_is_the_proving_round
     red.best = type("Best", (), {"objective": float(ub)})()
 
     def next_g(s):
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(reduction, "PROOF_ROUND_SHARE", s)
-            return red.next_threshold()
+        red.solver = ma.SolverOptions(tuning=ma.Tuning(proof_round_share=s))
+        return red.next_threshold()
 
     plain, g = next_g(1.0), next_g(share)
     assert plain <= ub
@@ -1153,11 +1089,15 @@ def test_the_column_generation_in_its_own_process_gives_its_bounds_and_its_point
     """The column generation as a job in its own process (:func:`milp_anon.bounds.lagrangian.column_generation_job`),
     restored here, equals the one in this process: multipliers, bound, cliques, every pair bound and the
     master's last point; with ``guide_after = 0`` its first master point reaches the caller (``lp_guide``), a
-    point over every candidate and pair that meets the master's rows."""
+    point over every candidate and pair that meets the master's rows. The child takes its knobs from the options
+    it is sent (``options.tuning``): here ones that change the column generation's course (no smoothing, a few
+    candidates a round), which it follows as this process does."""
     from milp_anon.release.result import Timings
     from milp_anon.solvers.isolated import solve_isolated
 
     rng = np.random.default_rng(20261204)
+    tuning = ma.Tuning(smoothing=0.0, max_add=1)
+    changed = 0
     for _ in range(4):
         frame, table, k, whole = _random_case(rng)
         instance, _, why = pipeline.prepare(table, ma.Request(ma.KAnonymity(k), reduction="lagrangian"), Timings())
@@ -1165,16 +1105,19 @@ def test_the_column_generation_in_its_own_process_gives_its_bounds_and_its_point
         cands, types = instance.candidates, instance.types
         keywords = dict(cliques=True, rank_rows=True, highs_options={"output_flag": False})
         here = column_generation(types.counts, cands.cost, cands.pair_type, cands.pair_cand, k, time_limit=60,
-                                 **keywords)
+                                 tuning=tuning, **keywords)
+        shipped = column_generation(types.counts, cands.cost, cands.pair_type, cands.pair_cand, k, time_limit=60,
+                                    **keywords)
+        changed += (shipped.iterations, shipped.master_pairs) != (here.iterations, here.master_pairs)
         guides = []
-        job = (types.counts, cands.cost, cands.pair_type, cands.pair_cand, k, keywords, 0.0,
-               {name: getattr(lagrangian, name) for name in lagrangian.JOB_SWITCHES})
-        out = solve_isolated(job, ma.SolverOptions(time_limit=60), ObjectiveGrid.of_costs(cands.cost),
+        job = (types.counts, cands.cost, cands.pair_type, cands.pair_cand, k, keywords, 0.0)
+        out = solve_isolated(job, ma.SolverOptions(time_limit=60, tuning=tuning), ObjectiveGrid.of_costs(cands.cost),
                              solve_fn=lagrangian.column_generation_job,
                              on_fields=lambda f: guides.append(f.pop("lp_guide")) if "lp_guide" in f else None)
         assert out.column_generation.prices is None  # nothing (P,) long crossed the pipe
         there = out.column_generation.restored(types.counts, cands.cost, cands.pair_type, cands.pair_cand, k)
         assert np.array_equal(there.pi, here.pi) and there.bound == here.bound and there.converged
+        assert (there.iterations, there.master_pairs) == (here.iterations, here.master_pairs)
         assert there.cliques == here.cliques
         assert np.array_equal(there.pair_bounds(cands.pair_cand), here.pair_bounds(cands.pair_cand))
         assert all(np.array_equal(a, b) for a, b in zip(there.primal, here.primal))
@@ -1182,6 +1125,7 @@ def test_the_column_generation_in_its_own_process_gives_its_bounds_and_its_point
         y, g = lagrangian.dense_point(guides[0][1:], cands.n_candidates, cands.n_pairs)
         assert np.allclose(np.bincount(cands.pair_type, weights=g, minlength=types.t_in), types.counts)
         assert np.all(np.bincount(cands.pair_cand, weights=g, minlength=cands.n_candidates) >= k * y - 1e-7)
+    assert changed  # the child followed knobs that matter
 
 
 def test_the_search_beside_the_column_generation_starts_from_its_point_and_hands_on_its_table(monkeypatch):
@@ -1192,21 +1136,22 @@ def test_the_search_beside_the_column_generation_starts_from_its_point_and_hands
     from milp_anon.search import lns
 
     _beside_lp(monkeypatch)
-    monkeypatch.setattr(reduction, "SEARCH_BESIDE", False)  # the rounds alone: the search beside them aside
+    rounds_alone = ma.Tuning(search_beside_rounds=False)  # the rounds alone: the search beside them aside
     cases = handed_on = 0
     for table, request, whole, optimum, start in _cases_for_a_search(np.random.default_rng(20261205), 8):
         starts = []
 
-        def search(table_, request_, release, seconds, solver, stop=None, on_better=None, memory=None):
+        def search(table_, request_, release, seconds, solver, stop=None, on_better=None, memory=None, sub_solve=None):
             starts.append((release.source, release.objective))
             return optimum, lns.LnsLog(start=release.objective, end=optimum.objective)
 
         with monkeypatch.context() as mp:
             mp.setattr(lns, "improve", search)
-            red = pipeline.solve(table, request, ma.SolverOptions(time_limit=120, lns=0.25, isolate="always"))
-        with monkeypatch.context() as mp:
-            mp.setattr(reduction, "SEARCH_BESIDE_LP", False)
-            alone = pipeline.solve(table, request, ma.SolverOptions(time_limit=120, lns=0.25, isolate="always"))
+            red = pipeline.solve(table, request, ma.SolverOptions(time_limit=120, lns=0.25, isolate="always",
+                                                                  tuning=rounds_alone))
+        alone = pipeline.solve(table, request, ma.SolverOptions(
+            time_limit=120, lns=0.25, isolate="always",
+            tuning=dataclasses.replace(rounds_alone, search_beside_lp=False)))
         said = red.reduction.lp_search
         assert said is not None and starts[0] == ("LP rounding", said["rounding"])
         assert said["search"]["end"] == optimum.objective <= said["rounding"]
@@ -1238,7 +1183,7 @@ def test_a_column_generation_that_dies_beside_the_search_leaves_the_start_s_boun
 
 
 def test_no_search_beside_the_column_generation_where_it_must_not_run(monkeypatch):
-    """The column generation runs beside the search only for k-anonymity's bounds, with ``SEARCH_BESIDE_LP``,
+    """The column generation runs beside the search only for k-anonymity's bounds, with ``Tuning.search_beside_lp``,
     the LP rounding and heuristics on, a search asked for (``lns > 0``), a column generation of
     ``SEARCH_BESIDE_LP_MIN_SECONDS`` or more, at most ``SEARCH_BESIDE_LP_MAX_PAIRS`` pairs, two cores and
     isolation allowed."""
@@ -1271,12 +1216,8 @@ def test_no_search_beside_the_column_generation_where_it_must_not_run(monkeypatc
     assert not beside(limit=reduction.SEARCH_BESIDE_LP_MIN_SECONDS - 1) and not beside(limit=None)
     assert not beside(options=ma.SolverOptions(time_limit=600, lns=0.25, isolate="never"))
     assert not beside(bounds=reduction.block_bounds)
-    with monkeypatch.context() as mp:
-        mp.setattr(reduction, "SEARCH_BESIDE_LP", False)
-        assert not beside()
-    with monkeypatch.context() as mp:
-        mp.setattr(reduction, "LP_ROUNDING", False)
-        assert not beside()
+    assert not beside(options=dataclasses.replace(ok, tuning=ma.Tuning(search_beside_lp=False)))
+    assert not beside(options=dataclasses.replace(ok, tuning=ma.Tuning(lp_rounding=False)))
     with monkeypatch.context() as mp:
         mp.setattr(reduction, "SEARCH_BESIDE_LP_MAX_PAIRS", instance.candidates.n_pairs - 1)
         assert not beside()

@@ -53,16 +53,13 @@ def test_request_is_frozen_and_adds_k1():
         ma.Request(ma.KAnonymity(2), time_limit=3)
 
 
-def test_result_is_typed_and_its_report_keeps_the_contract(monkeypatch):
-    from milp_anon import reduction
-
+def test_result_is_typed_and_its_report_keeps_the_contract():
     # the LP rounding's table is optimal here and no round would run: off, so that a round is reported
     # (and the table is the solver's); with it on, the rounding's table is released and named
     rounded = ma.anonymize(table(), ma.KAnonymity(3), time_limit=30)
     assert rounded.status == "optimal" and rounded.source == rounded.fallback == "LP rounding"
     assert rounded.reduction.rounding_objective == rounded.objective
-    monkeypatch.setattr(reduction, "LP_ROUNDING", False)
-    r = ma.anonymize(table(), ma.KAnonymity(3), time_limit=30)
+    r = ma.anonymize(table(), ma.KAnonymity(3), time_limit=30, tuning=ma.Tuning(lp_rounding=False))
     assert r.status is ma.Status.OPTIMAL and r.status == "optimal"
     assert isinstance(r.size, ma.ModelSize) and isinstance(r.timings, ma.Timings)
     assert isinstance(r.reduction, ma.ReductionLog) and all(isinstance(x, ma.Round) for x in r.reduction.rounds)

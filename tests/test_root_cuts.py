@@ -3,6 +3,7 @@ against a target and the compact MILP keep every solution at most the target, ag
 the whole model; the model operations it rests on (LinearModel.with_rows_added / with_columns,
 dual_bound.bound_and_reduced_costs); the reduction's rounds solved that way."""
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -27,6 +28,8 @@ from helpers import (duplicated_case, duplicated_tables, every_round_through_roo
                      small_tables)
 
 OPTIONS = SolverOptions(threads=1)
+#: steps 2 and 3 even where the root settles the model (with no cuts, then)
+FORCED = dataclasses.replace(OPTIONS, tuning=ma.Tuning(return_settled_root=False))
 
 
 def _model(frame, qi, k, recoding=None):
@@ -102,27 +105,26 @@ def test_every_solution_costs_the_bound_plus_its_reduced_costs(case, data):
     assert abs(L - lp.objective) <= 1e-6 * max(1.0, abs(lp.objective))  # the LP's optimum at its duals
 
 
-def _check_targets(table, request, am, grid, expected, monkeypatch):
+def _check_targets(table, request, am, grid, expected):
     """Through the root's cuts (steps 2 and 3 forced), with only solutions below the optimum + a step, below the
     optimum, and from the root's incumbent: the optimum found, nothing below it, the optimum proven."""
     s = grid.step
-    monkeypatch.setattr(root_cuts, "RETURN_SETTLED_ROOT", False)
     told = []  # every bound told on the way (what a killed round keeps) must hold for the whole model
     method = functools.partial(solve_by_root_cuts, integral_assignment=True,
                                on_progress=lambda **f: told.append(f))
-    found = method(am.lm, OPTIONS, grid, below=expected + s)
+    found = method(am.lm, FORCED, grid, below=expected + s)
     assert found.status == Status.OPTIMAL and found.objective == pytest.approx(expected, abs=1e-5)
     assert _released_cost(table, request, am, found.x) == pytest.approx(expected, abs=1e-9)
-    none_below = method(am.lm, OPTIONS, grid, below=expected)
+    none_below = method(am.lm, FORCED, grid, below=expected)
     assert none_below.bound == pytest.approx(expected, abs=1e-9)  # at most: valid; at least: complete
     assert none_below.objective is None or none_below.objective >= expected - 1e-5
-    whole = method(am.lm, OPTIONS, grid)
+    whole = method(am.lm, FORCED, grid)
     assert whole.status == Status.OPTIMAL and whole.objective == pytest.approx(expected, abs=1e-5)
     assert _released_cost(table, request, am, whole.x) == pytest.approx(expected, abs=1e-9)
     # a table known elsewhere (the search beside a round) bounds the target as `below` does
-    found_c = method(am.lm, OPTIONS, grid, ceiling=lambda: expected + s)
+    found_c = method(am.lm, FORCED, grid, ceiling=lambda: expected + s)
     assert found_c.status == Status.OPTIMAL and found_c.objective == pytest.approx(expected, abs=1e-5)
-    none_c = method(am.lm, OPTIONS, grid, ceiling=lambda: expected)
+    none_c = method(am.lm, FORCED, grid, ceiling=lambda: expected)
     assert none_c.bound == pytest.approx(expected, abs=1e-9)
     assert none_c.objective is None or none_c.objective >= expected - 1e-5
     if "target" in none_c.root_cuts:
@@ -144,8 +146,7 @@ def test_fixing_keeps_every_solution_up_to_the_target_by_brute_force(case):
     if expected is None:
         return
     table, request, am, grid = _model(frame, qi, k)
-    with pytest.MonkeyPatch.context() as mp:
-        _check_targets(table, request, am, grid, float(expected), mp)
+    _check_targets(table, request, am, grid, float(expected))
 
 
 @settings(max_examples=40, deadline=None)
@@ -159,14 +160,13 @@ def test_fixing_keeps_every_solution_up_to_the_target_with_hierarchies(case):
     table, request, am, grid = _model(frame, qi, k, recoding=rec)
     if not grid.denominator:
         return
-    with pytest.MonkeyPatch.context() as mp:
-        _check_targets(table, request, am, grid, float(expected), mp)
+    _check_targets(table, request, am, grid, float(expected))
 
 
 def test_with_real_cuts_the_compact_model_keeps_the_whole_models_optimum(monkeypatch):
     """Tables of 60–140 rows, where HiGHS's root separates cuts: through them the optimum of the whole
     model (solved as usual) is found below it + a step, nothing is found below it, and columns are fixed;
-    the same with every compact model solved again through its own root's cuts (``AGAIN``)."""
+    the same with every compact model solved again through its own root's cuts (``Tuning.root_cuts_again``)."""
     rng = np.random.default_rng(20261128)
     cuts = fixed = nested = 0
     for again in [False] * 12 + [True] * 6:  # then every compact model again through its own root's cuts
@@ -177,7 +177,7 @@ def test_with_real_cuts_the_compact_model_keeps_the_whole_models_optimum(monkeyp
         table, request, am, grid = _model(frame, qi, k)
         expected = solve_model(am.lm, OPTIONS, grid)
         assert expected.status == Status.OPTIMAL
-        log = _check_targets(table, request, am, grid, expected.objective, monkeypatch)
+        log = _check_targets(table, request, am, grid, expected.objective)
         cuts += log["cuts"] > 0
         fixed += log.get("fixed", 0) > 0
         nested += again and "again" in log
@@ -213,9 +213,8 @@ def test_rounds_through_the_root_cuts_equal_brute_force(case):
     frame, qi, k = case
     expected, _ = brute_force_k_anonymity(frame[qi].to_numpy(), k)
     with pytest.MonkeyPatch.context() as mp:
-        every_round_through_root_cuts(mp)
-        mp.setattr(root_cuts, "RETURN_SETTLED_ROOT", False)
-        r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(k), reduction="lagrangian")
+        tuning = every_round_through_root_cuts(mp, return_settled_root=False)
+        r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(k), reduction="lagrangian", tuning=tuning)
     if expected is None:
         assert r.status == "infeasible"
         return
@@ -224,11 +223,11 @@ def test_rounds_through_the_root_cuts_equal_brute_force(case):
 
 def test_rounds_through_the_root_cuts_equal_the_whole_model(monkeypatch):
     """The same on 15 tables of 60–140 rows against the whole model; some rounds go through the cuts."""
-    every_round_through_root_cuts(monkeypatch)
+    tuning = every_round_through_root_cuts(monkeypatch)
     through = 0
     for table, k in duplicated_tables(1128, 15):
         whole = ma.anonymize(table, ma.KAnonymity(k), reduction="none")
-        red = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian")
+        red = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian", tuning=tuning)
         assert whole.status == red.status == "optimal" and red.objective == whole.objective
         through += sum(rnd.root_cuts is not None for rnd in red.reduction.rounds)
     assert through > 0

@@ -11,7 +11,7 @@ from milp_anon.formulations import release_assignment
 from milp_anon.bounds.lagrangian import column_generation
 from milp_anon.release.verified import Release
 from milp_anon.release.result import Timings
-from milp_anon.search.rounding import round_lp
+from milp_anon.search.lp_rounding import round_k_anonymity
 
 from helpers import small_tables
 
@@ -58,8 +58,8 @@ def test_any_point_rounds_to_a_verified_table_no_cheaper_than_the_optimum(data):
         y, g = np.zeros(C), np.zeros(P)
     else:
         y, g = column_generation(types.counts, c.cost, c.pair_type, c.pair_cand, k).primal
-    plain = round_lp(types.counts, c.cost, c.pair_type, c.pair_cand, k, y, g, time_limit=0)
-    improved = round_lp(types.counts, c.cost, c.pair_type, c.pair_cand, k, y, g)
+    plain = round_k_anonymity(types.counts, c.cost, c.pair_type, c.pair_cand, k, y, g, time_limit=0)
+    improved = round_k_anonymity(types.counts, c.cost, c.pair_type, c.pair_cand, k, y, g)
     cost_plain = _assert_release(table, request, instance, plain, k)
     cost = _assert_release(table, request, instance, improved, k)
     assert expected <= cost <= cost_plain
@@ -84,7 +84,7 @@ def test_an_optimal_integral_point_is_kept(case):
         y[j] = 1.0
         for r in b:
             g[where[(int(types.row_type[r]), j)]] += 1.0
-    a = round_lp(types.counts, c.cost, c.pair_type, c.pair_cand, k, y, g, time_limit=0)
+    a = round_k_anonymity(types.counts, c.cost, c.pair_type, c.pair_cand, k, y, g, time_limit=0)
     assert _assert_release(table, request, instance, a, k) == expected
 
 

@@ -2,6 +2,7 @@
 optimum (brute force, the whole model), the helpers it rests on (LinearModel.with_rows,
 AssignmentModel.row_candidates, criteria.failing_groups)."""
 
+import dataclasses
 import threading
 import time
 
@@ -190,22 +191,23 @@ def test_generated_rows_where_they_do_not_apply_is_an_input_error():
     assert row_generation.unavailable(ma.Request(ma.KAnonymity(2), ma.PSensitivity(2)), SolverOptions()) is None
 
 
-def _close_case(seed=5):
-    """A 40-row table, 0.2-closeness by row generation, and its optimum (more than one model)."""
+def _close_case(seed=5, tuning=None):
+    """A 40-row table, 0.2-closeness by row generation, and its optimum (more than one model; solved with
+    ``tuning``, default the shipped one)."""
     rng = np.random.default_rng(seed)
     frame = pd.DataFrame({"q0": rng.integers(0, 4, 40).astype(str), "q1": rng.integers(0, 3, 40).astype(str),
                           "s": rng.integers(0, 4, 40).astype(str)})
     table = ma.Table.from_frame(frame, ["q0", "q1"], "s")
     req = ma.Request(ma.KAnonymity(2), ma.TCloseness(0.2), criteria_rows="generated")
-    return table, req, req.solve(table)
+    return table, req, req.solve(table, tuning=tuning or ma.Tuning())
 
 
 def test_every_relaxation_after_the_first_knows_the_best_earlier_bound(monkeypatch):
     """R(A) grows with A, so each model is solved knowing the best bound of those before it
     (``_solve_relaxation``'s ``known``); the first knows nothing, and no model's optimum lies below it."""
-    monkeypatch.setattr(row_generation, "RESOLVE_FAILING", False)  # more models: nothing repairs early
+    tuning = ma.Tuning(resolve_failing=False)  # more models: nothing repairs early
     monkeypatch.setattr(row_generation, "repair", lambda *a, **k: None)
-    table, req, opt = _close_case()
+    table, req, opt = _close_case(tuning=tuning)
     seen = []
     real = row_generation._solve_relaxation
 
@@ -215,7 +217,7 @@ def test_every_relaxation_after_the_first_knows_the_best_earlier_bound(monkeypat
         return out
 
     monkeypatch.setattr(row_generation, "_solve_relaxation", record)
-    r = req.solve(table)
+    r = req.solve(table, tuning=tuning)
     assert r.status == Status.OPTIMAL and r.objective == pytest.approx(opt.objective)
     assert len(seen) == len(r.row_generation.iterations) > 1 and seen[0][0] == -np.inf
     best = seen[0][1].bound
@@ -364,8 +366,8 @@ def test_a_stop_request_ends_the_iteration_with_a_verified_table(monkeypatch):
     from milp_anon.runtime import interrupt
 
     # the failing classes re-solved find the optimum after the first relaxation here; the stop is the point
-    monkeypatch.setattr(row_generation, "RESOLVE_FAILING", False)
-    table, req, opt = _close_case()
+    tuning = ma.Tuning(resolve_failing=False)
+    table, req, opt = _close_case(tuning=tuning)
     assert len(opt.row_generation.iterations) > 1  # the stop below cuts it short
     solves = []
     real = row_generation.solve_model
@@ -376,7 +378,7 @@ def test_a_stop_request_ends_the_iteration_with_a_verified_table(monkeypatch):
 
     monkeypatch.setattr(row_generation, "solve_model", count)
     monkeypatch.setattr(interrupt, "stop_requested", lambda: len(solves) >= 1)
-    r = req.solve(table)
+    r = req.solve(table, tuning=tuning)
     assert len(solves) == 1 and len(r.row_generation.iterations) == 1
     assert r.status == Status.TIME_LIMIT and r.verified and r.objective >= opt.objective
     assert r.bound is not None and r.bound <= opt.objective
@@ -416,10 +418,9 @@ def test_every_relaxation_starts_from_the_best_verified_table(monkeypatch):
     # the greedy tables unrefined (heuristics/refine.py), so that the repairs have tables to beat
     monkeypatch.setattr(starts, "refine_release", lambda table, criteria, released: (
         released, int((released[list(table.qi)] == SUPPRESSED).to_numpy().sum())))
-    # the restricted repair alone: the incumbents below are recorded from it
-    monkeypatch.setattr(row_generation, "RESOLVE_FAILING", False)
-    # every R(A) solved from its start (at the known bound, the first solve has none, by design)
-    monkeypatch.setattr(row_generation, "AT_KNOWN_BOUND", False)
+    # the restricted repair alone (the incumbents below are recorded from it), and every R(A) solved from its start
+    # (at the known bound, the first solve has none, by design)
+    tuning = ma.Tuning(resolve_failing=False, at_known_bound=False)
     real_solve, real_repair = row_generation.solve_model, row_generation.repair
     for seed in range(1, 41):
         rng = np.random.default_rng(seed)
@@ -429,7 +430,7 @@ def test_every_relaxation_starts_from_the_best_verified_table(monkeypatch):
         req = ma.Request(ma.KAnonymity(2), ma.TCloseness(0.2), criteria_rows="generated")
         monkeypatch.setattr(row_generation, "solve_model", real_solve)
         monkeypatch.setattr(row_generation, "repair", real_repair)
-        opt = req.solve(table)
+        opt = req.solve(table, tuning=tuning)
         heuristic = best_heuristic(table, req).objective
         if heuristic <= opt.objective:
             continue  # the relaxations have no table to beat
@@ -458,7 +459,7 @@ def test_every_relaxation_starts_from_the_best_verified_table(monkeypatch):
 
         monkeypatch.setattr(row_generation, "solve_model", record)
         monkeypatch.setattr(row_generation, "repair", repair)
-        r = req.solve(table)
+        r = req.solve(table, tuning=tuning)
         assert r.status == Status.OPTIMAL and r.objective == opt.objective, seed
         for start, best in relaxations:
             assert start == pytest.approx(best), seed
@@ -488,9 +489,9 @@ def test_repairs_beside_relaxations_in_their_own_process_reach_the_whole_models_
     real = row_generation._isolated
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(row_generation, "_isolated", lambda *a: beside.append(real(*a)) or beside[-1])
-        mp.setattr(row_generation, "RESOLVE_FAILING", resolve)  # off: the restricted repair, more relaxations
-        r = ma.Request(ma.KAnonymity(2), crit, criteria_rows="generated").solve(table, time_limit=120,
-                                                                               isolate="always", lns=share)
+        # resolve off: the restricted repair, more relaxations
+        r = ma.Request(ma.KAnonymity(2), crit, criteria_rows="generated").solve(
+            table, time_limit=120, isolate="always", lns=share, tuning=ma.Tuning(resolve_failing=resolve))
     assert r.status == whole.status
     if whole.status == Status.OPTIMAL:
         assert r.objective == whole.objective and r.verified
@@ -503,7 +504,7 @@ def test_a_repair_reaching_the_bound_cancels_the_relaxation_beside_it(monkeypatc
     stopped at once, and the repaired table is released as optimal (R(∅)'s bound proves it).
 
     Which table has such a repair depends on the optimal solution of R(∅) HiGHS returns: seed 5 under
-    HiGHS 1.15.1, 47 under 1.16.0; the first of them where the repair first (``REPAIR_BESIDE`` off) ends
+    HiGHS 1.15.1, 47 under 1.16.0; the first of them where the repair first (``repair_beside`` off) ends
     the rounds at R(∅) is used, and the test fails if neither does."""
     from milp_anon.runtime import cleanup
 
@@ -512,16 +513,17 @@ def test_a_repair_reaching_the_bound_cancels_the_relaxation_beside_it(monkeypatc
     real_resolve = row_generation.lns.resolve_failing
     resolved = threading.Event()
 
-    def resolve(table, request, released, groups, failing, seconds, solver):
+    def resolve(table, request, released, groups, failing, seconds, solver, sub_solve=None):
         # the repair's own budget (R(∅)'s time, about a second) is too short on a loaded machine: a minute, so
         # whether it reaches the bound does not depend on the machine's timing
         try:
-            return real_resolve(table, request, released, groups, failing, max(seconds, 60.0), solver)
+            return real_resolve(table, request, released, groups, failing, max(seconds, 60.0), solver,
+                                sub_solve=sub_solve)
         finally:
             resolved.set()
 
     def record(model, solver, grid, hint, known, deadline, cancel=None):
-        if calls and row_generation.REPAIR_BESIDE:
+        if calls and solver.tuning.repair_beside:
             # R(A) after R(∅): as if it took long (it is quick here), until the repair has ended and cancels it
             resolved.wait(300)
             cancel.wait(30)
@@ -531,23 +533,21 @@ def test_a_repair_reaching_the_bound_cancels_the_relaxation_beside_it(monkeypatc
 
     monkeypatch.setattr(row_generation.lns, "resolve_failing", resolve)
     monkeypatch.setattr(row_generation, "_solve_relaxation", record)
-    monkeypatch.setattr(row_generation, "FIRST_BY_REDUCTION", False)  # R(∅) as a MILP too: two calls to count
-    monkeypatch.setattr(row_generation, "REPAIR_BESIDE", False)  # the repair first: no second R(A) at all
-    # the start as when the seeds were chosen (the heuristic table): the blocks' rounding changes R(∅)'s path
-    monkeypatch.setattr(pipeline, "BLOCKS_ROUNDING", False)
+    # R(∅) as a MILP too (two calls to count); the repair first (no second R(A) at all); the start as when the seeds
+    # were chosen (the heuristic table): the blocks' rounding changes R(∅)'s path
+    first = ma.Tuning(first_by_reduction=False, repair_beside=False, blocks_rounding=False)
     for seed in (5, 47):
-        table, req, opt = _close_case(seed)
+        table, req, opt = _close_case(seed, tuning=first)
         calls.clear()
-        r = req.solve(table, time_limit=120, isolate="always")
+        r = req.solve(table, time_limit=120, isolate="always", tuning=first)
         assert r.status == Status.OPTIMAL and r.objective == opt.objective
         if len(calls) == 1 and r.row_generation.iterations[0].repaired == opt.objective:
             break
     else:
         pytest.fail("neither table's repair of R(∅)'s solution reaches R(∅)'s bound")
-    monkeypatch.setattr(row_generation, "REPAIR_BESIDE", True)
     calls.clear()
     resolved.clear()
-    r = req.solve(table, time_limit=240, isolate="always")
+    r = req.solve(table, time_limit=240, isolate="always", tuning=dataclasses.replace(first, repair_beside=True))
     assert r.status == Status.OPTIMAL and r.objective == opt.objective
     log = r.row_generation
     assert log.converged and len(log.iterations) == 1 and log.iterations[0].repaired == opt.objective
@@ -567,10 +567,9 @@ def test_a_search_beside_a_relaxation_that_reaches_the_bound_ends_the_iteration(
     from milp_anon.runtime import cleanup
     from milp_anon.release.verified import Release
 
-    monkeypatch.setattr(row_generation, "RESOLVE_FAILING", False)
+    # R(∅) as a MILP (a child like every R(A)); the start as when the seeds were chosen
+    tuning = ma.Tuning(resolve_failing=False, first_by_reduction=False, blocks_rounding=False)
     monkeypatch.setattr(row_generation, "repair", lambda *a, **k: None)
-    monkeypatch.setattr(row_generation, "FIRST_BY_REDUCTION", False)  # R(∅) as a MILP: a child like every R(A)
-    monkeypatch.setattr(pipeline, "BLOCKS_ROUNDING", False)  # the start as when the seeds were chosen
     monkeypatch.setattr(row_generation, "EXTEND_GAP", extend_gap)
     searches, calls, best = [], [], []
     real = row_generation._solve_relaxation
@@ -580,7 +579,7 @@ def test_a_search_beside_a_relaxation_that_reaches_the_bound_ends_the_iteration(
         calls.append((deadline, cancel.is_set()))
         return out
 
-    def search(table_, request, rel, seconds, solver, stop=None, on_better=None, memory=None):
+    def search(table_, request, rel, seconds, solver, stop=None, on_better=None, memory=None, sub_solve=None):
         searches.append(rel.objective)
         on_better(best[0])
         return best[0], None
@@ -588,12 +587,12 @@ def test_a_search_beside_a_relaxation_that_reaches_the_bound_ends_the_iteration(
     monkeypatch.setattr(row_generation, "_solve_relaxation", record)
     monkeypatch.setattr(pipeline._lns, "improve", search)
     for seed in (7, 10, 4, 6):  # R(∅)'s solution fails under HiGHS 1.15.1 (its bound below the optimum for 7)
-        table, req, opt = _close_case(seed)
+        table, req, opt = _close_case(seed, tuning=tuning)
         best[:] = [Release.verified(table, req, opt.table, groups=opt.groups, source="test")]
         searches.clear()
         calls.clear()
         t0 = time.perf_counter()
-        r = req.solve(table, time_limit=240, isolate="always", lns=0.25)
+        r = req.solve(table, time_limit=240, isolate="always", lns=0.25, tuning=tuning)
         assert r.status == Status.OPTIMAL and r.objective == opt.objective and r.verified
         if searches and len(calls) >= 3:  # R(∅), an R(A) beside the search, and the one the bound cancelled
             break
@@ -649,7 +648,7 @@ def _first(table, request):
 
     am, grid = _model(table, request)
     first = row_generation._first_by_reduction(am, request, SolverOptions(time_limit=60), grid,
-                                               time.perf_counter() + 60)
+                                               time.perf_counter() + 60, sub_solve=pipeline.solve)
     return am, grid, first
 
 
@@ -719,8 +718,8 @@ def test_the_first_relaxation_starts_from_the_bound_stage_s_k_anonymity_lp(monke
         return out
 
     monkeypatch.setattr(reduction, "column_generation", counted)
-    monkeypatch.setattr(row_generation, "RESOLVE_FAILING", False)  # its sub-problems have bound stages of their own
-    r = req.solve(table, time_limit=60, isolate="always")
+    # no failing classes re-solved: their sub-problems have bound stages of their own
+    r = req.solve(table, time_limit=60, isolate="always", tuning=ma.Tuning(resolve_failing=False))
     assert r.row_generation.iterations[0].by_reduction
     assert calls == [True]
     assert r.status == Status.OPTIMAL and r.objective == opt.objective and r.verified
@@ -743,9 +742,9 @@ def test_a_first_relaxation_not_proven_is_repaired_in_the_time_left(monkeypatch)
 
     real_resolve = row_generation.lns.resolve_failing
 
-    def resolve(table_, request, released, groups, failing, seconds, solver):
+    def resolve(table_, request, released, groups, failing, seconds, solver, sub_solve=None):
         repairs.append(seconds)
-        return real_resolve(table_, request, released, groups, failing, seconds, solver)
+        return real_resolve(table_, request, released, groups, failing, seconds, solver, sub_solve=sub_solve)
 
     monkeypatch.setattr(row_generation, "LagrangianReduction", Weaker)
     monkeypatch.setattr(row_generation.lns, "resolve_failing", resolve)

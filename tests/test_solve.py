@@ -242,7 +242,7 @@ def test_the_caller_s_end_kills_a_solver_before_its_own_margins_run_out():
     import time
 
     from helpers import hanging_solve
-    from milp_anon.solvers.isolated import HARD_END_GRACE, solve_isolated
+    from milp_anon.solvers.isolated import solve_isolated
 
     frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
     am = pipeline.build_model(ma.Table.from_frame(frame, ["a", "b"]), ma.Request(ma.KAnonymity(3)))
@@ -250,7 +250,8 @@ def test_the_caller_s_end_kills_a_solver_before_its_own_margins_run_out():
     out = solve_isolated(am.lm, ma.SolverOptions(time_limit=300), INTEGERS, None, solve_fn=hanging_solve,
                          hard_end=t0 + 4.0)
     wall = time.perf_counter() - t0
-    assert 4.0 + HARD_END_GRACE <= wall < 4.0 + HARD_END_GRACE + 10  # its own margins: after 345 s
+    grace = ma.Tuning().hard_end_grace
+    assert 4.0 + grace <= wall < 4.0 + grace + 10  # its own margins: after 345 s
     assert out.status == "time_limit" and out.x is not None and out.bound == out.objective - 1
     assert "killed at the caller's end" in out.solver_status
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from benchmarks.common import ADULT_QI, provenance_line, run_serial, write_results
 
-#: optimum of each ``(QIs, k)`` known from committed runs (``benchmarks/results/README.md``), checked against
+#: optimum of each ``(QIs, k)`` known from committed runs (``benchmarks/results/catalogue.md``), checked against
 #: every bound this script reports
 KNOWN_OPTIMA = {(6, 5): 11_136, (6, 10): 16_170}
 #: HiGHS options of every subproblem. ``mip_feasibility_tolerance``: at its default (1e-6), presolve off, HiGHS

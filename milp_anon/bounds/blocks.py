@@ -78,25 +78,19 @@ from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity, TCl
 from milp_anon.formulations.rows import closeness_form
 from milp_anon.instance.instance import group_floors
 from milp_anon.bounds.lagrangian import BlockPrices, block_prices
+from milp_anon.runtime.tuning import Tuning
 
-#: t-closeness adds the ball's integer block (:func:`ball_blocks`) to the distinct and cap blocks where they are priced
-#: once (:meth:`RequestBlocks.with_ball_blocks`: at the first ascent's best multipliers and at the LP's) and in the
-#: second ascent; off: those alone (for measurement, ``benchmarks.sensitive_goal``'s ``no-ball-blocks``)
-BALL_BLOCKS = True
-#: the ball's integer block also in every step of the bound stage's first ascent (the package at stop 76). Off: a
-#: step with it costs about ``BALL_STEP_FACTOR`` steps without (Adult, 4 QIs, occupation), so that ascent took its
-#: whole share of the limit and, at 0.2-closeness (hierarchical), the LP its time to finish
-#: (``benchmarks/results/ball_blocks_4qi_more.md``)
-BALL_IN_FIRST_ASCENT = False
+# Whether t-closeness adds the ball's integer block (:func:`ball_blocks`) to the distinct and cap blocks where they
+# are priced once (:meth:`RequestBlocks.with_ball_blocks`), and the EMD's (:func:`emd_blocks`,
+# :meth:`RequestBlocks.with_emd_blocks`), is the blocks' ``tuning`` (``ball_blocks``, ``emd_blocks``). The ball's block
+# is in no step of the bound stage's first ascent: a step with it costs about ``BALL_STEP_FACTOR`` steps without
+# (Adult, 4 QIs, occupation), so that ascent took its whole share of the limit and, at 0.2-closeness (hierarchical),
+# the LP its time to finish (``benchmarks/results/ball_blocks_4qi_more.md``, ``ball_blocks_once_4qi.md``).
+
 #: what a pricing with the ball's integer block costs in pricings without it, to decide whether one fits in the
 #: time left (:meth:`RequestBlocks.ball_pricing_seconds`; measured: Adult, 4 QIs, occupation, the first ascent's
 #: steps 2.6–3.2 s with it against about 0.1 s without, ``benchmarks/results/ball_blocks_4qi_more.md``)
 BALL_STEP_FACTOR = 30
-#: t-closeness under the ordered and the hierarchical distance adds its exact integer block (:func:`emd_blocks`, each
-#: candidate's group problem as a small integer program) where the blocks are priced once
-#: (:meth:`RequestBlocks.with_emd_blocks`: at the LP's multipliers, then in the second ascent); off: the package
-#: before it (``benchmarks.sensitive_goal``'s ``no-emd-blocks``)
-EMD_BLOCKS = True
 #: seconds one pricing of :func:`emd_blocks` may take over the integers (candidates most negative first; the rest
 #: get their LP block), and seconds per candidate's program (its dual bound, at least its LP block's, where it
 #: stops): 4 QIs, 0.2 hierarchical, at the LP's multipliers, 60 s gave 7,538.69 with 0.1 s per program against
@@ -204,6 +198,10 @@ class RequestBlocks:
     #: a pricing of the EMD's block may take every second to ``deadline`` over the integers, not only
     #: ``EMD_PRICING_SECONDS``, its programs sharing them (:meth:`until`, :func:`emd_blocks`'s ``share``)
     whole: bool = False
+    #: the solve's techniques (:class:`~milp_anon.runtime.tuning.Tuning`): whether the integer blocks are added
+    #: (``ball_blocks``, ``emd_blocks``) and the pricing's chunks (``price_chunk``); the bound stage sets its
+    #: solver's (:func:`milp_anon.reduction.block_bounds`)
+    tuning: Tuning = Tuning()
 
     def until(self, deadline: float | None, whole: bool = False) -> "RequestBlocks":
         """The same blocks, their EMD pricings ended at ``deadline`` (``time.perf_counter()``): one pricing takes
@@ -214,9 +212,9 @@ class RequestBlocks:
 
     def with_ball_blocks(self) -> "RequestBlocks":
         """The same blocks with the ball's integer block (:func:`ball_blocks`) of every ball added (itself where
-        there is no ball, it has them already, or ``BALL_BLOCKS`` is off): a relaxation at least as strong at every
-        ``π`` (:func:`combine` keeps the larger block), each pricing dearer."""
-        return self._with("ball", BALL_BLOCKS, self.balls)
+        there is no ball, it has them already, or ``tuning.ball_blocks`` is off): a relaxation at least as strong at
+        every ``π`` (:func:`combine` keeps the larger block), each pricing dearer."""
+        return self._with("ball", self.tuning.ball_blocks, self.balls)
 
     @property
     def has_ball_blocks(self) -> bool:
@@ -224,9 +222,9 @@ class RequestBlocks:
 
     def with_emd_blocks(self) -> "RequestBlocks":
         """The same blocks with the EMD's exact integer block (:func:`emd_blocks`) of every ordered or hierarchical
-        t-closeness column added (itself where there is none, it has them already, or ``EMD_BLOCKS`` is off); each
-        such pricing takes up to ``EMD_PRICING_SECONDS + EMD_LP_SECONDS`` more."""
-        return self._with("emd", EMD_BLOCKS, self.emds)
+        t-closeness column added (itself where there is none, it has them already, or ``tuning.emd_blocks`` is off);
+        each such pricing takes up to ``EMD_PRICING_SECONDS + EMD_LP_SECONDS`` more."""
+        return self._with("emd", self.tuning.emd_blocks, self.emds)
 
     @property
     def has_emd_blocks(self) -> bool:
@@ -288,7 +286,7 @@ class RequestBlocks:
         array per ball; ``None``: all 0): the combination of k-anonymity's and each spec's (:func:`combine`)."""
         shift, _ = self._shift(betas)
         n, w, pu, pc, k = self.n, self.w, self.pair_unit, self.pair_cand, self.k
-        kp = block_prices(pi, n, w, pu, pc, k, shift=shift)
+        kp = block_prices(pi, n, w, pu, pc, k, shift=shift, price_chunk=self.tuning.price_chunk)
         out = [kp]
         for kind, col, a, b in self.specs:
             value = self.unit_value[:, col]
@@ -361,7 +359,7 @@ class RequestBlocks:
 
 def request_blocks(instance, request) -> RequestBlocks | None:
     """The exact blocks of ``request``, or ``None`` when no criterion adds one to k-anonymity's (t-closeness's
-    ball's integer block only with ``BALL_IN_FIRST_ASCENT``: :meth:`RequestBlocks.with_ball_blocks` adds it).
+    ball's integer block is not among them: :meth:`RequestBlocks.with_ball_blocks` adds it).
 
     Per criterion and sensitive column it reads: p-sensitivity ``p`` and distinct ℓ-diversity ``ℓ`` give
     :func:`distinct_blocks`; frequency ℓ and recursive (c, 2) give :func:`frequency_blocks`; recursive
@@ -379,8 +377,6 @@ def request_blocks(instance, request) -> RequestBlocks | None:
                 ball = crit.tv_ball(instance.table, col)
                 if ball is not None:
                     balls.append(TVBall(col, ball[0], float(ball[1].sum()), ball[2]))
-                    if BALL_BLOCKS and BALL_IN_FIRST_ASCENT:
-                        specs.append(("ball", col, balls[-1], None))
                 if crit.distance_kind in ("ordered", "hierarchical"):
                     form = closeness_form(crit, instance.table, col)
                     member = np.zeros((len(form.groups), form.N.shape[0]), dtype=bool)

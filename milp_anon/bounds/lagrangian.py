@@ -53,6 +53,7 @@ import highspy
 import numpy as np
 
 from milp_anon.bounds.conflicts import clique_bound, clique_bounds, conflicting_pairs, violated_cliques, violated_rank_rows
+from milp_anon.runtime.tuning import Tuning
 from milp_anon.solvers.highs_banner import new_highs
 
 log = logging.getLogger("milp_anon.bounds.lagrangian")
@@ -84,16 +85,7 @@ class BlockPrices:
         return self.bound - np.minimum(self.rc, 0.0)[pair_cand] + self.forced
 
 
-#: pairs whose blocks :func:`block_prices` solves at once (whole candidates; a candidate with more pairs is one
-#: chunk): its working arrays are about 100 bytes per pair, 5.9 GiB at once for the 63.9 M pairs of Adult's 8
-#: QIs with hierarchies against 0.4 GiB a chunk (the outcome is the same, candidate by candidate)
-PRICE_CHUNK = 1 << 22
-#: price the blocks by sorting each chunk (``O(P log P)``) even where the pairs are sorted by candidate, instead of
-#: at most ``k`` segment-minimum passes (:func:`block_prices`); for measurement (``benchmarks.scale``)
-SORTED_PRICING = False
-
-
-def block_prices(pi, n, w, pair_type, pair_cand, k, shift=None) -> BlockPrices:
+def block_prices(pi, n, w, pair_type, pair_cand, k, shift=None, price_chunk: int | None = None) -> BlockPrices:
     """Solve every candidate's block for multipliers ``pi`` (vectorized over all pairs).
 
     Parameters
@@ -111,18 +103,22 @@ def block_prices(pi, n, w, pair_type, pair_cand, k, shift=None) -> BlockPrices:
         :func:`~milp_anon.instance.instance.group_floors`).
     shift
         ``(P,)`` optional per-pair cost added to ``w_j − π_i`` (:mod:`milp_anon.bounds.blocks`' t-closeness terms).
+    price_chunk
+        Pairs solved at once (whole candidates; a candidate with more pairs is one chunk; ``None``:
+        :attr:`Tuning.price_chunk <milp_anon.runtime.tuning.Tuning.price_chunk>`'s default): the outcome is the
+        same, the working memory that of one chunk.
 
     Notes
     -----
     Pairs sorted by candidate (as :class:`~milp_anon.instance.candidates.Candidates` holds them): every unit with
     ``w_j − π_i < 0`` is taken, then at most ``k`` passes each take, in every candidate still short of
     ``k`` units, its cheapest pair left (a segment minimum): ``O(k P)`` without a sort, in chunks of
-    ``PRICE_CHUNK`` pairs holding whole candidates (the blocks are independent), so the working memory
-    beyond the outcome's ``(P,)`` arrays is that of one chunk. Unsorted pairs (or ``SORTED_PRICING``):
-    one ``lexsort`` by (candidate, ``w_j − π_i``), ``O(P log P)``. Both take tied pairs in their order
-    in the arrays, so they give the same blocks.
+    ``price_chunk`` pairs holding whole candidates (the blocks are independent), so the working memory
+    beyond the outcome's ``(P,)`` arrays is that of one chunk. Unsorted pairs: one ``lexsort`` by
+    (candidate, ``w_j − π_i``), ``O(P log P)``. Both take tied pairs in their order in the arrays, so they
+    give the same blocks.
     """
-    rc, take, forced, bound = _price(pi, n, w, pair_type, pair_cand, k, shift, per_pair=True)
+    rc, take, forced, bound = _price(pi, n, w, pair_type, pair_cand, k, shift, price_chunk, per_pair=True)
     return BlockPrices(rc=rc, take=take, forced=forced, bound=bound)
 
 
@@ -137,28 +133,29 @@ class BlockValues:
     bound: float
 
 
-def block_values(pi, n, w, pair_type, pair_cand, k, shift=None) -> BlockValues:
+def block_values(pi, n, w, pair_type, pair_cand, k, shift=None, price_chunk: int | None = None) -> BlockValues:
     """:func:`block_prices` without its per-pair values: the same ``rc`` and ``L(π)`` (bit for bit) and which
     pairs the blocks take, in one byte a pair instead of sixteen, and without the forced values' pass. At
     63 M pairs (8 QIs with hierarchies) the column generation held two outcomes' ``take`` and ``forced``
     (the best multipliers' and the current ones'), 1.9 GiB; now the full prices are computed once, at the
     best multipliers, at its end."""
-    rc, taken, _, bound = _price(pi, n, w, pair_type, pair_cand, k, shift, per_pair=False)
+    rc, taken, _, bound = _price(pi, n, w, pair_type, pair_cand, k, shift, price_chunk, per_pair=False)
     return BlockValues(rc=rc, taken=taken, bound=bound)
 
 
-def _price(pi, n, w, pair_type, pair_cand, k, shift, *, per_pair: bool):
+def _price(pi, n, w, pair_type, pair_cand, k, shift, price_chunk, *, per_pair: bool):
     """``(rc, take, forced, bound)`` (``per_pair``) or ``(rc, taken, None, bound)``, chunk by chunk."""
+    chunk = Tuning().price_chunk if price_chunk is None else int(price_chunk)
     pi = np.asarray(pi, dtype=float)
     n = np.asarray(n, dtype=float)
     w = np.asarray(w, dtype=float)
     C, P = w.shape[0], pair_type.shape[0]
     first = candidate_starts(pair_cand, C)
-    blocks = _blocks_by_sorting if first is None or SORTED_PRICING else _blocks_by_passes
-    if first is None or P <= PRICE_CHUNK:
+    blocks = _blocks_by_sorting if first is None else _blocks_by_passes
+    if first is None or P <= chunk:
         cuts = np.array([0, P])
     else:
-        cuts = first[np.searchsorted(first, np.arange(PRICE_CHUNK, P, PRICE_CHUNK), side="right") - 1]
+        cuts = first[np.searchsorted(first, np.arange(chunk, P, chunk), side="right") - 1]
         cuts = np.unique(np.concatenate([[0], cuts, [P]]))
     rc = np.zeros(C)
     take = np.empty(P) if per_pair else np.empty(P, dtype=bool)
@@ -273,7 +270,7 @@ class LagrangianLP:
     master_pairs: int
     prices: BlockPrices
     #: the last master point ``(y (C,), g (P,))`` HiGHS gave values for, over every candidate and pair
-    #: (zero outside the master), for :mod:`milp_anon.search.rounding`; an unfinished run's is not always
+    #: (zero outside the master), for :func:`milp_anon.search.lp_rounding.round_k_anonymity`; an unfinished run's is not always
     #: feasible; ``None`` when no run gave values
     primal: tuple[np.ndarray, np.ndarray] | None = None
     #: ``cliques=True``: the packing rows in the master (:mod:`milp_anon.bounds.conflicts`: conflict cliques, then with
@@ -293,12 +290,14 @@ class LagrangianLP:
         primal = None if self.primal is None else sparse_point(*self.primal)
         return dataclasses.replace(self, prices=None, primal=primal)
 
-    def restored(self, n, w, pair_type, pair_cand, k) -> LagrangianLP:
-        """:meth:`portable`'s outcome whole again, over the same instance."""
+    def restored(self, n, w, pair_type, pair_cand, k, price_chunk: int | None = None) -> LagrangianLP:
+        """:meth:`portable`'s outcome whole again, over the same instance (``price_chunk``: as
+        :func:`block_prices`')."""
         primal = self.primal
         if primal is not None and len(primal) == 4:
             primal = dense_point(primal, w.shape[0], pair_type.shape[0])
-        prices = self.prices if self.prices is not None else block_prices(self.pi, n, w, pair_type, pair_cand, k)
+        prices = self.prices if self.prices is not None else block_prices(self.pi, n, w, pair_type, pair_cand, k,
+                                                                          price_chunk=price_chunk)
         return dataclasses.replace(self, prices=prices, primal=primal)
 
     def pair_bounds(self, pair_cand: np.ndarray) -> np.ndarray:
@@ -531,38 +530,22 @@ class RestrictedMaster:
 _STOPPED = (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kIterationLimit)
 
 
-#: Wentges' smoothing weight: candidates are priced at ``α π_best + (1 − α) π_master``
-SMOOTHING = 0.8
-#: candidates that enter the master per round at most (the most negative ``rc_j`` first)
-MAX_ADD = 300
-#: seconds of one master run at most before its current duals are priced (the next run continues)
-MASTER_SECONDS = 10.0
-#: rank rows stop entering once a round of them lifted the master LP by less than this share of its value
-RANK_TAIL = 1e-4
-#: HiGHS options of every master, before the caller's ``highs_options`` (empty: HiGHS's defaults, its dual simplex
-#: hot-started from the last master's basis). Measured no better: the primal simplex (first master 196 s against
-#: 3.5 s) and interior point without crossover (30–94 s a master): Adult, 8 QIs, k = 5, best ``L`` at 400 s 29,076
-#: and 29,347 against 30,851 (``benchmarks/results/cg_masters_8qi_k5.md``)
-MASTER_OPTIONS: dict = {}
-# Why ``separate_links=None`` (column_generation) waits for a master cut short by MASTER_SECONDS before
+# The column generation's knobs (Wentges' smoothing, the candidates entering per round, a master run's seconds, the
+# rank rows' tail, the masters' HiGHS options) are :class:`~milp_anon.runtime.tuning.Tuning`'s fields.
+# Why ``separate_links=None`` (column_generation) waits for a master cut short by ``master_seconds`` before
 # the masters separate their links (RestrictedMaster.start_separating): Adult, 8 QIs, k = 5, 300 s,
 # separating from the start: bound 30,866 against 30,688 with every link
 # (benchmarks/results/separated_links_master_8qi.md); 6 QIs, k = 5, where no master is cut: converged in
 # 8.8 s against 5.1 s (ad hoc, same day). The rows saved pay only where the masters are slow.
 
 
-#: the module's switches a :func:`column_generation_job` in another process takes from its parent's module
-#: (a new process has the defaults; a benchmark's variant sets them in its own)
-JOB_SWITCHES = ("MAX_ADD", "SMOOTHING", "MASTER_SECONDS", "RANK_TAIL", "PRICE_CHUNK", "SORTED_PRICING",
-                "MASTER_OPTIONS")
-
 
 def column_generation_job(job, options, grid, hint=None, *, on_improving=None, stop_bound=None, on_progress=None):
     """:func:`column_generation` as the ``solve_fn`` of a solve in its own process
     (:func:`~milp_anon.solvers.isolated.solve_isolated`), so that a search runs beside it on the other core:
-    ``job = (n, w, pair_type, pair_cand, k, keywords, guide_after, switches)`` for ``options.time_limit``
-    seconds, ``keywords`` :func:`column_generation`'s (``highs_options``, ``cliques``, ``rank_rows``),
-    ``switches`` the parent's values of :data:`JOB_SWITCHES`. The first master point given at least
+    ``job = (n, w, pair_type, pair_cand, k, keywords, guide_after)`` for ``options.time_limit``
+    seconds, ``keywords`` :func:`column_generation`'s (``highs_options``, ``cliques``, ``rank_rows``), its
+    ``tuning`` the parent's, which ``options`` carry (``options.tuning``). The first master point given at least
     ``guide_after`` seconds after the start goes to the parent at once, as ``lp_guide`` (:func:`sparse_point`),
     for a table to search from while the column generation goes on. The outcome's ``column_generation`` is
     :meth:`LagrangianLP.portable`'s. ``grid``, ``hint``, ``on_improving`` and ``stop_bound`` belong to a
@@ -570,8 +553,7 @@ def column_generation_job(job, options, grid, hint=None, *, on_improving=None, s
     from milp_anon.solvers.outcome import SolveOutcome  # the solvers import the formulations, which import this module
     from milp_anon.runtime.status import Status
 
-    n, w, pair_type, pair_cand, k, keywords, guide_after, switches = job
-    globals().update({name: switches[name] for name in JOB_SWITCHES if name in switches})
+    n, w, pair_type, pair_cand, k, keywords, guide_after = job
     sent = []
 
     def on_master(y, g, seconds):
@@ -580,14 +562,15 @@ def column_generation_job(job, options, grid, hint=None, *, on_improving=None, s
             on_progress(lp_guide=(round(seconds, 3),) + sparse_point(y, g))
 
     cg = column_generation(n, w, pair_type, pair_cand, k, time_limit=options.time_limit, on_master=on_master,
-                           final_prices=False, **keywords)
+                           final_prices=False, tuning=options.tuning, **keywords)
     return SolveOutcome(Status.OPTIMAL if cg.converged else Status.TIME_LIMIT, None, None, None,
                         "column generation", cg.seconds, column_generation=cg.portable())
 
 
 def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_options=None, max_add=None,
                       smoothing=None, master_seconds=None, rel_tol=1e-9, separate_links=None,
-                      cliques=False, rank_rows=False, on_master=None, final_prices=True) -> LagrangianLP:
+                      cliques=False, rank_rows=False, on_master=None, final_prices=True,
+                      tuning: Tuning | None = None) -> LagrangianLP:
     """The LP bound of the assignment model over every candidate, by stabilized column generation.
 
     The restricted master (:class:`RestrictedMaster`) starts with the
@@ -619,9 +602,10 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     optimality, when ``L(π)`` meets such a master's value, or at
     ``time_limit`` (the best ``L(π)`` so far is still a valid bound: every
     ``L(π)`` is, whatever ``π``). ``highs_options`` are set on the master's
-    HiGHS (default: no log). ``None`` for ``max_add``, ``smoothing`` or
-    ``master_seconds``: the module's ``MAX_ADD``, ``SMOOTHING``,
-    ``MASTER_SECONDS`` at call time. ``separate_links``: the masters add
+    HiGHS (default: no log), after ``tuning.master_highs_options``. ``None``
+    for ``max_add``, ``smoothing`` or ``master_seconds``: ``tuning``'s
+    (:class:`~milp_anon.runtime.tuning.Tuning`; ``None``: the shipped one),
+    which also gives ``rank_tail`` and ``price_chunk``. ``separate_links``: the masters add
     their links when violated (:class:`RestrictedMaster`); ``None``: from
     the first master run cut short by ``master_seconds`` on.
 
@@ -639,7 +623,7 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     (:func:`milp_anon.bounds.conflicts.violated_rank_rows`, ``R_S`` over every
     pair) enter the same way, with ``−rhs·μ`` in the bound; they stop
     entering once a round of them lifted the master by less than
-    ``RANK_TAIL`` of its value (their gains taper: 5 QIs ``lm`` k = 5,
+    ``tuning.rank_tail`` of its value (their gains taper: 5 QIs ``lm`` k = 5,
     +3.4, +1.3, … +0.03 over 15 rounds).
 
     ``on_master(y, g, seconds)``: called after each master run that gave a point, with that point (over
@@ -648,9 +632,11 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     :meth:`LagrangianLP.restored`).
     """
     t0 = time.perf_counter()
-    max_add = MAX_ADD if max_add is None else int(max_add)
-    smoothing = SMOOTHING if smoothing is None else float(smoothing)
-    master_seconds = MASTER_SECONDS if master_seconds is None else float(master_seconds)
+    tuning = Tuning() if tuning is None else tuning
+    max_add = tuning.max_add if max_add is None else int(max_add)
+    smoothing = tuning.smoothing if smoothing is None else float(smoothing)
+    master_seconds = tuning.master_seconds if master_seconds is None else float(master_seconds)
+    chunk = tuning.price_chunk
     if not 0.0 <= smoothing < 1.0:
         raise ValueError(f"smoothing must lie in [0, 1), not {smoothing}")
     n = np.asarray(n, dtype=float)
@@ -661,7 +647,8 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     if full.size == 0:
         raise ValueError("no candidate holds the whole table")
     root = int(full[np.argmin(w[full])])
-    master = RestrictedMaster(n, w, pair_type, pair_cand, k, {**MASTER_OPTIONS, **(highs_options or {})},
+    master = RestrictedMaster(n, w, pair_type, pair_cand, k,
+                              {**dict(tuning.master_highs_options), **(highs_options or {})},
                               separate_links=bool(separate_links))
     # initial master: the whole table, and per type its cheapest candidate (ties: the largest)
     o = np.lexsort((-cap[pair_cand], w[pair_cand], pair_type))
@@ -673,7 +660,7 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     # when not even the first master LP finishes in time
     pi0 = np.full(T, np.inf)
     np.minimum.at(pi0, pair_type, w[pair_cand])
-    values0 = block_values(pi0, n, w, pair_type, pair_cand, k)
+    values0 = block_values(pi0, n, w, pair_type, pair_cand, k, price_chunk=chunk)
     best = (pi0, np.zeros(0), values0, values0.bound)  # π, μ, the blocks at π, L(π, μ)
     lp_value, converged, it, finish = math.inf, False, 0, False
     primal = None
@@ -696,7 +683,7 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
         rhs = [1] * len(new)
         kind = "conflict cliques"
         if not new and rank_rows and rank_last != -math.inf:
-            if rank_last is not None and lp_value - rank_last < RANK_TAIL * max(1.0, abs(lp_value)):
+            if rank_last is not None and lp_value - rank_last < tuning.rank_tail * max(1.0, abs(lp_value)):
                 rank_last = -math.inf  # the last round gained too little: no more
                 return False
             new, rhs = violated_rank_rows(pair_type, pair_cand, n.astype(np.int64), k, y, rank_known)
@@ -740,7 +727,7 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
             pi = pi_master if alpha == 0 else alpha * best[0] + (1.0 - alpha) * pi_master
             mu_best = np.concatenate([best[1], np.zeros(len(found) - best[1].size)])
             mu = mu_master if alpha == 0 else alpha * mu_best + (1.0 - alpha) * mu_master
-            prices = block_values(pi, n, w, pair_type, pair_cand, k)
+            prices = block_values(pi, n, w, pair_type, pair_cand, k, price_chunk=chunk)
             bound = clique_bound(prices, found, mu, found_rhs) if found else prices.bound
             if bound > best[3]:
                 best = (pi, mu, prices, bound)
@@ -774,7 +761,7 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
             master.add_with_pairs(enter, prices.taken)
     used = found[: best[1].size]  # the cliques present when the best bound was found
     # with the per-pair values, once
-    prices = block_prices(best[0], n, w, pair_type, pair_cand, k) if final_prices else None
+    prices = block_prices(best[0], n, w, pair_type, pair_cand, k, price_chunk=chunk) if final_prices else None
     return LagrangianLP(pi=best[0], bound=best[3], lp_value=lp_value, converged=converged, iterations=it,
                         seconds=time.perf_counter() - t0, master_candidates=int(master.in_master.sum()),
                         master_pairs=int(master.pair_in.sum()), prices=prices, primal=primal, cliques=used,

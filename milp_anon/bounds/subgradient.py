@@ -36,6 +36,7 @@ from typing import Callable
 import numpy as np
 
 from milp_anon.bounds.lagrangian import BlockPrices
+from milp_anon.runtime.tuning import Tuning
 
 __all__ = ["Ascent", "PrimalAverage", "alternating_ascent", "second_ascent", "second_ascent_job",
            "subgradient_ascent"]
@@ -62,18 +63,21 @@ SECOND_PATIENCE, SECOND_DEFLECTION = 15, 1.5
 #: :func:`second_ascent`: an ascent that gained nothing waits for a lower target (a table of the search beside it),
 #: asked for this often (seconds)
 TARGET_WAIT = 0.2
-#: :func:`second_ascent` and the rounds of :func:`alternating_ascent` take no step they know (``Ascent.explored``),
-#: solve no start twice, and the second ascent ends (or waits) after an ascent without gain; ``False``: as before
-#: (a benchmark's variant; the second ascent's job carries the parent's to its process)
-KNOWN_STEPS = True
+# :func:`second_ascent` and the rounds of :func:`alternating_ascent` take no step they know (``Ascent.explored``),
+# solve no start twice, and the second ascent ends (or waits) after an ascent without gain, unless the solve's
+# ``tuning.known_steps`` is off (``known_steps``; its process gets it with its options).
+
 #: :func:`second_ascent` where a pricing solves the EMD's integer programs (up to a minute each): first one
 #: pricing at its start with all its time (so it reaches every candidate), then steps from θ = ``DEAR_THETA_START``
 #: halved after every ``DEAR_PATIENCE`` steps without gain, not deflected. Why: the usual pricing stops after
 #: ``blocks.EMD_PRICING_SECONDS``, and at 4 QIs (0.2 hierarchical) the second ascent's gain came from pricing its
 #: start again, not from its steps; from ``π_LP`` (0.3 hierarchical, where a pricing reaches every candidate) the
 #: usual steps (θ = 1, deflected) lost 14–464 in 4 steps (160 s), and θ = 0.05 halved after each gained nothing
-#: in 6 (193 s). ``DEAR_WHOLE`` off: the package before
-DEAR_THETA_START, DEAR_PATIENCE, DEAR_WHOLE = 0.05, 1, True
+#: in 6 (193 s). ``tuning.second_ascent_whole_pricing`` off (``whole``): the package before
+DEAR_THETA_START, DEAR_PATIENCE = 0.05, 1
+
+#: the shipped techniques (:class:`~milp_anon.runtime.tuning.Tuning`), where a caller gives none
+_SHIPPED = Tuning()
 
 
 def _reaches(bound: float, upper: float | None, rel_tol: float = 1e-6) -> bool:
@@ -286,9 +290,9 @@ def alternating_ascent(blocks, pi0, *, upper: float | None = None, time_limit: f
     (:func:`subgradient_ascent`; not the ``β`` steps'); ``start``: the blocks' outcome at ``(pi0, betas0)`` where the
     caller has it, and ``explored`` what an earlier ascent knows there (:func:`subgradient_ascent`). A round's ``π``
     ascent starts from the ``β`` steps' outcome, not solving it again; where they gained nothing, from what the
-    last ``π`` ascent knew (``known_steps``, default ``KNOWN_STEPS``: whether so)."""
+    last ``π`` ascent knew (``known_steps``, default ``Tuning.known_steps``'s: whether so)."""
     t0 = time.perf_counter()
-    known_steps = KNOWN_STEPS if known_steps is None else known_steps
+    known_steps = _SHIPPED.known_steps if known_steps is None else known_steps
 
     def left():
         return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
@@ -332,14 +336,14 @@ def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limi
     deflected (``SECOND_DEFLECTION``): the pipeline gives it time nothing else uses
     (``formulations/reduction.md``, "The second ascent"). θ restarts at ``THETA_START`` from the best point whenever
     it falls below ``THETA_MIN`` while time is left, solving neither that point again nor the steps the last ascent
-    took from it (``known_steps``, default ``KNOWN_STEPS``); after an ascent without gain it ends, or with
+    took from it (``known_steps``, default ``Tuning.known_steps``'s); after an ascent without gain it ends, or with
     ``ceiling`` waits for a lower target; ``stop()`` true ends it; ``on_bound(L)`` hears each better bound as a
     restart finds it; ``ceiling()``, the cost of the best table found meanwhile (by a search beside it), lowers the
     target at each restart. Where
     a pricing solves the EMD's integer programs, the steps are ``DEAR_THETA_START`` and ``DEAR_PATIENCE``'s,
     undeflected, and without ``stop`` (in its own process beside the search, which ends it by its clock) one
     pricing at ``pi0`` with the whole time comes first, counted as a step (``whole``: whether so, default
-    ``DEAR_WHOLE``; a process beside the search gets the parent's in its job).
+    ``Tuning.second_ascent_whole_pricing``'s; a process beside the search gets the parent's with its options).
     Returns the better of ``ascent`` (the first) and what it found (``start_bound``: ``ascent``'s bound;
     ``iterations`` and ``seconds``: this call's).
 
@@ -353,8 +357,8 @@ def second_ascent(blocks, pi0, ascent: Ascent, *, upper: float | None, time_limi
     best, steps = ascent, 0
     pi, betas = np.asarray(pi0, dtype=float), None
     theta, patience, deflection = THETA_START, SECOND_PATIENCE, SECOND_DEFLECTION
-    whole = DEAR_WHOLE if whole is None else whole
-    known_steps = KNOWN_STEPS if known_steps is None else known_steps
+    whole = _SHIPPED.second_ascent_whole_pricing if whole is None else whole
+    known_steps = _SHIPPED.known_steps if known_steps is None else known_steps
     if blocks.has_emd_blocks and whole:
         theta, patience, deflection = DEAR_THETA_START, DEAR_PATIENCE, 0.0
     priced = None  # the blocks' outcome at pi and betas, where known: the next ascent starts from it
@@ -415,9 +419,8 @@ def second_ascent_job(job, options, grid, hint=None, *, on_improving=None, stop_
     """:func:`second_ascent` as the ``solve_fn`` of a solve in its own process
     (:func:`~milp_anon.solvers.isolated.solve_isolated`), so it runs on another core beside the search:
     ``job = (blocks, pi0, ascent, upper)``, for ``options.time_limit`` seconds. Each better ``L(π)`` goes to the
-    parent as ``solver_bound`` (kept should the process be killed); a fifth item of ``job``, where there is one, is
-    the parent's ``DEAR_WHOLE`` (:func:`second_ascent`'s ``whole``: a new process has the module's own), a sixth
-    its ``KNOWN_STEPS`` (``known_steps``);
+    parent as ``solver_bound`` (kept should the process be killed); ``options.tuning``, the parent's, gives
+    :func:`second_ascent`'s ``whole`` (``second_ascent_whole_pricing``) and ``known_steps``;
     ``ceiling()`` is the cost of the best table the parent's search has found (the target from the next restart
     on); the outcome's ``bound`` is the best ``L(π)``
     (not rounded: the caller rounds it to its grid), and its ``ascent`` the log (``start``, ``bound``, ``steps``,
@@ -425,15 +428,14 @@ def second_ascent_job(job, options, grid, hint=None, *, on_improving=None, stop_
     from milp_anon.solvers.outcome import SolveOutcome  # the solvers import the formulations, which import this module
     from milp_anon.runtime.status import Status
 
-    blocks, pi0, ascent, upper = job[:4]
-    whole = job[4] if len(job) > 4 else None
-    known_steps = job[5] if len(job) > 5 else None
+    blocks, pi0, ascent, upper = job
 
     def tell(bound):
         if on_progress is not None:
             on_progress(solver_bound=float(bound))
 
     asc = second_ascent(blocks, pi0, ascent, upper=upper, time_limit=options.time_limit, on_bound=tell,
-                        ceiling=ceiling, whole=whole, known_steps=known_steps)
+                        ceiling=ceiling, whole=options.tuning.second_ascent_whole_pricing,
+                        known_steps=options.tuning.known_steps)
     log = dict(start=ascent.bound, bound=asc.bound, steps=asc.iterations, seconds=round(asc.seconds, 3))
     return SolveOutcome(Status.TIME_LIMIT, None, None, asc.bound, "second ascent", asc.seconds, ascent=log)

@@ -8,7 +8,7 @@ own solution is a far better start: rounded (:mod:`milp_anon.search.lp_rounding`
 there.
 
 So, before the whole model under a time limit, its LP relaxation is solved (HiGHS dual simplex, at most
-``LP_SHARE`` of the time left; with HiGHS's presolve, in one piece, up to ``LP_PRESOLVE_MAX_COLUMNS``
+``LP_SHARE`` of the time left; with HiGHS's presolve, in one piece, up to ``tuning.lp_presolve_max_columns``
 columns — 4 QIs, 0.2-closeness (hierarchical): 280 s against 428 s — else presolve as the request says, off
 by default, in pieces: a presolved LP stopped by its limit returns no multipliers). **The bound** is the weak-
 duality bound of HiGHS's row multipliers, evaluated in numpy (:mod:`milp_anon.solvers.dual_bound`): valid for any
@@ -52,7 +52,7 @@ import numpy as np
 
 from milp_anon.runtime import interrupt
 from milp_anon.formulations import build, read_assignment
-from milp_anon.search.lp_rounding import lp_rounding, slack_lp, slack_support
+from milp_anon.search.lp_rounding import round_with_criteria, slack_lp, slack_support
 from milp_anon.heuristics.refine import refine_release
 from milp_anon.search.lns import beside as run_beside, beside_possible
 from milp_anon.tables.recoding import Suppression
@@ -64,61 +64,55 @@ from milp_anon.solvers import SolverOptions, solve_model
 from milp_anon.solvers.highs import solve_highs
 from milp_anon.solvers.isolated import should_isolate, solve_isolated
 from milp_anon.runtime.status import Status
+from milp_anon.runtime.tuning import Tuning
 
-__all__ = ["LP_BOUND_SOURCE", "LP_PRESOLVE_MAX_COLUMNS", "LP_SHARE", "LP_SHARE_BESIDE", "LpRoundingLog",
-           "PRESOLVE_SPEEDUP", "RESTRICTED_MODEL", "RESTRICTED_SHARE", "RESTRICTED_TIME_SHARE", "SEARCH_BESIDE",
-           "SLACK", "SLACK_START", "UNFINISHED_SKIPS", "better_release", "lp_rounding_stage", "restricted_pairs",
+__all__ = ["LP_BOUND_SOURCE", "LP_SHARE", "LP_SHARE_BESIDE", "LpRoundingLog", "PRESOLVE_SPEEDUP",
+           "RESTRICTED_TIME_SHARE", "SLACK_START", "better_release", "lp_rounding_stage", "restricted_pairs",
            "rounded_release", "unavailable"]
 
 #: share of the time left that the LP relaxation may take
 LP_SHARE = 0.8
-#: the same with the search beside it on the other core (its time is not lost to the table then)
+#: the same with the search beside it on the other core (its time is not lost to the table then;
+#: ``tuning.search_beside_lp_stage``: the large-neighbourhood search beside an isolated LP, two cores at least)
 LP_SHARE_BESIDE = 0.9
-#: run the large-neighbourhood search beside an isolated LP (two cores at least)
-SEARCH_BESIDE = True
 #: seconds between the LP's checkpoints, where the weak-duality bound of its multipliers is evaluated
 LP_CHECKPOINT = 30.0
-#: an LP of at most this many columns runs with HiGHS's presolve, in one piece (its multipliers' bound is
-#: evaluated at its end): 4 QIs, 0.2-closeness (hierarchical), 163,022 columns, 280 s against 428 s without;
-#: a presolved LP stopped by its limit has no multipliers (and a piece after it starts from scratch), so a
-#: larger LP, which may not finish (5 QIs, 0.2 equal and 0.3 hierarchical, 504,173 and 638,150 columns: not
-#: in 550 s with presolve), keeps the pieces and the bound of the best multipliers where it stops
-LP_PRESOLVE_MAX_COLUMNS = 300_000
-#: an LP above ``LP_PRESOLVE_MAX_COLUMNS`` (one that may not finish) is preceded by the **restricted LP**: the
-#: same LP over this share of the pairs, those of least Lagrangian pair bound (and every pair of the
-#: whole-table candidate, which keeps it feasible), presolved, in one piece, for at most
-#: ``RESTRICTED_TIME_SHARE`` of the time; its rounding (verified) starts the search beside the whole LP.
-#: 5 QIs, 0.2-closeness (equal): 30 % (55,589 of 146,262 pairs) did not finish in 94 s, and the whole LP's
-#: bound fell with the time it lost (30,232 → 21,821, one run at 69dcefa)
-RESTRICTED_SHARE = 0.1
+# An LP of at most ``tuning.lp_presolve_max_columns`` columns runs with HiGHS's presolve, in one piece (its
+# multipliers' bound is evaluated at its end): 4 QIs, 0.2-closeness (hierarchical), 163,022 columns, 280 s against
+# 428 s without; a presolved LP stopped by its limit has no multipliers (and a piece after it starts from scratch),
+# so a larger LP, which may not finish (5 QIs, 0.2 equal and 0.3 hierarchical, 504,173 and 638,150 columns: not in
+# 550 s with presolve), keeps the pieces and the bound of the best multipliers where it stops.
+#: a larger LP (one that may not finish) is preceded by the **restricted LP**: the same LP over
+#: ``tuning.restricted_share`` of the pairs, those of least Lagrangian pair bound (and every pair of the
+#: whole-table candidate, which keeps it feasible), presolved, in one piece, for at most this share of the time;
+#: its rounding (verified) starts the search beside the whole LP. 5 QIs, 0.2-closeness (equal): 30 % (55,589 of
+#: 146,262 pairs) did not finish in 94 s, and the whole LP's bound fell with the time it lost (30,232 → 21,821, one
+#: run at 69dcefa)
 RESTRICTED_TIME_SHARE = 0.15
-#: whether the **restricted model** replaces the LP when the LP cannot raise the bound: the restricted LP lies
-#: above the whole LP (it is the same LP over fewer pairs), so when its optimum, rounded up to the grid, is at
-#: most the bound already proven (frequency ℓ = 3 at 5 QIs on Adult: restricted LP 11,701.6 against the group
-#: blocks' 11,720), the whole LP cannot raise the bound, nor, through its root LP, can the whole model in the
-#: time left. Both are skipped, and the time goes to the MILP over the restricted LP's pairs and the best
-#: table's (from that table, with the search beside it): there 337 s of it found 11,804 where the LP's rounding
-#: and the search beside the LP had reached 12,011. Not when the restricted LP did not finish, although exact
-#: group blocks (p, distinct, frequency, recursive (c, 2)) have a dual above the LP's: measured at 6 QIs
-#: (frequency ℓ = 3, 45,005 pairs, one core, 181 s), the model found nothing better than its start; nor beside
-#: an LP that may raise the bound, in place of the search's first part (5 QIs, 0.2-closeness (equal): 31,417
-#: pairs, one core, 178 s, nothing better than its start; 6c06888, dropped)
-RESTRICTED_MODEL = True
-#: whether an LP that may not finish is skipped, with the whole model, when its restriction did not finish
-#: either and exact group blocks bound (:attr:`~milp_anon.bounds.blocks.RequestBlocks.exact`): the whole LP, over about
-#: ten times the pairs, would stop at its limit too, and an unfinished LP bounds by its last multipliers, below
-#: the LP's optimum and so below the blocks' Lagrangian dual, which the second ascent climbs beside the search
-#: (Adult, 6 QIs, frequency ℓ = 3: 13,649 after 180 s against the blocks' 15,074). The time goes to the search
-#: and that ascent
-UNFINISHED_SKIPS = True
+# The **restricted model** replaces the LP when the LP cannot raise the bound (``tuning.restricted_model``): the
+# restricted LP lies above the whole LP (it is the same LP over fewer pairs), so when its optimum, rounded up to the
+# grid, is at most the bound already proven (frequency ℓ = 3 at 5 QIs on Adult: restricted LP 11,701.6 against the group
+# blocks' 11,720), the whole LP cannot raise the bound, nor, through its root LP, can the whole model in the
+# time left. Both are skipped, and the time goes to the MILP over the restricted LP's pairs and the best
+# table's (from that table, with the search beside it): there 337 s of it found 11,804 where the LP's rounding
+# and the search beside the LP had reached 12,011. Not when the restricted LP did not finish, although exact
+# group blocks (p, distinct, frequency, recursive (c, 2)) have a dual above the LP's: measured at 6 QIs
+# (frequency ℓ = 3, 45,005 pairs, one core, 181 s), the model found nothing better than its start; nor beside
+# an LP that may raise the bound, in place of the search's first part (5 QIs, 0.2-closeness (equal): 31,417
+# pairs, one core, 178 s, nothing better than its start; 6c06888, dropped).
+# An LP that may not finish is skipped, with the whole model, when its restriction did not finish either and exact
+# group blocks bound (``tuning.unfinished_lp_skips``, :attr:`~milp_anon.bounds.blocks.RequestBlocks.exact`): the
+# whole LP, over about ten times the pairs, would stop at its limit too, and an unfinished LP bounds by its last
+# multipliers, below the LP's optimum and so below the blocks' Lagrangian dual, which the second ascent climbs
+# beside the search (Adult, 6 QIs, frequency ℓ = 3: 13,649 after 180 s against the blocks' 15,074). The time goes
+# to the search and that ascent.
 #: the LP's seconds without presolve per second with it (428 / 280 s there): the whole model's root LP, which
 #: runs without, is estimated from the presolved LP's time times this
 PRESOLVE_SPEEDUP = 1.5
-#: whether, after an optimal LP, the slack LP (t-closeness rows tightened by one row's slack per group,
-#: :func:`~milp_anon.search.lp_rounding.slack_lp`) is solved and rounded too ...
-SLACK = True
-#: ... when its estimate (the first LP's seconds times the square of the share of pairs it keeps open) is at
-#: most this share of the time then left (``LP_SHARE_BESIDE`` with the search beside it, its own limit)
+#: after an optimal LP, the slack LP (t-closeness rows tightened by one row's slack per group,
+#: :func:`~milp_anon.search.lp_rounding.slack_lp`) is solved and rounded too (``tuning.slack_lp``) when its estimate
+#: (the first LP's seconds times the square of the share of pairs it keeps open) is at most this share of the time
+#: then left (``LP_SHARE_BESIDE`` with the search beside it, its own limit)
 SLACK_START = 0.7
 
 LP_BOUND_SOURCE = ("the LP relaxation of the whole model (every column continuous, the same rows): the weak-duality "
@@ -140,7 +134,7 @@ class LpRoundingLog:
     rounded: float | None
     rounding_seconds: float
     used: bool
-    #: whether the LP ran with HiGHS's presolve, in one piece (``LP_PRESOLVE_MAX_COLUMNS``)
+    #: whether the LP ran with HiGHS's presolve, in one piece (``tuning.lp_presolve_max_columns``)
     lp_presolve: bool = False
     #: the rounded table's objective after the refinement (:mod:`milp_anon.heuristics.refine`; cell
     #: suppression), ``None`` where it gained nothing or does not apply
@@ -166,17 +160,17 @@ class LpRoundingLog:
     restricted_rounded: float | None = None
     restricted_refined: float | None = None
     restricted_search: dict | None = None
-    #: the restricted model (``RESTRICTED_MODEL``), when it ran in place of the LP: its pairs (of all), HiGHS's
+    #: the restricted model (``tuning.restricted_model``), when it ran in place of the LP: its pairs (of all), HiGHS's
     #: status, the verified table's objective (``None``: no table), seconds, and the search beside it
     model_pairs: str | None = None
     model_status: str | None = None
     model_objective: float | None = None
     model_seconds: float | None = None
     model_search: dict | None = None
-    #: the search beside the whole model's solve after this stage (``pipeline.WHOLE_SEARCH_BESIDE``), when it
+    #: the search beside the whole model's solve after this stage (``tuning.search_beside_whole_model``), when it
     #: ran: its log (:class:`~milp_anon.search.lns.LnsLog` as a dict)
     whole_search: dict | None = None
-    #: the group blocks' Lagrangian bound at the LP's multipliers of the assignment rows (``pipeline.BLOCKS_AT_LP``:
+    #: the group blocks' Lagrangian bound at the LP's multipliers of the assignment rows (``tuning.blocks_at_lp``:
     #: t-closeness, whose ball block is integer) and the seconds it took, when priced
     blocks_at_lp: float | None = None
     blocks_at_lp_seconds: float | None = None
@@ -240,7 +234,7 @@ def rounded_release(instance, request, pair_unit, pair_cand, g, label: str, dead
     group blocks' average, :class:`~milp_anon.bounds.subgradient.PrimalAverage`), refined under local cell suppression
     until ``deadline`` (``time.perf_counter()``): ``(release or None, the rounding's objective or None, the
     refined objective or None)``."""
-    rounded = lp_rounding(instance, request.criteria, pair_unit, pair_cand, g)
+    rounded = round_with_criteria(instance, request.criteria, pair_unit, pair_cand, g)
     if rounded is None:
         return None, None, None
     released, groups, cost = rounded
@@ -262,15 +256,17 @@ def better_release(a: Release | None, b: Release | None) -> Release | None:
     return a
 
 
-def restricted_pairs(am, pair_bounds) -> np.ndarray | None:
-    """The restricted LP's pairs (a mask over ``am.instance``'s candidate pairs): the ``RESTRICTED_SHARE``
-    of least ``pair_bounds`` and every pair of the whole-table candidate; ``None`` without one (the
-    restriction might have no solution) or when the share keeps nearly every pair."""
+def restricted_pairs(am, pair_bounds, share: float | None = None) -> np.ndarray | None:
+    """The restricted LP's pairs (a mask over ``am.instance``'s candidate pairs): the ``share`` (default
+    ``Tuning.restricted_share``'s) of least ``pair_bounds`` and every pair of the whole-table candidate; ``None``
+    without one (the restriction might have no solution), at a share of 0 or when the share keeps nearly every
+    pair."""
+    share = Tuning().restricted_share if share is None else share
     c = am.instance.candidates
     whole = c.capacity == am.instance.table.n
-    if not whole.any() or RESTRICTED_SHARE <= 0:
+    if not whole.any() or share <= 0:
         return None
-    cut = np.quantile(pair_bounds, RESTRICTED_SHARE)
+    cut = np.quantile(pair_bounds, share)
     keep = (pair_bounds <= cut) | whole[c.pair_cand]
     return keep if keep.mean() < 0.9 else None
 
@@ -363,23 +359,26 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     left), or what ``search(incumbent, seconds, stop)`` (the large-neighbourhood search, when given) found
     while an LP ran in its own process on another core. The search stops when the LP ends (``stop()``) or
     at the LP's time limit. ``pair_bounds`` (Lagrangian, per candidate pair, when known) choose the pairs
-    of the restricted LP solved first when the LP may not finish (``RESTRICTED_SHARE``). ``bound``, the
+    of the restricted LP solved first when the LP may not finish (``tuning.restricted_share``). ``bound``, the
     bound proven so far (on the grid): when the restricted LP's optimum does not exceed it, the LP is skipped
-    for the restricted model (``RESTRICTED_MODEL``); the log then says the whole model is skipped too.
+    for the restricted model (``tuning.restricted_model``); the log then says the whole model is skipped too.
     ``blocks_exact``: the exact group blocks bound (their Lagrangian dual, which the second ascent climbs
     beside the search, is at least the LP's); when the restricted LP does not finish, the LP and the whole
-    model are then skipped (``UNFINISHED_SKIPS``). ``on_multipliers(pi)`` hears the multipliers of the
+    model are then skipped (``tuning.unfinished_lp_skips``). The techniques are ``solver.tuning``'s
+    (:class:`~milp_anon.runtime.tuning.Tuning`). ``on_multipliers(pi)`` hears the multipliers of the
     assignment rows (one per unit) at the LP's best bound, when the LP returned any: the group blocks'
     Lagrangian bound holds at any multipliers, so the caller may price them there
     (``formulations/reduction.md``, "The ball's integer block")."""
     t_start = time.perf_counter()
+    tuning = solver.tuning
     lp = am.lm.relaxed()
-    beside = search is not None and incumbent is not None and SEARCH_BESIDE and beside_possible(solver, lp.n_cols)
+    beside = search is not None and incumbent is not None and tuning.search_beside_lp_stage \
+        and beside_possible(solver, lp.n_cols)
     share = LP_SHARE_BESIDE if beside else LP_SHARE
-    # presolve for an LP that should finish (LP_PRESOLVE_MAX_COLUMNS): its bound is recomputed from its
+    # presolve for an LP that should finish (tuning.lp_presolve_max_columns): its bound is recomputed from its
     # multipliers (weak duality, in numpy), and its solution only guides roundings whose tables are verified,
     # so HiGHS's presolve risk does not reach a proof
-    finishes = lp.n_cols <= LP_PRESOLVE_MAX_COLUMNS
+    finishes = lp.n_cols <= tuning.lp_presolve_max_columns
     presolve = "on" if finishes else solver.presolve
     lp_options = dataclasses.replace(solver, time_limit=share * solver.time_limit, presolve=presolve,
                                      highs_options=(("solver", "simplex"),) + tuple(solver.highs_options),
@@ -388,7 +387,7 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     best, restricted = incumbent, {}
     # by size, not by presolve: a user's presolve="on" does not make a large LP finish
     keep = None if pair_bounds is None or finishes or interrupt.stop_requested() \
-        else restricted_pairs(am, pair_bounds)
+        else restricted_pairs(am, pair_bounds, tuning.restricted_share)
     if keep is not None:
         # the LP may not finish: a smaller one first, for a table (presolved like the slack LP: no bound or
         # status of it is used, and its table is verified), then the LP for the bound in the time left
@@ -398,9 +397,9 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
         best = better_release(better_release(best, searched_r), release_r)
         left = solver.time_limit - (time.perf_counter() - t_start)
         r_objective = restricted.get("restricted_objective")
-        if RESTRICTED_MODEL and bound is not None and r_objective is not None \
+        if tuning.restricted_model and bound is not None and r_objective is not None \
                 and grid.ceil(r_objective) <= bound and not interrupt.stop_requested():
-            # the LP cannot raise the bound (RESTRICTED_MODEL): the restricted model takes its time
+            # the LP cannot raise the bound (tuning.restricted_model): the restricted model takes its time
             # (not the LP's options: HiGHS's solver="simplex" would drop the integrality)
             m_options = dataclasses.replace(solver, time_limit=share * max(left, 0.0),
                                             isolate="always" if beside else solver.isolate)
@@ -410,9 +409,9 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
             return None, (found if found is not incumbent else None), _skipped(
                 "the restricted LP's optimum is at most the bound: the LP cannot raise it",
                 used=found is release_m and release_m is not None, **restricted, **fields)
-        if UNFINISHED_SKIPS and blocks_exact and r_objective is None and not interrupt.stop_requested():
+        if tuning.unfinished_lp_skips and blocks_exact and r_objective is None and not interrupt.stop_requested():
             # nor will the LP over all pairs finish, and its unfinished bound lies below the dual
-            # (UNFINISHED_SKIPS): the search takes its time
+            # (tuning.unfinished_lp_skips): the search takes its time
             found = best if best is not incumbent else None
             return None, found, _skipped("the restricted LP did not finish, and the exact group blocks' dual is at "
                                          "least the LP's", used=False, **restricted)
@@ -446,7 +445,7 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     # (the simplex's time grows faster than the LP: 4 QIs, 0.2-closeness (equal), 212 s × (31,616 / 93,978)²
     # = 24 s against 21 s taken; 3 QIs 6.0 s × (13,114 / 24,003)² = 1.8 s against 1.3 s)
     start_share = LP_SHARE_BESIDE if beside else SLACK_START
-    if SLACK and am.size_columns is not None and not interrupt.stop_requested():  # Ctrl-C: no second LP
+    if tuning.slack_lp and am.size_columns is not None and not interrupt.stop_requested():  # Ctrl-C: no second LP
         sizes = out.x[am.size_columns]
         if out.seconds * float(slack_support(am, sizes)[am.pair_cand].mean()) ** 2 <= start_share * left:
             slack = slack_lp(lp, am, sizes, request.min_group_size())

@@ -31,10 +31,10 @@ each of its solutions is a release) is solved for a short time; a verified
 table that reaches the relaxations' bound ends the iteration as optimal.
 Where the next ``R(A)`` is solved in a child process (large models under a
 time limit), the repair runs in this process meanwhile, on the other core
-(:data:`REPAIR_BESIDE`): the two are independent (the cutoff solve of
+(``tuning.repair_beside``): the two are independent (the cutoff solve of
 :func:`_solve_relaxation` takes no start), so the repairs cost no time. The
 large-neighbourhood search the caller asks for then follows the repair on that
-core until the ``R(A)`` ends (:data:`SEARCH_BESIDE`), and a table it finds at
+core until the ``R(A)`` ends (``tuning.search_beside_row_generation``), and a table it finds at
 the relaxations' bound ends the iteration as optimal; such an ``R(A)`` may run
 to the end of the whole time limit (``search_end``), past the stage's share
 (when it starts with the best table within :data:`EXTEND_GAP` of that bound:
@@ -74,10 +74,18 @@ from milp_anon.runtime.status import Status
 
 __all__ = ["Iteration", "RowGenerationLog", "repair", "row_generation", "unavailable"]
 
-#: solve each ``R(A)`` with the units split only for the candidates in ``A``
-#: (:class:`~milp_anon.formulations.partial_split.PartialSplit`, where it applies); off: the whole model
-#: less the rows outside ``A``
-PARTIAL_SPLIT = True
+# The techniques (the solver options' :class:`~milp_anon.runtime.tuning.Tuning`): each ``R(A)`` with the units split
+# only for the candidates in ``A`` (``partial_split``, :class:`~milp_anon.formulations.partial_split.PartialSplit`,
+# where it applies; off: the whole model less the rows outside ``A``); the repair by re-solving the failing classes'
+# rows alone first (``resolve_failing``, :func:`milp_anon.search.lns.resolve_failing`); the repair of an ``R(A)``
+# solution while the next ``R(A)`` runs in its child process, on the other core, where it is isolated (``repair_beside``,
+# :func:`_isolated`; off: the repair first, then the next ``R(A)`` from its table); after it, the caller's search from
+# the best table in this process until that ``R(A)`` ends, such an ``R(A)`` then running to ``search_end`` (the whole
+# time limit), not only to the stage's share of it (``search_beside_row_generation``; off: no search beside, every
+# ``R(A)`` within the stage's share, the search after the stage alone); ``R(∅)``, where it would be isolated, by the
+# Lagrangian reduction of k-anonymity over the same candidates (``first_by_reduction``, :func:`_first_by_reduction`;
+# off: as every ``R(A)``); each ``R(A)`` after the first at the best bound of the earlier ones first
+# (``at_known_bound``, :func:`_solve_relaxation`; off: from its start, as the first).
 
 
 def unavailable(request, solver: SolverOptions) -> str | None:
@@ -106,9 +114,9 @@ class Iteration:
     #: the repair's verified objective (:func:`repair`) and seconds, when it ran
     repaired: float | None = None
     repair_seconds: float | None = None
-    #: solved by the k-anonymity reduction (``R(∅)`` only, :data:`FIRST_BY_REDUCTION`) instead of one MILP
+    #: solved by the k-anonymity reduction (``R(∅)`` only, ``tuning.first_by_reduction``) instead of one MILP
     by_reduction: bool = False
-    #: the best verified objective after the search beside the next ``R(A)`` (:data:`SEARCH_BESIDE`), from this
+    #: the best verified objective after the search beside the next ``R(A)`` (``tuning.search_beside_row_generation``), from this
     #: solution's repair on, and the search's seconds, when it ran
     searched: float | None = None
     search_seconds: float | None = None
@@ -139,19 +147,8 @@ class RowGenerationLog:
 #: relaxation it follows, at least 1)
 REPAIR_SECONDS = 30.0
 
-#: repair by re-solving the failing classes' rows alone first (:func:`milp_anon.search.lns.resolve_failing`)
-RESOLVE_FAILING = True
-
-#: repair an ``R(A)`` solution while the next ``R(A)`` runs in its child process (on the other core), where it is
-#: isolated (:func:`_isolated`); off: the repair first, then the next ``R(A)`` from its table
-REPAIR_BESIDE = True
-
-#: after the repair beside an ``R(A)`` in its child process, run the caller's search from the best table in this
-#: process until that ``R(A)`` ends; such an ``R(A)`` may then run to ``search_end`` (the whole time limit), not
-#: only to the stage's share of it. Off: no search beside, every ``R(A)`` within the stage's share (the package
-#: before; the search then runs after the stage alone)
-SEARCH_BESIDE = True
-#: ... but past the stage's share only when it starts with the best table within this share of the relaxations'
+#: an ``R(A)`` with the search beside it (``tuning.search_beside_row_generation``) runs past the stage's share only
+#: when it starts with the best table within this share of the relaxations'
 #: bound (farther, the search after the stage keeps its share). Unbounded: every such ``R(A)`` (a proof before a
 #: better table). At 5 QIs on Adult, 600 s: with every one extended, recursive (3, 2) was proven in 532 s and
 #: 0.2-closeness (ordered) ended at 8,190 and 8,200 / 8,135 (8,175 twice without the search beside); with
@@ -159,15 +156,8 @@ SEARCH_BESIDE = True
 #: relaxation was extended and the proof was lost (8,386 / 8,373), and 0.2-closeness still ended at 8,199
 EXTEND_GAP = math.inf
 
-#: solve ``R(∅)``, where it would be isolated (a large model under a time limit), by the Lagrangian reduction of
-#: k-anonymity over the same candidates (:func:`_first_by_reduction`) instead of one MILP; off: as every ``R(A)``
-FIRST_BY_REDUCTION = True
-#: ... in at most this share of the time left
+#: ``R(∅)`` by the reduction (``tuning.first_by_reduction``) in at most this share of the time left
 FIRST_SHARE = 0.3
-
-#: solve each ``R(A)`` after the first at the best bound of the earlier ones first (:func:`_solve_relaxation`);
-#: off: from its start, as the first
-AT_KNOWN_BOUND = True
 
 
 def repair(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveGrid, used: np.ndarray,
@@ -216,7 +206,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
     release found is returned when the iteration does not converge.
     ``search(release, seconds, stop, on_better)``: a search that improves a
     verified release (:func:`milp_anon.search.lns.improve`), run beside every ``R(A)``
-    solved in a child process, after its repair (:data:`SEARCH_BESIDE`); such an
+    solved in a child process, after its repair (``tuning.search_beside_row_generation``); such an
     ``R(A)`` may run until ``search_end`` (a ``perf_counter`` time after
     ``deadline``: the whole time limit's end, where ``deadline`` is the stage's).
     """
@@ -232,11 +222,12 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
     log = RowGenerationLog(candidates=int(C), criterion_rows=int(lazy.shape[0]))
     best = -math.inf
     solver_status = ""
-    merge = PARTIAL_SPLIT and partial_split.applies(request) and am.units.n_units > am.instance.types.t_in
+    tuning = solver.tuning
+    merge = tuning.partial_split and partial_split.applies(request) and am.units.n_units > am.instance.types.t_in
     pending = None  # the last R(A) solution whose groups fail, to repair: (iteration, g, failing, used, A ≠ ∅)
     # an R(A) with the search beside it may run to the whole limit's end (``last``, while ``near()``); all else ends
     # at ``deadline``
-    extended = SEARCH_BESIDE and REPAIR_BESIDE and search is not None and search_end is not None \
+    extended = tuning.search_beside_row_generation and tuning.repair_beside and search is not None and search_end is not None \
         and deadline is not None
     last = search_end if extended else deadline
 
@@ -266,7 +257,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
         if budget is None:  # never longer than the relaxation it follows: where R(A) is quick, the next may converge
             budget = min(REPAIR_SECONDS, max(it.seconds, 1.0), math.inf if left is None else 0.25 * left)
         rel = None
-        if RESOLVE_FAILING:  # also before a hand-over: the whole model then starts from its table
+        if tuning.resolve_failing:  # also before a hand-over: the whole model then starts from its table
             released, groups, _ = am.release(g)
             resolved = lns.resolve_failing(am.table, request, released, groups, failing, budget, solver,
                                                sub_solve=sub_solve)
@@ -307,7 +298,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
                               f"{C} candidates")
         split = partial_split.PartialSplit.build(am, request, active) if merge else None
         model = sub if split is None else split.lm
-        beside = pending is not None and REPAIR_BESIDE and _isolated(solver, model, last)
+        beside = pending is not None and tuning.repair_beside and _isolated(solver, model, last)
         with_search = beside and extended
         # past the stage's share while the table is near the bound (EXTEND_GAP): a proof is then what is missing
         end = last if with_search and near() else deadline
@@ -319,7 +310,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
                 return incumbent, _finite(best), Status.OPTIMAL, solver_status, log
             pending = None
         first = None
-        if not log.iterations and FIRST_BY_REDUCTION and _isolated(solver, model, deadline):
+        if not log.iterations and tuning.first_by_reduction and _isolated(solver, model, deadline):
             first = _first_by_reduction(am, request, solver, grid, deadline, k_bounds, sub_solve=sub_solve)
         if first is not None:
             out, g = first
@@ -521,7 +512,7 @@ def _solve_relaxation(model, solver: SolverOptions, grid: ObjectiveGrid, hint, k
 
     options = dict(solver.highs_options)
     # on a grid only: "none at ``known``" then means "none below the next grid point"
-    if not (AT_KNOWN_BOUND and math.isfinite(known) and grid.denominator) or solver.gap > 0 \
+    if not (solver.tuning.at_known_bound and math.isfinite(known) and grid.denominator) or solver.gap > 0 \
             or "objective_bound" in options:
         return solve_model(model, dataclasses.replace(solver, time_limit=left()), grid, hint=hint, cancel=cancel)
     cut = solve_model(model, dataclasses.replace(solver, time_limit=left(), highs_options={

@@ -120,7 +120,7 @@ def solve(table: Table, request, solver: SolverOptions | None = None, *, start: 
                                                  since=time.perf_counter() - timings.elapsed(),
                                                  search_memory=memory, sub_solve=solve).run()
     else:
-        # the whole limit's end: an R(A) with the search beside it may run to it (row_generation.SEARCH_BESIDE)
+        # the whole limit's end: an R(A) with the search beside it may run to it (tuning.search_beside_row_generation)
         end = time.perf_counter() + solver.time_limit - timings.elapsed() if searched else None
         outcome = _solve_whole(instance, request, stage, timings, size, start, search_end=end, memory=memory)
     if searched:  # in what is left (nothing, when the reduction kept the whole limit and used it)
@@ -146,7 +146,7 @@ def _improve(outcome: Outcome, table: Table, request, solver: SolverOptions, tim
         else:
             # the second ascent on the other core for the whole time left, the search here until it idles
             end = time.perf_counter() + left
-            options = SolverOptions(time_limit=left - SECOND_ASCENT_MARGIN, isolate="always")
+            options = SolverOptions(time_limit=left - SECOND_ASCENT_MARGIN, isolate="always", tuning=solver.tuning)
             found = [rel.objective]  # the search's best table, the ascent's target (its next restart's)
 
             def ascend(cancel):
@@ -174,16 +174,17 @@ def _improve(outcome: Outcome, table: Table, request, solver: SolverOptions, tim
 
 def _ascent_job(outcome: Outcome, solver: SolverOptions, left: float) -> tuple | None:
     """The second ascent's job for :func:`~milp_anon.bounds.subgradient.second_ascent_job` beside the search after the
-    stage (``(blocks, pi0, first ascent, the released table's objective, subgradient.DEAR_WHOLE, subgradient.
-    KNOWN_STEPS)``: a new process has its modules' own switches), or ``None``
-    where it cannot run there: no group blocks' ascent, ``SECOND_ASCENT`` or ``SECOND_ASCENT_BESIDE`` off, fewer
-    than two cores, a solver kept in this process (``isolate="never"``), or too little time."""
-    if not (SECOND_ASCENT and SECOND_ASCENT_BESIDE) or outcome.ascent is None or outcome.bound is None \
+    stage (``(blocks, pi0, first ascent, the released table's objective)``; its process takes ``solver.tuning`` with
+    its options), or ``None`` where it cannot run there: no group blocks' ascent, ``tuning.second_ascent`` or
+    ``tuning.second_ascent_beside`` off, fewer than two cores, a solver kept in this process (``isolate="never"``),
+    or too little time."""
+    if not (solver.tuning.second_ascent and solver.tuning.second_ascent_beside) or outcome.ascent is None \
+            or outcome.bound is None \
             or solver.isolate == "never" or _lns._cores() < 2 \
             or left - SECOND_ASCENT_MARGIN < SECOND_ASCENT_MIN_SECONDS:
         return None
     blocks, pi0, ascent = outcome.ascent
-    return blocks, pi0, ascent, outcome.release.objective, _subgradient.DEAR_WHOLE, _subgradient.KNOWN_STEPS
+    return blocks, pi0, ascent, outcome.release.objective
 
 
 def _ascent_bound(outcome: Outcome, log: dict, bound: float) -> Outcome:
@@ -201,19 +202,15 @@ def _ascent_bound(outcome: Outcome, log: dict, bound: float) -> Outcome:
 SECOND_ASCENT_MIN_SECONDS = 2.0
 #: seconds kept back from the limit: the ascent asks the clock between steps, and a step may take about one
 SECOND_ASCENT_MARGIN = 1.0
-#: a second ascent in the time the stages left unused (off: the package before, for measurement)
-SECOND_ASCENT = True
-#: the second ascent beside the search after the stage, on the other core, rather than after it (off: only
-#: after it, in what the search leaves)
-SECOND_ASCENT_BESIDE = True
-#: the large-neighbourhood search beside the whole model's solve after the LP stage (two cores, ``lns > 0``): the
-#: model in its own process, the search here from the best table until it ends. Off: the search only after it
-#: (the package before). Why: at 4 QIs (0.3-closeness, equal and hierarchical) HiGHS ran the whole model for
-#: 350–384 s without finding a better table while this process waited, and the search after it, in the 148 s
-#: left, still improved 63 of 293 neighbourhoods (``benchmarks/results/refresh_4qi_closeness_525047a.md``). Beside
-#: the model the search took 9,193 → 8,623 there (0.3 equal, 600 s): 8,722 → 8,448 released, the same bound
-#: (``benchmarks/results/whole_search_4qi_t03equal.md``)
-WHOLE_SEARCH_BESIDE = True
+# The techniques here are the solver options' ``tuning`` (:class:`~milp_anon.runtime.tuning.Tuning`): a second ascent
+# in the time the stages left unused (``second_ascent``), beside the search after the stage on the other core rather
+# than after it (``second_ascent_beside``), and the large-neighbourhood search beside the whole model's solve after
+# the LP stage (``search_beside_whole_model``; two cores, ``lns > 0``): the model in its own process, the search here
+# from the best table until it ends. Why: at 4 QIs (0.3-closeness, equal and hierarchical) HiGHS ran the whole model
+# for 350–384 s without finding a better table while this process waited, and the search after it, in the 148 s
+# left, still improved 63 of 293 neighbourhoods (``benchmarks/results/refresh_4qi_closeness_525047a.md``). Beside
+# the model the search took 9,193 → 8,623 there (0.3 equal, 600 s): 8,722 → 8,448 released, the same bound
+# (``benchmarks/results/whole_search_4qi_t03equal.md``).
 
 
 def _second_ascent(outcome: Outcome, solver: SolverOptions, timings: Timings) -> Outcome:
@@ -223,7 +220,7 @@ def _second_ascent(outcome: Outcome, solver: SolverOptions, timings: Timings) ->
     solution, so a higher one replaces the bound (``formulations/reduction.md``, "The second ascent"). Only where the
     search was asked for (``lns > 0``): the search's own sub-problems (``lns = 0``) leave their time to it."""
     rel, grid = outcome.release, outcome.grid
-    if not SECOND_ASCENT or outcome.ascent is None or rel is None or solver.time_limit is None or solver.lns <= 0 \
+    if not solver.tuning.second_ascent or outcome.ascent is None or rel is None or solver.time_limit is None or solver.lns <= 0 \
             or outcome.bound is None or not grid.gap(rel.objective, outcome.bound):
         return outcome
     left = solver.time_limit - timings.elapsed() - SECOND_ASCENT_MARGIN
@@ -233,7 +230,9 @@ def _second_ascent(outcome: Outcome, solver: SolverOptions, timings: Timings) ->
     progress.report(phase="the group blocks' ascent")
     with timings.phase("ascent"):
         asc = _subgradient.second_ascent(blocks, pi0, ascent, upper=rel.objective, time_limit=left,
-                                         stop=interrupt.stop_requested)
+                                         stop=interrupt.stop_requested,
+                                         whole=solver.tuning.second_ascent_whole_pricing,
+                                         known_steps=solver.tuning.known_steps)
     log = dict(start=ascent.bound, bound=asc.bound, target=rel.objective, steps=asc.iterations,
                seconds=round(asc.seconds, 3), beside=False)
     return _ascent_bound(dataclasses.replace(outcome, ascent=(blocks, pi0, asc)), log, asc.bound)
@@ -316,11 +315,11 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
                 def search(rel, seconds, stop):
                     return _lns.improve(instance.table, request, rel, seconds, hs, stop=stop, memory=memory,
                                         sub_solve=solve)
-            exact = held.get("ascent") is not None and held["ascent"][0].exact and SECOND_ASCENT
+            exact = held.get("ascent") is not None and held["ascent"][0].exact and hs.tuning.second_ascent
             at_lp = []
             lp_bound, rounded, lp_log = _relaxation.lp_rounding_stage(
                 am, request, hs, grid, start, search, pair_bounds, bound=relaxed, blocks_exact=exact,
-                on_multipliers=at_lp.append if _prices_at_lp(held) else None)
+                on_multipliers=at_lp.append if _prices_at_lp(held, hs) else None)
         if lp_bound is not None and (relaxed is None or lp_bound > relaxed):
             relaxed, relaxed_source = lp_bound, _relaxation.LP_BOUND_SOURCE
         asc = held.get("ascent")
@@ -341,8 +340,8 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
         if start is not None and (lp_log.model_skipped or left < root):
             # the whole model's root LP (presolve off) would not finish in the time left (the LP took longer,
             # or stopped at its share of the time), or could not raise the bound (the restricted model ran
-            # instead, relaxation.RESTRICTED_MODEL; or its restriction did not finish under exact group blocks,
-            # relaxation.UNFINISHED_SKIPS): the search gets the time instead
+            # instead, tuning.restricted_model; or its restriction did not finish under exact group blocks,
+            # tuning.unfinished_lp_skips): the search gets the time instead
             if not lp_log.model_skipped:
                 why = "its LP relaxation took longer than the time left"
             elif lp_log.model_status is not None:
@@ -361,11 +360,11 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
         # a model in its own process is killed at the stage's end at the latest, not after its own margins
         end = None if hs.time_limit is None else time.perf_counter() + hs.time_limit
         cap = cap_bytes(request.model.max_memory_gb)
-        if WHOLE_SEARCH_BESIDE and lp_log is not None and start is not None and hs.lns > 0 \
+        if hs.tuning.search_beside_whole_model and lp_log is not None and start is not None and hs.lns > 0 \
                 and hs.time_limit is not None and _lns.unavailable(request) is None \
                 and _lns.beside_possible(hs, am.lm.n_cols) and not interrupt.stop_requested():
             # the model in its own process on the other core, the search here from the best table until it ends
-            # (WHOLE_SEARCH_BESIDE); HiGHS's bound is the problem's whichever table is released
+            # (tuning.search_beside_whole_model); HiGHS's bound is the problem's whichever table is released
             iso = dataclasses.replace(hs, isolate="always")
             out, (searched, search_log) = _lns.beside(
                 lambda cancel: solve_model(am.lm, iso, grid, hint=hint, cancel=cancel, hard_end=end,
@@ -500,9 +499,6 @@ BLOCK_LP_SOURCE = ("the Lagrangian bound of the groups under the criteria at the
                    "distance but for the partial rows' knapsack, bounded by its duals; under the ordered and the "
                    "hierarchical distance each group problem an integer program, its dual bound where it stopped, or "
                    "its LP where larger or not reached in the time)")
-#: price the group blocks at the LP's multipliers where t-closeness gives them the ball's or the EMD's integer block
-#: (:func:`_blocks_at_lp`); off: the package before, for measurement
-BLOCKS_AT_LP = True
 #: the release source of the group blocks' rounding (:func:`_blocks_rounding`)
 BLOCKS_ROUNDING_SOURCE = "the group blocks' rounding"
 BLOCK_BOUND_SOURCE = ("the Lagrangian bound of the groups under the criteria (every candidate's group problem "
@@ -513,9 +509,7 @@ BLOCK_BOUND_SOURCE = ("the Lagrangian bound of the groups under the criteria (ev
 K_BOUND_SHARE = 0.2
 
 
-#: round the group blocks' average over the ascent into a table (off: the package before, for measurement)
-BLOCKS_ROUNDING = True
-#: share of the time limit the refinement of that rounding may take at most
+#: share of the time limit the refinement of the group blocks' rounding (``tuning.blocks_rounding``) may take at most
 BLOCKS_ROUNDING_REFINE_SHARE = 0.02
 
 
@@ -545,11 +539,12 @@ def _blocks_rounding(instance: Instance, request, pb, heuristic: Release | None,
     return heuristic
 
 
-def _prices_at_lp(held: dict) -> bool:
+def _prices_at_lp(held: dict, solver: SolverOptions) -> bool:
     """Whether the bound stage's group blocks take the ball's or the EMD's integer block (t-closeness), so that pricing
-    them with it at the LP's multipliers may lift the LP's bound (``BLOCKS_AT_LP``)."""
+    them with it at the LP's multipliers may lift the LP's bound (``solver.tuning.blocks_at_lp``; off: the package
+    before)."""
     asc = held.get("ascent")
-    return BLOCKS_AT_LP and asc is not None and asc[0].with_integer_blocks().has_integer_blocks
+    return solver.tuning.blocks_at_lp and asc is not None and asc[0].with_integer_blocks().has_integer_blocks
 
 
 def _blocks_at_lp(held: dict, pi: np.ndarray, lp_log, timings: Timings, deadline: float | None = None):
@@ -603,7 +598,7 @@ def _relaxation_bound(instance: Instance, request, solver: SolverOptions, grid: 
     upper = None if known is None else known.objective
     with timings.phase("lp"):
         pb = _reduction.block_bounds(instance, request, grid, solver, K_BOUND_SHARE * limit, upper=upper)
-    if start is None and pb.primal is not None and BLOCKS_ROUNDING:
+    if start is None and pb.primal is not None and solver.tuning.blocks_rounding:
         with timings.phase("warm_start"):
             heuristic = _blocks_rounding(instance, request, pb, heuristic, limit, held)
     left = max(limit - (time.perf_counter() - t0), 0.05 * limit)

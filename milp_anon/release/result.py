@@ -179,7 +179,7 @@ class ReductionLog:
     block_start: float | None = None
     ascent_steps: int | None = None
     ascent_seconds: float | None = None
-    #: the LP rounding's verified objective (:mod:`milp_anon.search.rounding`) and its seconds, or ``None``
+    #: the LP rounding's verified objective (:func:`milp_anon.search.lp_rounding.round_k_anonymity`) and its seconds, or ``None``
     rounding_objective: float | None = None
     rounding_seconds: float | None = None
     #: the support round (:meth:`milp_anon.reduction.LagrangianReduction.support_round`): its candidates,
@@ -429,7 +429,7 @@ class Result:
         return f" ({recoding})" + ("" if share is None else f"; {share:.4g} per QI cell")
 
     def summary(self) -> str:
-        """A human-readable multi-line summary."""
+        """A human-readable multi-line summary: the release, then each stage that ran, then the model and times."""
         fmt = lambda v: "-" if v is None else (f"{v:g}" if isinstance(v, float) else str(v))  # noqa: E731
         s, c = self.size, self.candidate_counts
         lines = [f"status        {self.status}" + (f"  ({self.reason})" if self.reason else "")]
@@ -458,6 +458,20 @@ class Result:
                     **{k: c.get(k, "-") for k in ("kept", "generated", "support", "closure_only")}
                 )
             )
+        lines += self._reduction_lines(fmt) + self._row_generation_lines(fmt) + self._lp_rounding_lines()
+        lines += self._stage_lines()
+        red = self.reduction
+        if s.n_variables is not None:
+            lines.append(f"model         {s.n_variables} variables ({fmt(s.n_integer)} integer), "
+                         f"{s.n_constraints} constraints, {fmt(s.n_nonzeros)} nonzeros"
+                         + (" (the last restricted model)" if red else ""))
+        lines.append("seconds       " + "  ".join(f"{k} {v:.2f}" for k, v in self.timings.as_dict().items()))
+        lines.append(f"solver        {self.solver} ({self.solver_status or '-'})")
+        return "\n".join(lines)
+
+    def _reduction_lines(self, fmt) -> list[str]:
+        """The Lagrangian reduction's lines of :meth:`summary`: its bounds and each round."""
+        lines: list[str] = []
         red = self.reduction
         if red:
             lines.append(f"LP bound      {red.lp_bound:.6g} by column generation ({red.cg_iterations} rounds, "
@@ -480,6 +494,11 @@ class Result:
                              + (f"; round bound {rnd.bound:g}" if rnd.bound is not None else "")
                              + (f"; search beside it {rnd.search['start']:g} -> {rnd.search['end']:g}"
                                 if rnd.search else ""))
+        return lines
+
+    def _row_generation_lines(self, fmt) -> list[str]:
+        """Row generation's line of :meth:`summary`."""
+        lines: list[str] = []
         rg = self.row_generation
         if rg is not None:
             last = rg.iterations[-1] if rg.iterations else None
@@ -488,6 +507,11 @@ class Result:
                          + ("; proven (a verified table at a relaxation's bound)" if rg.converged else
                             "; handed over to the whole model (too many groups failed)" if rg.handed_over else
                             "; not converged"))
+        return lines
+
+    def _lp_rounding_lines(self) -> list[str]:
+        """The relaxation stage's line of :meth:`summary` (LP, rounding, restricted model, searches)."""
+        lines: list[str] = []
         lr = self.lp_rounding
         if lr is not None:
             lines.append(f"LP rounding   LP {lr.lp_status}" + (f" {lr.lp_objective:.6g}" if lr.lp_objective is not None
@@ -512,6 +536,11 @@ class Result:
                          + ("; the whole model skipped" if lr.model_skipped else "")
                          + (f"; search beside the whole model {lr.whole_search['start']:g} -> "
                             f"{lr.whole_search['end']:g}" if lr.whole_search else ""))
+        return lines
+
+    def _stage_lines(self) -> list[str]:
+        """The full-domain search's, the search's, the blocks' rounding's and the second ascent's lines of :meth:`summary`."""
+        lines: list[str] = []
         if self.full_domain is not None:
             fd = self.full_domain
             lines.append("levels        " + "  ".join(f"{c} {v}" for c, v in fd.get("levels", {}).items())
@@ -537,10 +566,4 @@ class Result:
             steps = "" if ra.get("steps") is None else f"{ra['steps']} steps "
             lines.append(f"ascent        the group blocks' second ascent, {when}: L {ra['start']:.6g} -> "
                          f"{ra['bound']:.6g} in {ra['seconds']:.1f} s ({steps}towards {ra['target']:g})")
-        if s.n_variables is not None:
-            lines.append(f"model         {s.n_variables} variables ({fmt(s.n_integer)} integer), "
-                         f"{s.n_constraints} constraints, {fmt(s.n_nonzeros)} nonzeros"
-                         + (" (the last restricted model)" if red else ""))
-        lines.append("seconds       " + "  ".join(f"{k} {v:.2f}" for k, v in self.timings.as_dict().items()))
-        lines.append(f"solver        {self.solver} ({self.solver_status or '-'})")
-        return "\n".join(lines)
+        return lines

@@ -55,7 +55,7 @@ def resident_memory_bytes(pid="self") -> int:
 def _children(pid) -> list[int]:
     """The child processes of ``pid`` (any of its threads may have started one), from ``/proc``; none where it
     cannot be read."""
-    kids = []
+    kids: list[int] = []
     try:
         for tid in os.listdir(f"/proc/{pid}/task"):
             try:

@@ -179,7 +179,7 @@ class ProgressPrinter:
         self.shown = 0.0
         self._stop = threading.Event()
         self._lock = threading.Lock()
-        self._thread = None
+        self._thread: threading.Thread | None = None
 
     def __call__(self, p: Progress) -> None:
         self.latest = p

@@ -31,9 +31,7 @@ consecutive classes of at most ``max_rows`` rows (a larger class alone), so
 each neighbourhood holds classes that agree on the leading columns — the
 ones whose rows can be regrouped more cheaply. ``max_rows`` doubles after a
 pass whose sub-problems were all proven optimal quickly and halves after one
-whose sub-problems mostly reached their limit. With ``BALLS`` on, every other
-pass takes :func:`balls` instead (classes gathered around a seed class by
-their rows' original values); measured no better, it is off.
+whose sub-problems mostly reached their limit.
 
 Refinement. Under cell suppression each pass first refines the classes
 (:mod:`milp_anon.heuristics.refine`: a class is split by a suppressed
@@ -167,11 +165,6 @@ class LnsLog:
         return dataclasses.asdict(self)
 
 
-#: carry a :class:`SearchMemory` from call to call where the caller gives one (off: every call starts afresh,
-#: the package before)
-MEMORY = True
-
-
 @dataclass
 class SearchMemory:
     """What the search learnt on one table for one request, kept from call to call (module docstring, "Memory").
@@ -194,9 +187,11 @@ class SearchMemory:
         return self.owner[0] is table and self.owner[1] is request
 
 
-def _memory_for(memory: SearchMemory | None, table: Table, request) -> SearchMemory:
-    """``memory`` where it is ``table``'s for ``request`` and ``MEMORY`` is on, else a fresh one."""
-    return memory if memory is not None and MEMORY and memory.usable(table, request) else SearchMemory()
+def _memory_for(memory: SearchMemory | None, table: Table, request, solver: SolverOptions) -> SearchMemory:
+    """``memory`` where it is ``table``'s for ``request`` and ``solver.tuning.search_memory`` is on (carried from call
+    to call; off: every call starts afresh, the package before), else a fresh one."""
+    return memory if memory is not None and solver.tuning.search_memory and memory.usable(table, request) \
+        else SearchMemory()
 
 
 def _rows_key(rows: np.ndarray) -> bytes:
@@ -306,50 +301,6 @@ def _rows_of_classes(groups: np.ndarray, sizes: np.ndarray, unions: list, min_ro
             for union in unions if sizes[union].sum() >= min_rows]
 
 
-#: every other pass takes its neighbourhoods around seed classes by the rows' original values
-#: (:func:`balls`) instead of runs of the sorted order. Off: measured no better (Adult, 240 s from a 400-s solve's
-#: table, with balls against without, in one run each: 8 QIs, k = 5 a gain of 53 against 85; 6 QIs, ``lm``, k = 5
-#: 2.96 against 2.67; ``benchmarks/results/ball_search_*.md``)
-BALLS = False
-
-
-def balls(table: Table, released, groups: np.ndarray, max_rows: int, min_rows: int) -> list[np.ndarray]:
-    """Row indices of neighbourhoods that cross the sorted order: balls around seed classes, a partition of
-    the classes.
-
-    A class's distance from a seed is how far its rows' *original* QI values are from the seed's profile
-    (its rows' most frequent original value per column): ``Σ_c (1 − share of its rows whose value in c is the
-    profile's)``. Rows alike in their original values are the ones a regrouping can release with fewer
-    changed cells, whatever their released vectors (which the sorted runs read, ``*`` included). Seeds are
-    taken dearest first (the most changed cells per row) among the classes no ball holds yet; each ball takes
-    the nearest such classes until it would exceed ``max_rows`` rows. Balls of fewer than ``min_rows`` rows are
-    left out. The balls are disjoint, as :func:`improve`'s splicing requires (each a union of whole classes).
-
-    Complexity: ``O(n m)`` for the counts, then ``O(C m)`` numpy per ball over ``C`` classes."""
-    groups = np.asarray(groups)
-    ids, inverse, sizes = np.unique(groups, return_inverse=True, return_counts=True)
-    n_classes, qi = ids.size, list(table.qi)
-    counts = [np.bincount(inverse * len(table.values[c]) + table.codes[:, c],
-                          minlength=n_classes * len(table.values[c])).reshape(n_classes, len(table.values[c]))
-              for c in range(len(qi))]
-    profile = np.stack([cnt.argmax(axis=1) for cnt in counts], axis=1)
-    changed = (released[qi].to_numpy().astype(str) != table.frame[qi].to_numpy().astype(str)).sum(axis=1)
-    dearness = np.bincount(inverse, weights=changed, minlength=n_classes) / sizes
-    free = np.ones(n_classes, dtype=bool)
-    out = []
-    for seed in np.argsort(-dearness, kind="stable"):
-        if not free[seed]:
-            continue
-        cand = np.flatnonzero(free)
-        agree = sum(cnt[cand, profile[seed, c]] for c, cnt in enumerate(counts)) / sizes[cand]
-        near = cand[np.argsort(len(qi) - agree, kind="stable")]
-        near = np.concatenate([[seed], near[near != seed]])  # the seed first, even where another ties with it
-        ball = near[:max(1, int(np.searchsorted(np.cumsum(sizes[near]), max_rows, side="right")))]
-        free[ball] = False
-        out.append(ball)
-    return _rows_of_classes(inverse, sizes, out, min_rows)
-
-
 def sub_criteria(table: Table, criteria) -> tuple:
     """``criteria`` for a sub-table of ``table``: t-closeness without a ``reference`` is given ``table``'s
     distribution of every sensitive column it reads (module docstring); the others are unchanged."""
@@ -395,15 +346,14 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
     best = release
     qi = list(table.qi)
     idle = 0
-    memory = _memory_for(memory, table, request)
+    memory = _memory_for(memory, table, request, solver)
     max_rows = memory.max_rows
     sub_request = _sub_request(table, request)
     stop = stop or (lambda: False)
     refinable = isinstance(request.recoding, Suppression)  # cell suppression: the refinement's cost model
     while idle < IDLE_PASSES and time.perf_counter() < deadline - 1.0 and not interrupt.stop_requested() \
             and not stop():
-        by_balls = BALLS and memory.passes % 2 == 1
-        order = _column_order(qi, memory.passes // 2 if BALLS else memory.passes)
+        order = _column_order(qi, memory.passes)
         memory.passes += 1
         log.passes += 1
         refined_now = False
@@ -421,8 +371,7 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
         gained, quick, limited = 0, 0, 0
         hoods = []
         min_rows = 2 * request.min_group_size()
-        for rows in (balls(table, released, groups, max_rows, min_rows) if by_balls
-                     else neighbourhoods(released, groups, order, max_rows, min_rows)):
+        for rows in neighbourhoods(released, groups, order, max_rows, min_rows):
             if time.perf_counter() > deadline - 1.0:
                 break
             sub = _sub_table(table, rows)
@@ -484,9 +433,6 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
     return best, log
 
 
-#: the search on two cores where it runs alone (:func:`improve_split`; off: one core, the package before)
-SPLIT = True
-
 #: the least rows a table needs for :func:`improve_split` (a half must hold several neighbourhoods)
 SPLIT_MIN_ROWS = 4 * START_ROWS
 
@@ -499,9 +445,10 @@ SPLIT_MIN_SECONDS = 20.0
 
 
 def split_possible(table: Table, request, solver, seconds: float) -> bool:
-    """Whether :func:`improve_split` may run: ``SPLIT``, two cores, isolation allowed, a search that applies, a
-    table of ``SPLIT_MIN_ROWS`` rows or more and ``SPLIT_MIN_SECONDS`` or more."""
-    return SPLIT and solver.isolate != "never" and _cores() >= 2 and unavailable(request) is None \
+    """Whether :func:`improve_split` may run: ``solver.tuning.split_search`` (off: one core, the package before),
+    two cores, isolation allowed, a search that applies, a table of ``SPLIT_MIN_ROWS`` rows or more and
+    ``SPLIT_MIN_SECONDS`` or more."""
+    return solver.tuning.split_search and solver.isolate != "never" and _cores() >= 2 and unavailable(request) is None \
         and table.n >= SPLIT_MIN_ROWS and seconds >= SPLIT_MIN_SECONDS
 
 
@@ -569,7 +516,7 @@ def improve_split(table: Table, request, release: Release, seconds: float, solve
     t0 = time.perf_counter()
     deadline = t0 + seconds
     stop = stop or (lambda: False)
-    memory = _memory_for(memory, table, request)
+    memory = _memory_for(memory, table, request, solver)
     log = LnsLog(start=release.objective, end=release.objective, max_rows=memory.max_rows, workers=2)
     best = release
     qi, cols = list(table.qi), list(release.table.columns)
@@ -628,7 +575,8 @@ def improve_split(table: Table, request, release: Release, seconds: float, solve
             idle += 1
     left = deadline - time.perf_counter()
     if unsplit and left >= 1.0 and not interrupt.stop_requested() and not stop():  # the rest on one core
-        best, rest = improve(table, request, best, left, solver, stop=stop, on_better=on_better, memory=memory)
+        best, rest = improve(table, request, best, left, solver, stop=stop, on_better=on_better, memory=memory,
+                             sub_solve=sub_solve)
         _add_counts(log, [rest.as_dict()])
     log.end, log.max_rows = best.objective, memory.max_rows
     log.seconds = round(time.perf_counter() - t0, 3)

@@ -41,15 +41,15 @@ from milp_anon.solvers.options import SolverOptions, StopAtBound
 from milp_anon.solvers.outcome import SolveOutcome
 from milp_anon.solvers.frames import read_frames, write_frame
 
-__all__ = ["HARD_END_GRACE", "ISOLATE_MIN_COLUMNS", "MEMORY_POLL", "hard_limit_margin", "should_isolate", "solve_isolated"]
+__all__ = ["ISOLATE_MIN_COLUMNS", "MEMORY_POLL", "hard_limit_margin", "should_isolate", "solve_isolated"]
 
 #: models at least this large are solved in a child process under a time limit (``isolate="auto"``)
 ISOLATE_MIN_COLUMNS = 100_000
 
-#: seconds past the caller's end (``hard_end``) at which a child given the rest of the caller's limit is killed,
-#: for a solver that stops at its limit to hand back its table: HiGHS on a 1.04 M-pair reduction round (Adult, 7 QIs,
-#: k = 5) ran 56 s past its 350-s limit, to the kill's own margins, and the run took 654 s of its 600
-HARD_END_GRACE = 3.0
+# A child given the rest of the caller's limit is killed ``options.tuning.hard_end_grace`` seconds past the caller's
+# end (``hard_end``), for a solver that stops at its limit to hand back its table: HiGHS on a 1.04 M-pair reduction
+# round (Adult, 7 QIs, k = 5) ran 56 s past its 350-s limit, to the kill's own margins, and the run took 654 s of its
+# 600.
 #: seconds between two reads of the resident memory of this process and its descendants under ``max_memory_bytes``
 MEMORY_POLL = 0.1
 
@@ -108,9 +108,9 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     ``solve_fn`` reads it if it takes a ``ceiling`` (:func:`~.root_cuts.solve_by_root_cuts`: only solutions
     cheaper than it matter).
     ``hard_end``: the end of the caller's whole time limit (a ``time.perf_counter()`` instant), which a solve given
-    the rest of it must not overrun: the child is killed ``HARD_END_GRACE`` later even when the margins past its
-    own limit (:func:`hard_limit_margin`) have not run out (a 1.04 M-pair round on Adult, 7 QIs, was killed 56 s after its
-    350-s limit, so the run took 654 s of its 600).
+    the rest of it must not overrun: the child is killed ``options.tuning.hard_end_grace`` seconds later even when
+    the margins past its own limit (:func:`hard_limit_margin`) have not run out (a 1.04 M-pair round on Adult, 7 QIs,
+    was killed 56 s after its 350-s limit, so the run took 654 s of its 600).
     ``max_memory_bytes``: the memory this process and all its descendants may hold together (the child, and any
     other solve's process beside it, such as a large-neighbourhood sub-model's); the child is killed as soon as
     their resident memory (read every ``MEMORY_POLL`` seconds) exceeds it, keeping its incumbent and bound as at
@@ -151,7 +151,7 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     if options.time_limit is not None:
         end = t0 + options.time_limit + watchdog_margin(options.time_limit) + hard_limit_margin(options.time_limit)
     if hard_end is not None:
-        end = min(end, hard_end + HARD_END_GRACE)
+        end = min(end, hard_end + options.tuning.hard_end_grace)
     latest = None
     # the best dual bound the child reported (``solver_bound``), and the last log of its steps through the
     # root's cuts: a kill keeps both, so what the child proved before overrunning its limit is not lost
@@ -202,7 +202,7 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
         _stop(proc)
         untrack_process(proc)
     secs = time.perf_counter() - t0
-    at_end = hard_end is not None and time.perf_counter() > hard_end + HARD_END_GRACE
+    at_end = hard_end is not None and time.perf_counter() > hard_end + options.tuning.hard_end_grace
     raw = "interrupted by the user" if stopped_by_user else "cancelled" if cancelled else \
         f"killed at the memory allowed ({max_memory_bytes / 2**30:.1f} GiB, this process and all it started) " \
         f"after {secs:.0f} s" if over_memory else \

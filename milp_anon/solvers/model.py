@@ -244,13 +244,13 @@ class LinearModel:
         return int(sum(int(b.sum()) for b in self.col_integer))
 
     def col_names(self) -> list[str]:
-        names = []
+        names: list[str] = []
         for b in self.var_blocks.values():
             names.extend(f"{b.name}_{i}" for i in range(b.size))
         return names
 
     def row_names(self) -> list[str]:
-        names = []
+        names: list[str] = []
         for b in self.row_blocks.values():
             names.extend(f"{b.name}_{i}" for i in range(b.size))
         return names

@@ -16,6 +16,7 @@ import highspy
 import pulp
 
 from milp_anon.runtime.errors import InputError
+from milp_anon.runtime.tuning import Tuning
 from milp_anon.solvers.highs_banner import new_highs
 
 __all__ = ["HIGHS_PRESOLVE_DEFAULT", "SolverOptions", "StopAtBound", "highs_option_values", "parse_highs_option",
@@ -71,6 +72,10 @@ class SolverOptions:
         whole limit; requests it does not apply to keep it too). Where the
         search runs beside the reduction's rounds, the reduction keeps the
         whole limit (:func:`milp_anon.reduction.keeps_whole_limit`).
+    tuning
+        The techniques the solve uses and the knobs benchmarks vary
+        (:class:`~milp_anon.runtime.tuning.Tuning`; default: the shipped package). It travels with these
+        options into every stage and child process.
     """
 
     solver: str = "HiGHS"
@@ -83,6 +88,7 @@ class SolverOptions:
     highs_options: tuple = ()
     isolate: str = "auto"
     lns: float = 0.0
+    tuning: Tuning = Tuning()
 
     def __post_init__(self):
         if self.isolate not in ("auto", "always", "never"):
@@ -102,6 +108,8 @@ class SolverOptions:
         if isinstance(self.lns, bool) or not (0 <= self.lns < 1):
             raise InputError(f"the large-neighbourhood search's share of the time limit must be in [0, 1), "
                              f"got {self.lns!r}")
+        if not isinstance(self.tuning, Tuning):
+            raise InputError(f"tuning must be a milp_anon.Tuning, got {type(self.tuning).__name__}")
         if self.lns > 0 and self.time_limit is None:
             raise InputError("the large-neighbourhood search takes a share of the time limit: give a time limit")
         if not self.is_highs:

@@ -3,7 +3,7 @@ against a target, and the MILP over the columns left.
 
 Problem. ``min c·x`` over a MILP ``M`` whose objective lies on a grid (step ``s``), with a target ``τ``
 on it: find a solution costing at most ``τ`` or show there is none. ``τ`` is ``G − s`` in a reduction
-round at ``G`` (HiGHS's cutoff ``G − s/2``, :meth:`milp_anon.reduction.LagrangianReduction.cutoff`), or one step
+round at ``G`` (solutions below ``G`` are what the round asks for), or one step
 below the root's incumbent, or below a verified table found beside the solve (``ceiling``), the least of these.
 
 Why. On Adult with 6 QIs and k = 5 HiGHS's root cuts lift the bound from the LP's 11,118.6 to 11,133 of
@@ -28,7 +28,7 @@ Method.
    (``integral_assignment``) one with a fractional ``x_j`` has an integral twin at most as costly that
    satisfies the cuts too. The MILP over the other columns, with the cuts and the cutoff ``τ + s/2``, is
    solved in the time left — itself through its own root's cuts while it stays large and the fixing
-   keeps taking a share (:data:`AGAIN`): its root, under that cutoff, adds cuts valid for the same
+   keeps taking a share (``options.tuning.root_cuts_again``): its root, under that cutoff, adds cuts valid for the same
    solutions, and the slack ``τ − L`` narrows.
 
 Bound. Solutions using a fixed column cost more than ``τ``, so at least ``τ + s``; the others at least
@@ -56,26 +56,23 @@ from milp_anon.solvers.highs import solve_highs
 from milp_anon.solvers.options import SolverOptions, StopAtBound
 from milp_anon.solvers.outcome import SolveOutcome
 
-__all__ = ["AGAIN", "AGAIN_DEPTH", "AGAIN_MIN_COLUMNS", "AGAIN_SHARE", "RETURN_SETTLED_ROOT", "ROOT_NODES",
-           "STOP_AT_CUT_POOL", "solve_by_root_cuts"]
+__all__ = ["AGAIN_DEPTH", "AGAIN_MIN_COLUMNS", "AGAIN_SHARE", "ROOT_NODES", "solve_by_root_cuts"]
 
 #: HiGHS's node limit for step 1: the root alone
 ROOT_NODES = 1
 
-#: stop HiGHS once it hands over its cuts: its root heuristics after them took 113 s on Adult (6 QIs,
-#: k = 5, after 193 s of separation) and found nothing; the reduction's search finds its tables
-STOP_AT_CUT_POOL = True
+# HiGHS stops once it hands over its cuts (``options.tuning.stop_at_cut_pool``: its root heuristics after them
+# took 113 s on Adult, 6 QIs, k = 5, after 193 s of separation, and found nothing; the reduction's search finds
+# its tables), and the root's outcome is returned as it is when it settles the model (``return_settled_root``,
+# off in tests only: steps 2 and 3 then run anyway, with no cuts).
 
-#: solve a compact model again through its own root's cuts while it has ``AGAIN_MIN_COLUMNS`` columns or
-#: more and the fixing kept at most ``AGAIN_SHARE`` of the columns (each root lifts the cuts' bound a
-#: little: 6 QIs, k = 5, 11,133.30 → 11,133.69 on the compact model, so its slack narrows)
-AGAIN = True
+#: with ``options.tuning.root_cuts_again``, solve a compact model again through its own root's cuts while it has
+#: ``AGAIN_MIN_COLUMNS`` columns or more and the fixing kept at most ``AGAIN_SHARE`` of the columns (each root lifts
+#: the cuts' bound a little: 6 QIs, k = 5, 11,133.30 → 11,133.69 on the compact model, so its slack narrows), at
+#: most ``AGAIN_DEPTH`` deep
 AGAIN_MIN_COLUMNS = 100_000
 AGAIN_SHARE = 0.9
 AGAIN_DEPTH = 4
-
-#: off in tests only: steps 2 and 3 run even when the root settles the model (with no cuts, then)
-RETURN_SETTLED_ROOT = True
 
 #: HiGHS options that belong to step 1 alone
 _ROOT_ONLY = ("mip_max_nodes", "objective_bound")
@@ -110,13 +107,13 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
 
     root = solve_highs(lm, _without(options, ("mip_max_nodes",), options.time_limit, (("mip_max_nodes", ROOT_NODES),)),
                        grid, hint, on_improving=on_improving, stop_bound=stop_bound, on_progress=on_progress,
-                       cut_pool=pool, stop_at_cut_pool=STOP_AT_CUT_POOL)
+                       cut_pool=pool, stop_at_cut_pool=options.tuning.stop_at_cut_pool)
     log = {"cuts": int(pool["lower"].shape[0]) if pool else 0, "root_bound": root.bound,
            "root_seconds": round(root.seconds, 3)}
     root = dataclasses.replace(root, root_cuts=log)
     settled = root.status in (Status.OPTIMAL, Status.INFEASIBLE, Status.GAP_LIMIT)
     reached = stop_bound is not None and root.bound is not None and root.bound >= stop_bound.bound - 1e-9
-    if not RETURN_SETTLED_ROOT and not pool and root.status != Status.INFEASIBLE:
+    if not options.tuning.return_settled_root and not pool and root.status != Status.INFEASIBLE:
         pool = {"lower": np.zeros(0), "upper": np.zeros(0), "start": np.zeros(1, dtype=np.int64),
                 "index": np.zeros(0, dtype=np.int64), "value": np.zeros(0)}
         settled = reached = False
@@ -193,7 +190,7 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
         return _settled(root, bound, grid, log, seconds=time.perf_counter() - t0)
     compact_options = _without(options, _ROOT_ONLY, rest, (("objective_bound", tau + 0.5 * s),))
     callback = mapped if on_improving is not None else None
-    if AGAIN and depth < AGAIN_DEPTH and compact.n_cols >= AGAIN_MIN_COLUMNS \
+    if options.tuning.root_cuts_again and depth < AGAIN_DEPTH and compact.n_cols >= AGAIN_MIN_COLUMNS \
             and keep.sum() <= AGAIN_SHARE * lm.n_cols:
         # still large, and the fixing took a share: the compact model's own root adds cuts, which fix more
         out = solve_by_root_cuts(compact, compact_options, grid, start, on_improving=callback,

@@ -59,7 +59,8 @@ class Hierarchy:
                 raise InputError(f"hierarchy {source}: line {i + 1} has an empty field")
         if depth < 2:
             raise InputError(f"hierarchy {source} has a single level: it needs at least a value and a root")
-        paths, parent = {}, {}
+        paths: dict[str, tuple] = {}
+        parent: dict[tuple[int, str], str] = {}
         for i, r in enumerate(rows):
             if r[0] in paths and paths[r[0]] != tuple(r):
                 raise InputError(f"hierarchy {source}: value {r[0]!r} listed twice with different ancestors")
@@ -72,7 +73,7 @@ class Hierarchy:
                         f"({parent[node]!r} and {par!r}, line {i + 1})"
                     )
         # a released text must name one node: the verifier and `gap` read a cell by its text
-        level_of = {}
+        level_of: dict[str, tuple[int, int]] = {}
         for i, r in enumerate(rows):
             for lvl, text in enumerate(r):
                 if level_of.setdefault(text, (lvl, i))[0] != lvl:

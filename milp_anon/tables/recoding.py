@@ -258,16 +258,19 @@ class Generalization(Recoding):
 def _hierarchy_lattice(h: Hierarchy, values, cost_fn, col) -> ColumnLattice:
     H = h.height
     # leaves under each node of the whole hierarchy (for the loss metric)
-    leaves = {}
+    leaves: dict[tuple[int, str], int] = {}
     for path in h.paths.values():
         for lvl in range(H + 1):
             leaves[(lvl, path[lvl])] = leaves.get((lvl, path[lvl]), 0) + 1
     total = len(h.paths)
-    node_id, names, level, cost = {}, [], [], []
+    node_id: dict[tuple[int, str], int] = {}
+    names: list[str] = []
+    level: list[int] = []
+    costs: list[float] = []
     anc = np.zeros((len(values), H + 1), dtype=np.int64)
     for v_idx, v in enumerate(values):
         path = h.paths[v]
-        seen = {}
+        seen: dict[str, int] = {}
         for lvl in range(H + 1):
             name = path[lvl]
             if name in seen and seen[name] != lvl:
@@ -281,9 +284,9 @@ def _hierarchy_lattice(h: Hierarchy, values, cost_fn, col) -> ColumnLattice:
                 node_id[key] = len(names)
                 names.append(name)
                 level.append(lvl)
-                cost.append(float(cost_fn(lvl, leaves[key], total)))
+                costs.append(float(cost_fn(lvl, leaves[key], total)))
             anc[v_idx, lvl] = node_id[key]
-    cost = np.array(cost)
+    cost = np.array(costs)
     # monotone: parent >= child, leaves 0
     for v_idx in range(len(values)):
         c = cost[anc[v_idx]]

@@ -127,7 +127,7 @@ class Table:
     values: tuple[np.ndarray, ...]
     sep: str = ","
     source: str | None = None
-    sensitive_codes: np.ndarray = field(default=None, repr=False)  # (n, s)
+    sensitive_codes: np.ndarray = field(default=None, repr=False)  # type: ignore[arg-type]  # (n, s); set in __post_init__
     sensitive_values: tuple[np.ndarray, ...] = field(default=(), repr=False)
     #: SHA-256 of the file the table was read from (``None`` for a DataFrame)
     source_sha256: str | None = field(default=None, repr=False)
