@@ -31,9 +31,9 @@ def prepared_case(n_qi: int, case: str):
     prepares it: ``(table, request, instance, grid)``, or ``None`` where the solve would stop before its model."""
     import milp_anon as ma
     from milp_anon.pipeline import solve as pipeline
-    from milp_anon.tables.datasets import load_adult
-    from milp_anon.runtime.grid import ObjectiveGrid
     from milp_anon.release.result import Timings
+    from milp_anon.runtime.grid import ObjectiveGrid
+    from milp_anon.tables.datasets import load_adult
 
     table = ma.Table.from_frame(load_adult(), QI_ORDER[:n_qi], "occupation")
     request = ma.Request(ma.KAnonymity(5), criterion(case))
@@ -43,8 +43,8 @@ def prepared_case(n_qi: int, case: str):
 
 def run_case(n_qi: int, case: str, stage: float) -> list[dict]:
     from milp_anon import reduction
-    from milp_anon.solvers import SolverOptions
     from milp_anon.search.starts import best_heuristic
+    from milp_anon.solvers import SolverOptions
 
     prepared = prepared_case(n_qi, case)
     if prepared is None:

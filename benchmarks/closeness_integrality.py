@@ -41,8 +41,8 @@ def run_one(job):
 
     import milp_anon as ma
     from benchmarks.sensitive_goal import criterion
-    from milp_anon.tables.datasets import load_adult
     from milp_anon.pipeline.solve import build_model
+    from milp_anon.tables.datasets import load_adult
 
     qi = qis.split(",")
     table = ma.Table.from_frame(load_adult(), qi, "occupation")

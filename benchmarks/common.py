@@ -11,7 +11,6 @@ import time
 
 from milp_anon.runtime.memory import TreePeak
 
-
 #: the Adult QIs in the order of issues 13 and 14; every Adult benchmark takes its first ``q`` from here
 ADULT_QI = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation")
 

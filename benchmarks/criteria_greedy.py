@@ -19,9 +19,9 @@ from benchmarks.sensitive_goal import CASES, QI_ORDER, cases_and_qis, criterion
 
 def run(qis, cases):
     import milp_anon as ma
-    from milp_anon.tables.datasets import load_adult
     from milp_anon.heuristics import criteria_pattern_greedy, suppression_greedy
     from milp_anon.search.starts import all_masks
+    from milp_anon.tables.datasets import load_adult
 
     frame = load_adult()
     rows = []

@@ -28,8 +28,8 @@ def run_one(job):
     n_qi, k, cost, variant, time_limit = job
     import milp_anon as ma
     import milp_anon.search.starts
-    from milp_anon.tables.datasets import adult_hierarchy_path, load_adult
     from milp_anon.heuristics import level_greedy
+    from milp_anon.tables.datasets import adult_hierarchy_path, load_adult
 
     qi = QI_ORDER[:n_qi]
     table = ma.Table.from_frame(load_adult(), qi)

@@ -26,12 +26,12 @@ def run(job):
     import time
 
     import milp_anon as ma
-    from milp_anon.tables.datasets import load_adult
-    from milp_anon.runtime.grid import ObjectiveGrid
     from milp_anon.pipeline.solve import build_model
+    from milp_anon.runtime.grid import ObjectiveGrid
+    from milp_anon.search.starts import whole_table_start
     from milp_anon.solvers import SolverOptions, StopAtBound
     from milp_anon.solvers.highs import solve_highs
-    from milp_anon.search.starts import whole_table_start
+    from milp_anon.tables.datasets import load_adult
 
     q, k, symmetry, stop = job
     table = ma.Table.from_frame(load_adult(), qi=QI[:q])

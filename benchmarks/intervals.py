@@ -34,8 +34,8 @@ import pandas as pd
 
 import milp_anon as ma
 from milp_anon.cli import main as cli
-from milp_anon.tables.datasets import adult_hierarchy_path, load_adult
 from milp_anon.release.partition import blocks_of, release_blocks
+from milp_anon.tables.datasets import adult_hierarchy_path, load_adult
 
 from .common import ADULT_QI, fmt, optimum_cells, validity_cell, write_csv
 

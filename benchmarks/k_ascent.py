@@ -42,11 +42,11 @@ def run_one(job):
     import numpy as np
 
     import milp_anon as ma
-    from milp_anon.pipeline import solve as pipeline
-    from milp_anon.tables.datasets import load_adult
     from milp_anon.bounds.lagrangian import block_prices, column_generation
-    from milp_anon.release.result import Timings
     from milp_anon.bounds.subgradient import subgradient_ascent
+    from milp_anon.pipeline import solve as pipeline
+    from milp_anon.release.result import Timings
+    from milp_anon.tables.datasets import load_adult
 
     table = ma.Table.from_frame(load_adult(), QI[:q])
     instance, _, why = pipeline.prepare(table, ma.Request(ma.KAnonymity(k)), Timings())

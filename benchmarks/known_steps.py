@@ -34,8 +34,7 @@ def run_case(n_qi: int, case: str, stage: float, seconds: float, upper: float | 
     import numpy as np
 
     from milp_anon import reduction
-    from milp_anon.bounds import blocks
-    from milp_anon.bounds import subgradient
+    from milp_anon.bounds import blocks, subgradient
     from milp_anon.solvers import SolverOptions
 
     prepared = prepared_case(n_qi, case)

@@ -107,9 +107,9 @@ def run(job):
     import numpy as np
 
     import milp_anon as ma
+    from milp_anon.bounds.lagrangian import column_generation
     from milp_anon.instance.candidates import suppression_candidates
     from milp_anon.tables.datasets import load_adult
-    from milp_anon.bounds.lagrangian import column_generation
     from milp_anon.tables.rowtypes import RowTypes
 
     q, k, build_lp, direct, limit = job

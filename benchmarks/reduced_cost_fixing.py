@@ -22,12 +22,12 @@ ADULT_ORDER = list(ADULT_QI)
 
 def main(argv=None):
     import milp_anon as ma
-    from milp_anon.tables.datasets import load_adult
     from milp_anon.formulations import build
     from milp_anon.heuristics import pattern_greedy, suppression_greedy
     from milp_anon.pipeline.solve import build_model
-    from milp_anon.solvers import SolverOptions, solve_model
     from milp_anon.search.starts import whole_table_start
+    from milp_anon.solvers import SolverOptions, solve_model
+    from milp_anon.tables.datasets import load_adult
 
     argv = sys.argv[1:] if argv is None else argv
     m, k = int(argv[0]), int(argv[1])

@@ -26,10 +26,10 @@ from benchmarks.common import ADULT_QI, add_highs_options, parsed_highs_options
 def main(argv=None):
     import milp_anon as ma
     from milp_anon.pipeline import solve as pipeline
-    from milp_anon.tables.datasets import load_adult
     from milp_anon.runtime.grid import ObjectiveGrid
     from milp_anon.solvers import SolverOptions, solve_model
     from milp_anon.solvers.root_cuts import solve_by_root_cuts
+    from milp_anon.tables.datasets import load_adult
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--qis", type=int, default=6)

@@ -170,8 +170,8 @@ def run_one(job):
 
     import milp_anon as ma
     from milp_anon import reduction
-    from milp_anon.pipeline import solve as pipeline
     from milp_anon.pipeline import relaxation
+    from milp_anon.pipeline import solve as pipeline
     from milp_anon.tables.datasets import load_adult
 
     # the techniques a variant switches off (its solve's tuning); the variants that patch functions do so in this
@@ -202,9 +202,7 @@ def run_one(job):
 
         relaxation.unavailable = lambda request, solver: "switched off by the benchmark"
     if variant == "no-refine":  # no refinement of the classes (the start's and the search's), the package before
-        from milp_anon.search import lns
-        from milp_anon.search import starts
-
+        from milp_anon.search import lns, starts
         from milp_anon.tables.table import SUPPRESSED
 
         def unrefined(table, criteria, released, deadline=None):  # the table as it is, and its cost

@@ -23,12 +23,12 @@ import subprocess
 import time
 
 import milp_anon as ma
+from milp_anon.api import Request
 from milp_anon.pipeline.solve import solve
 from milp_anon.search import lns
-from milp_anon.tables.datasets import load_adult
-from milp_anon.api import Request
-from milp_anon.solvers import SolverOptions
 from milp_anon.search.starts import best_heuristic
+from milp_anon.solvers import SolverOptions
+from milp_anon.tables.datasets import load_adult
 
 QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
 COLUMNS = ["start", "start cost", "search", "seconds", "cost", "gain", "sub-problems", "improved", "passes", "splits"]

@@ -7,9 +7,15 @@ rounds' own). ``master`` patches the reduction so that its one round is the mode
 ``y > 0`` in the column generation's point and the incumbent's, all their pairs, at ``G = UB``, from the
 incumbent; ``rounds`` is the package as it is. Prints one line per run. Reads the table only: under ``master``
 the bound and status it prints are not valid (the restriction is no superset of ``S(G)``)."""
-import sys, time, numpy as np, milp_anon as ma
+import sys
+import time
+
+import numpy as np
+
+import milp_anon as ma
 from milp_anon import reduction as R
 from milp_anon.tables.datasets import load_adult
+
 QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
 mode, q, k, lim = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 info = {}

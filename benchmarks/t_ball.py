@@ -45,12 +45,12 @@ def run_one(job):
 
     import milp_anon as ma
     from milp_anon import reduction
-    from milp_anon.pipeline import solve as pipeline
-    from milp_anon.tables.datasets import load_adult
     from milp_anon.formulations import build
-    from milp_anon.runtime.grid import ObjectiveGrid
+    from milp_anon.pipeline import solve as pipeline
     from milp_anon.release.result import Timings
+    from milp_anon.runtime.grid import ObjectiveGrid
     from milp_anon.solvers import SolverOptions
+    from milp_anon.tables.datasets import load_adult
 
     table = ma.Table.from_frame(load_adult(), QI, "occupation")
     request = ma.Request(ma.KAnonymity(5), criterion(case))

@@ -22,21 +22,21 @@ The package's layers, bottom to top (``docs/architecture.md``): ``runtime``;
 
 from __future__ import annotations
 
-from milp_anon.runtime import errors
-from milp_anon.tables import datasets
+from milp_anon._version import __version__
+from milp_anon.api import ModelOptions, Request, anonymize
 from milp_anon.instance.candidates import Candidates, suppression_candidates
 from milp_anon.privacy.criteria import Criterion, KAnonymity, LDiversity, PSensitivity, TCloseness
-from milp_anon.runtime.errors import InputError, MilpAnonError, ModelTooLargeError, SolverError, VerificationError
-from milp_anon.tables.hierarchy import Hierarchy
-from milp_anon.tables.recoding import Generalization, Patterns, Recoding, Suppression
-from milp_anon.api import ModelOptions, Request, anonymize
 from milp_anon.release.result import ModelSize, ReductionLog, Result, Round, Timings
-from milp_anon.tables.rowtypes import RowTypes
-from milp_anon.solvers import SolverOptions
+from milp_anon.runtime import errors
+from milp_anon.runtime.errors import InputError, MilpAnonError, ModelTooLargeError, SolverError, VerificationError
 from milp_anon.runtime.status import Status
 from milp_anon.runtime.tuning import Tuning
+from milp_anon.solvers import SolverOptions
+from milp_anon.tables import datasets
+from milp_anon.tables.hierarchy import Hierarchy
+from milp_anon.tables.recoding import Generalization, Patterns, Recoding, Suppression
+from milp_anon.tables.rowtypes import RowTypes
 from milp_anon.tables.table import SUPPRESSED, Table, read_csv
-from milp_anon._version import __version__
 
 __all__ = [
     "__version__",

@@ -35,12 +35,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from milp_anon.runtime.errors import InputError
-from milp_anon.runtime.grid import ObjectiveGrid
 from milp_anon.bounds.conflicts import clique_bounds
 from milp_anon.bounds.lagrangian import block_prices
-from milp_anon.release.result import Timings
 from milp_anon.pipeline.solve import prepare
+from milp_anon.release.result import Timings
+from milp_anon.runtime.errors import InputError
+from milp_anon.runtime.grid import ObjectiveGrid
 
 __all__ = ["Certificate", "certify"]
 

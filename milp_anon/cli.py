@@ -29,25 +29,25 @@ import math
 import os
 import sys
 
+from milp_anon._version import __version__
+from milp_anon.api import Request
 from milp_anon.bench import load_suite, run_suite
 from milp_anon.bench.export import export_suite
 from milp_anon.bench.runner import render_existing
-from milp_anon.runtime.cleanup import exit_on_signals
-from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
-from milp_anon.tables.datasets import ADULT_QI, load_adult
-from milp_anon.runtime.errors import InfeasibleRequest, InputError, MilpAnonError, SolverError, VerificationError
-from milp_anon.tables.files import Outputs, read_text, write_stdout
-from milp_anon.runtime.interrupt import stop_on_sigint
-from milp_anon._version import __version__
 from milp_anon.certify import certify
-from milp_anon.scoring import score_release
-from milp_anon.tables.hierarchy import Hierarchy
 from milp_anon.pipeline.solve import model_format, write_model_file
+from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
+from milp_anon.runtime.cleanup import exit_on_signals
+from milp_anon.runtime.errors import InfeasibleRequest, InputError, MilpAnonError, SolverError, VerificationError
+from milp_anon.runtime.interrupt import stop_on_sigint
 from milp_anon.runtime.progress import ProgressPrinter, reporting
-from milp_anon.tables.recoding import Generalization, Patterns, Suppression
-from milp_anon.api import Request
+from milp_anon.scoring import score_release
 from milp_anon.solvers import SolverOptions
 from milp_anon.solvers.options import parse_highs_option
+from milp_anon.tables.datasets import ADULT_QI, load_adult
+from milp_anon.tables.files import Outputs, read_text, write_stdout
+from milp_anon.tables.hierarchy import Hierarchy
+from milp_anon.tables.recoding import Generalization, Patterns, Suppression
 from milp_anon.tables.table import Table, read_csv
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_LIMIT, EXIT_INVALID, EXIT_DISAGREE = 0, 1, 2, 3, 4, 5, 6

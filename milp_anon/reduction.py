@@ -24,31 +24,31 @@ import functools
 import logging
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
-from milp_anon.runtime import interrupt
 from milp_anon.bounds import lagrangian
-from milp_anon.search import lns
-from milp_anon.runtime import progress
 from milp_anon.bounds.blocks import request_blocks
-from milp_anon.runtime.errors import InputError, ModelTooLargeError, SolverError
-from milp_anon.formulations import build, read_assignment, release_assignment
-from milp_anon.runtime.grid import ObjectiveGrid
-from milp_anon.instance.instance import Instance
 from milp_anon.bounds.lagrangian import column_generation, dense_point
-from milp_anon.release.verified import Outcome, Release
-from milp_anon.release.result import SOLVER, ModelSize, ReductionLog, Round, Timings
-from milp_anon.search.lp_rounding import round_k_anonymity
-from milp_anon.formulations.sizing import check_memory
-from milp_anon.runtime.memory import cap_bytes
-from milp_anon.solvers import SolverOptions, StopAtBound, highs_option_values, solve_model
-from milp_anon.solvers.root_cuts import solve_by_root_cuts
-from milp_anon.search.starts import best_heuristic, release_pairs, whole_table_start
-from milp_anon.runtime.status import Status
 from milp_anon.bounds.subgradient import PrimalAverage, alternating_ascent
+from milp_anon.formulations import build, read_assignment, release_assignment
+from milp_anon.formulations.sizing import check_memory
+from milp_anon.instance.instance import Instance
+from milp_anon.release.result import SOLVER, ModelSize, ReductionLog, Round, Timings
+from milp_anon.release.verified import Outcome, Release
+from milp_anon.runtime import interrupt, progress
+from milp_anon.runtime.errors import InputError, ModelTooLargeError, SolverError
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.runtime.memory import cap_bytes
+from milp_anon.runtime.status import Status
+from milp_anon.search import lns
+from milp_anon.search.lp_rounding import round_k_anonymity
+from milp_anon.search.starts import best_heuristic, release_pairs, whole_table_start
+from milp_anon.solvers import SolverOptions, StopAtBound, highs_option_values, solve_model
+from milp_anon.solvers.isolated import solve_isolated
+from milp_anon.solvers.root_cuts import solve_by_root_cuts
 
 __all__ = ["LagrangianReduction", "PairBounds", "block_bounds", "keeps_whole_limit", "k_anonymity_bounds",
            "threshold_table", "unavailable"]
@@ -171,13 +171,13 @@ class PairBounds:
     guide: tuple | None = None
     #: the k-anonymity LP's bounds these were built on (:func:`block_bounds`), which bound k-anonymity over
     #: the same candidates too (the row generation's ``R(∅)`` reuses them), or ``None``
-    k_anonymity: "PairBounds | None" = None
+    k_anonymity: PairBounds | None = None
     #: ``(blocks, pi0, ascent)`` of the group blocks (:func:`block_bounds`): the ascent's start and outcome, for
     #: a second ascent in time left over (:func:`~milp_anon.bounds.subgradient.second_ascent`), or ``None``
     ascent: tuple | None = field(default=None, compare=False, repr=False)
     #: the group blocks' solutions averaged over the ascent's later steps
     #: (:class:`~milp_anon.bounds.subgradient.PrimalAverage`), a point to round into a table, or ``None``
-    primal: "PrimalAverage | None" = field(default=None, compare=False, repr=False)
+    primal: PrimalAverage | None = field(default=None, compare=False, repr=False)
 
 
 def _search_fits_beside(request, options: SolverOptions, n_cols: int) -> bool:
@@ -455,7 +455,6 @@ class LagrangianReduction:
         generation's start, the lattice-flow multipliers (:func:`k_anonymity_bounds` without time). Returns
         ``(the bounds, what the search did: the seconds at which the point was handed over, its rounding's
         objective, the search's log)``."""
-        from milp_anon.solvers.isolated import solve_isolated  # the solvers import the formulations, which import this module
 
         inst = self.instance
         cands, types = inst.candidates, inst.types
@@ -496,7 +495,7 @@ class LagrangianReduction:
         if searched is not None:
             found, said = searched
             self.offer(found)
-        cg = None if out is None else out.column_generation
+        cg = None if out is None else out.job
         if cg is None:
             return k_anonymity_bounds(inst, self.request, self.grid, self.solver, 0.0), said
         cg = cg.restored(types.counts, cands.cost, cands.pair_type, cands.pair_cand, self.request.min_group_size(),

@@ -27,10 +27,10 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from milp_anon.api import Request
 from milp_anon.privacy import verify as _verify
 from milp_anon.runtime.errors import InputError, VerificationError
 from milp_anon.tables.files import read_text
-from milp_anon.api import Request
 from milp_anon.tables.table import Table
 
 __all__ = ["GapReport", "score_release"]

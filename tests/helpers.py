@@ -181,8 +181,8 @@ def generalization_cases(draw):
 
 def limit_echo_solve(lm, options, grid, hint, on_improving=None, stop_bound=None):
     """A HiGHS stand-in that solves nothing and returns, as its solver status, the time limit it was given."""
-    from milp_anon.solvers import SolveOutcome
     from milp_anon.runtime.status import Status
+    from milp_anon.solvers import SolveOutcome
 
     return SolveOutcome(Status.NO_SOLUTION, None, None, None, repr(options.time_limit), 0.0)
 
@@ -192,8 +192,8 @@ def ceiling_echo_solve(lm, options, grid, hint, on_improving=None, stop_bound=No
     values it read, in order, as its solver status."""
     import time
 
-    from milp_anon.solvers import SolveOutcome
     from milp_anon.runtime.status import Status
+    from milp_anon.solvers import SolveOutcome
 
     seen = []
     t0 = time.perf_counter()

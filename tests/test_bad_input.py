@@ -38,7 +38,7 @@ FILES = {
     "t.csv": TABLE.encode(),
     "age_h.csv": b"30;30-31;*\n31;30-31;*\n32;32-33;*\n33;32-33;*\n",
     "occ_h.csv": b"a;ab;*\nb;ab;*\nc;c-only;*\n",
-    "p.txt": "111\n000\n110\n".encode(),
+    "p.txt": b"111\n000\n110\n",
     "anon.csv": ANON.encode(),
     "suite.toml": b'name = "s"\n[[instances]]\nsource = "synthetic"\n',
 }
@@ -234,7 +234,7 @@ BAD = [
     ("gap-carried-column-changed", ["gap", "t.csv", "a.csv", *GAP[3:]],
      _bytes("a.csv", ANON.replace(",x\n", ",CHANGED\n", 1).encode()), 5, "note"),
     ("gap-missing-column", ["gap", "t.csv", "a.csv", *GAP[3:]],
-     _bytes("a.csv", "sex,age,occ,note\n*,*,a,x\n".encode()), 2, "missing race"),
+     _bytes("a.csv", b"sex,age,occ,note\n*,*,a,x\n"), 2, "missing race"),
     ("gap-optimum-from-missing", [*GAP, "--optimum-from", "nope.json"], None, 2, "not found"),
     ("gap-optimum-from-not-json", [*GAP, "--optimum-from", "p.txt"], None, 2, "not a JSON report"),
     ("gap-optimum-from-is-report", [*GAP, "--optimum-from", "r.json", "--report", "r.json"],

@@ -7,19 +7,18 @@ import re
 import highspy
 import pandas as pd
 import pytest
+from helpers import criteria_for, sensitive_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon.tables import datasets
 from milp_anon.bench import load_suite, run_suite
 from milp_anon.bench.runner import check_agreement
 from milp_anon.cli import main
-from milp_anon.runtime.errors import InputError
 from milp_anon.exact import brute_force
 from milp_anon.heuristics import mondrian, suppression_greedy
-
-from helpers import criteria_for, sensitive_tables
+from milp_anon.runtime.errors import InputError
+from milp_anon.tables import datasets
 
 
 @settings(max_examples=60, deadline=None)

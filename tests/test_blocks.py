@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from milp_anon.bounds import blocks
 from milp_anon.bounds.blocks import ball_blocks, combine, distinct_blocks, emd_blocks, frequency_blocks
-from milp_anon.exact.brute_force import emd_flow
 from milp_anon.bounds.lagrangian import block_prices
+from milp_anon.exact.brute_force import emd_flow
 
 
 def enumerate_block(v, n, val, ok):
@@ -344,7 +344,7 @@ def test_emd_block_equals_the_t_close_group_problem(inst, kind, N, t):
     kp = block_prices(pi, n, w, pu, pc, k)
     got = emd_blocks(pi, n, w, pu, pc, value, k, _emd_rows(kind, N, t), k_prices=kp)
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def close(counts):
         return emd_flow(N, counts, d) <= t
 

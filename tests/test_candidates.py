@@ -4,12 +4,11 @@ from itertools import product
 
 import numpy as np
 import pandas as pd
+from helpers import small_tables
 from hypothesis import given, settings
 
 import milp_anon as ma
 from milp_anon.instance.candidates import suppression_candidates
-
-from helpers import small_tables
 
 
 def naive_candidates(rows, k):

@@ -5,14 +5,13 @@ import json
 import math
 
 import pytest
+from helpers import small_tables
 from hypothesis import given, settings
 
 import milp_anon as ma
 from milp_anon import cli
 from milp_anon.certify import certify
 from milp_anon.cli import main
-
-from helpers import small_tables
 
 QI = "sex,age,race,marital-status"
 

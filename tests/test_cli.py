@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from milp_anon.cli import main
-from milp_anon.tables.datasets import ADULT_QI, load_adult
 from milp_anon.exact import brute_force_k_anonymity
+from milp_anon.tables.datasets import ADULT_QI, load_adult
 
 CSV = "a;b;c;note\r\n1;x;p;n1\r\n1;x;q;n2\r\n1;y;p;n3\r\n2;y;q;n4\r\n2;y;q;n5\r\n2;x;p;n6\r\n"
 

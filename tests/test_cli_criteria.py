@@ -5,9 +5,9 @@ import json
 import pandas as pd
 import pytest
 
+import milp_anon as ma
 from milp_anon.cli import main
 from milp_anon.exact import brute_force
-import milp_anon as ma
 
 ROWS = ["x;1;a;flu", "x;1;a;cold", "x;2;a;flu", "y;2;b;cancer", "y;2;b;flu", "y;1;b;cold", "x;1;b;cancer",
         "y;1;a;cold"]

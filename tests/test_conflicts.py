@@ -8,17 +8,16 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import quiet_highs, small_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon.pipeline import solve as pipeline
-from milp_anon.certify import certify
 from milp_anon.bounds.conflicts import clique_bounds, conflicting_pairs, violated_cliques, violated_rank_rows
-from milp_anon.exact import brute_force_k_anonymity
 from milp_anon.bounds.lagrangian import block_prices, column_generation
-
-from helpers import quiet_highs, small_tables
+from milp_anon.certify import certify
+from milp_anon.exact import brute_force_k_anonymity
+from milp_anon.pipeline import solve as pipeline
 
 
 def _both_hold_k(only_a, only_b, shared, k):

@@ -6,14 +6,13 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import SENS_HIERARCHY, brute, criteria_for, emd_transport, sensitive_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon.exact import brute_force_k_anonymity, emd_flow
 from milp_anon.privacy.verify import emd_equal, emd_hierarchical, emd_network, emd_ordered, verify_release
-
-from helpers import SENS_HIERARCHY, brute, criteria_for, emd_transport, sensitive_tables
 
 
 def _agree(frame, qi, criteria):
@@ -334,8 +333,8 @@ def test_several_sensitive_columns():
 def test_group_test_equals_the_definitions(data):
     """``violation`` on the groups of a random partition (all at once and one by one) against
     brute force's predicate written from the definitions, for every kind of criterion."""
-    from milp_anon.privacy.criteria import GroupCounts, first_violation
     from milp_anon.exact.brute_force import group_condition
+    from milp_anon.privacy.criteria import GroupCounts, first_violation
 
     frame, qi, k = data.draw(sensitive_tables(n=(2, 9)))
     crits = [ma.KAnonymity(k), data.draw(criteria_for(frame))]
@@ -369,8 +368,8 @@ def _close_sub_multisets(crit, vals, subset, k):
     t-close (its EMD from the definition), as counts per present value in sorted order."""
     from itertools import product
 
-    from milp_anon.runtime.errors import VerificationError
     from milp_anon.privacy.verify import _check_t_closeness
+    from milp_anon.runtime.errors import VerificationError
 
     present = sorted(set(vals[subset]))
     rows_of = {v: np.flatnonzero(subset & (vals == v)) for v in present}

@@ -4,17 +4,16 @@ splits a row type where the plain suppression greedy cannot; it is the sensitive
 
 import numpy as np
 import pandas as pd
+from helpers import brute, criteria_for, sensitive_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon.privacy.criteria import group_test
 from milp_anon.heuristics import criteria_pattern_greedy, suppression_greedy
+from milp_anon.privacy.criteria import group_test
+from milp_anon.privacy.verify import verify_release
 from milp_anon.search.starts import all_masks, best_heuristic, heuristic_tables
 from milp_anon.tables.table import SUPPRESSED
-from milp_anon.privacy.verify import verify_release
-
-from helpers import brute, criteria_for, sensitive_tables
 
 
 def _stars(released, qi):

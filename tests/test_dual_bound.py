@@ -7,20 +7,19 @@ private to an unbounded column (by hand, and valid at random multipliers)."""
 import highspy
 import numpy as np
 import pandas as pd
+from helpers import brute
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon.pipeline import solve as pipeline
-from milp_anon.solvers.dual_bound import dual_bound, implied_upper, repaired
 from milp_anon.formulations import build
-from milp_anon.runtime.grid import ObjectiveGrid
-from milp_anon.solvers.model import LinearModel
+from milp_anon.pipeline import solve as pipeline
 from milp_anon.release.result import Timings
+from milp_anon.runtime.grid import ObjectiveGrid
 from milp_anon.solvers import SolverOptions
+from milp_anon.solvers.dual_bound import dual_bound, implied_upper, repaired
 from milp_anon.solvers.highs import solve_highs
-
-from helpers import brute
+from milp_anon.solvers.model import LinearModel
 
 INF = np.inf
 

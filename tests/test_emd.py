@@ -3,14 +3,13 @@
 from fractions import Fraction
 
 import pytest
+from helpers import line_metric
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from milp_anon.exact import emd_flow
 from milp_anon.privacy import emd
 from milp_anon.privacy.emd import transport_emd, transport_emds
-from milp_anon.exact import emd_flow
-
-from helpers import line_metric
 
 
 @settings(max_examples=60, deadline=None)

@@ -5,16 +5,25 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import LETTERS, criteria_for, random_hierarchy, sensitive_tables, small_tables
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon.exact import (brute_force, divide_and_conquer, fpt_patterns, fpt_t_in, kernel_then, kernelize,
-                             simplex_hypergraph, split_recursion, two_anonymity, two_diversity)
 from milp_anon.bench.instances import edge_table, planted_partition_graph
+from milp_anon.exact import (
+    brute_force,
+    divide_and_conquer,
+    fpt_patterns,
+    fpt_t_in,
+    kernel_then,
+    kernelize,
+    simplex_hypergraph,
+    split_recursion,
+    two_anonymity,
+    two_diversity,
+)
 from milp_anon.release.partition import verified_release
-
-from helpers import LETTERS, criteria_for, random_hierarchy, sensitive_tables, small_tables
 
 
 def _few_types(frame, qi, limit):

@@ -2,13 +2,12 @@
 
 import numpy as np
 import pytest
+from helpers import frame_from_array, small_tables, solve_k
 from hypothesis import given, settings
 
-from milp_anon.exact import brute_force_k_anonymity
 from milp_anon.bench.instances import edge_table, planted_partition_graph
+from milp_anon.exact import brute_force_k_anonymity
 from milp_anon.privacy.verify import verify_k_anonymity
-
-from helpers import frame_from_array, small_tables, solve_k
 
 
 @settings(max_examples=250)

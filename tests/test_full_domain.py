@@ -3,13 +3,12 @@ exhaustion over every level vector and every withheld set."""
 
 import pandas as pd
 import pytest
+from helpers import LETTERS, random_hierarchy, sensitive_tables, solve_with_oracle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon.exact import brute_force_full_domain
-
-from helpers import LETTERS, random_hierarchy, sensitive_tables, solve_with_oracle
 
 
 @st.composite

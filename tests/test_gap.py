@@ -5,14 +5,13 @@ import json
 
 import pandas as pd
 import pytest
+from helpers import sensitive_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon.cli import main
 from milp_anon.scoring import score_release
-
-from helpers import sensitive_tables
 
 QI = ["a", "b"]
 ORIGINAL = pd.DataFrame({"id": ["r1", "r2", "r3", "r4", "r5", "r6"], "a": list("aaaabc"),

@@ -2,15 +2,14 @@
 
 import pandas as pd
 import pytest
+from helpers import LETTERS, generalization_cases, random_hierarchy, sensitive_tables, small_tables, solve_k
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon.exact import brute_force
-from milp_anon.tables.recoding import Generalization
 from milp_anon.privacy.verify import verify_release
-
-from helpers import LETTERS, generalization_cases, random_hierarchy, sensitive_tables, small_tables, solve_k
+from milp_anon.tables.recoding import Generalization
 
 
 @settings(max_examples=200)

@@ -1,11 +1,10 @@
 """milp_anon.solvers.highs_banner: no HiGHS banner on standard output, piped or not."""
 
 import os
-from importlib import metadata
 import subprocess
 import sys
+from importlib import metadata
 
-import highspy
 import pytest
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")

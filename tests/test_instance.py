@@ -10,20 +10,19 @@ from itertools import product
 
 import numpy as np
 import pandas as pd
+from helpers import brute, criteria_for, sensitive_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon.pipeline import solve as pipeline
-from milp_anon.runtime.errors import VerificationError
 from milp_anon.formulations import assignment
-from milp_anon.runtime.grid import ObjectiveGrid
 from milp_anon.instance.instance import group_floors
-from milp_anon.release.result import Timings
-from milp_anon.solvers import SolverOptions, solve_model
+from milp_anon.pipeline import solve as pipeline
 from milp_anon.privacy.verify import verify_release
-
-from helpers import brute, criteria_for, sensitive_tables
+from milp_anon.release.result import Timings
+from milp_anon.runtime.errors import VerificationError
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.solvers import SolverOptions, solve_model
 
 OPTIONS = SolverOptions(time_limit=60, threads=1)
 

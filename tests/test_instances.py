@@ -14,8 +14,8 @@ import highspy
 import pytest
 
 from milp_anon.bench import load_suite
-from milp_anon.bench.suite import Suite
 from milp_anon.bench.export import INDEX_FIELDS, export_suite
+from milp_anon.bench.suite import Suite
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = os.path.join(ROOT, "benchmarks", "instances")

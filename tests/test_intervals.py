@@ -8,16 +8,15 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import LETTERS, criteria_for, random_hierarchy, solve_with_oracle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon.runtime.errors import InputError, VerificationError
 from milp_anon.exact import brute_force
-from milp_anon.scoring import score_release
 from milp_anon.privacy.verify import parse_range, verify_release
-
-from helpers import LETTERS, criteria_for, random_hierarchy, solve_with_oracle
+from milp_anon.runtime.errors import InputError, VerificationError
+from milp_anon.scoring import score_release
 
 NUMBERS = ["-3", "0", "1", "2.5", "4", "10"]
 

@@ -9,25 +9,23 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import brute, criteria_for, sensitive_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon import reduction
-from milp_anon.bounds import blocks
-from milp_anon.pipeline import solve as pipeline
-from milp_anon.bounds import subgradient
-from milp_anon.formulations import build, read_assignment
-from milp_anon.runtime.grid import ObjectiveGrid
-from milp_anon.release.verified import Outcome
-from milp_anon.release.result import ModelSize, Timings
-from milp_anon.solvers import SolverOptions, solve_model
-from milp_anon.runtime.status import Status
+from milp_anon.bounds import blocks, subgradient
 from milp_anon.bounds.subgradient import alternating_ascent, second_ascent, second_ascent_job
+from milp_anon.formulations import build, read_assignment
+from milp_anon.pipeline import solve as pipeline
 from milp_anon.privacy.verify import verify_release
+from milp_anon.release.result import ModelSize, Timings
+from milp_anon.release.verified import Outcome
 from milp_anon.runtime.errors import SolverError
-
-from helpers import brute, criteria_for, sensitive_tables
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.runtime.status import Status
+from milp_anon.solvers import SolverOptions, solve_model
 
 
 def _instance_and_grid(table, request):

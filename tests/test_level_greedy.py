@@ -7,15 +7,14 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_generalization import generalization_cases
 
 import milp_anon as ma
 from milp_anon.exact import brute_force
 from milp_anon.heuristics import level_greedy
-from milp_anon.tables.recoding import Generalization
-from milp_anon.search.starts import heuristic_tables
 from milp_anon.privacy.verify import verify_release
-
-from test_generalization import generalization_cases
+from milp_anon.search.starts import heuristic_tables
+from milp_anon.tables.recoding import Generalization
 
 
 @settings(max_examples=150)

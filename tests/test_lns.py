@@ -8,27 +8,26 @@ import types
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import brute, criteria_for, sensitive_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import milp_anon as ma
-from milp_anon.search import lns
-from milp_anon.pipeline import solve as pipeline
-from milp_anon.privacy.criteria import group_test
-from milp_anon.runtime.errors import InputError
-from milp_anon.exact import brute_force
-from milp_anon.heuristics import level_greedy
-from milp_anon.release.partition import release_blocks
-from milp_anon.release.verified import Release
-from milp_anon.solvers import SolverOptions
-from milp_anon.runtime.status import Status
-from milp_anon.tables.table import SUPPRESSED
-from milp_anon.privacy.verify import verify_release
-from milp_anon.pipeline.solve import solve as pipeline_solve
-
-from helpers import brute, criteria_for, sensitive_tables
 from test_bad_input import run_cli
 from test_generalization import generalization_cases
+
+import milp_anon as ma
+from milp_anon.exact import brute_force
+from milp_anon.heuristics import level_greedy
+from milp_anon.pipeline import solve as pipeline
+from milp_anon.pipeline.solve import solve as pipeline_solve
+from milp_anon.privacy.criteria import group_test
+from milp_anon.privacy.verify import verify_release
+from milp_anon.release.partition import release_blocks
+from milp_anon.release.verified import Release
+from milp_anon.runtime.errors import InputError
+from milp_anon.runtime.status import Status
+from milp_anon.search import lns
+from milp_anon.solvers import SolverOptions
+from milp_anon.tables.table import SUPPRESSED
 
 OPTIONS = SolverOptions(time_limit=60)
 
@@ -249,10 +248,10 @@ def test_options_are_checked_before_any_work(tmp_path):
 def _relaxed_solution(table, request):
     """R(∅)'s solution (k-anonymity over the request's candidates, no criterion row): its released table,
     classes and which classes fail a criterion."""
-    from milp_anon.privacy.criteria import failing_groups
     from milp_anon.formulations import build
-    from milp_anon.runtime.grid import ObjectiveGrid
+    from milp_anon.privacy.criteria import failing_groups
     from milp_anon.release.result import Timings
+    from milp_anon.runtime.grid import ObjectiveGrid
     from milp_anon.solvers import solve_model
 
     instance, _, why = pipeline.prepare(table, request, Timings())

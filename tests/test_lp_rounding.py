@@ -11,24 +11,23 @@ import highspy
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import SENS_HIERARCHY, brute, criteria_for, sensitive_tables
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon.bounds import blocks
-from milp_anon.search import lns
-from milp_anon.pipeline import solve as pipeline
-from milp_anon.pipeline import relaxation
-from milp_anon.formulations import build
-from milp_anon.runtime.grid import ObjectiveGrid
-from milp_anon.search.lp_rounding import round_units, round_with_criteria, slack_lp
-from milp_anon.release.result import Timings
 from milp_anon.bounds.subgradient import Ascent, second_ascent, second_ascent_job
-from milp_anon.tables.table import SUPPRESSED
-from milp_anon.privacy.verify import verify_release
+from milp_anon.formulations import build
+from milp_anon.pipeline import relaxation
+from milp_anon.pipeline import solve as pipeline
 from milp_anon.pipeline.solve import solve as pipeline_solve
-
-from helpers import SENS_HIERARCHY, brute, criteria_for, sensitive_tables
+from milp_anon.privacy.verify import verify_release
+from milp_anon.release.result import Timings
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.search import lns
+from milp_anon.search.lp_rounding import round_units, round_with_criteria, slack_lp
+from milp_anon.tables.table import SUPPRESSED
 
 
 @settings(max_examples=200, deadline=None)
@@ -230,8 +229,8 @@ def test_the_search_runs_beside_an_isolated_lp_and_the_result_stays_exact():
 
 
 def test_the_search_stops_when_asked():
-    from milp_anon.search import lns
     from milp_anon.release.verified import Release
+    from milp_anon.search import lns
 
     rng = np.random.default_rng(8)
     frame = pd.DataFrame({"a": rng.integers(0, 4, 40).astype(str), "s": rng.choice(list("uvw"), 40)})
@@ -250,8 +249,9 @@ def test_a_failing_search_stops_the_lp_beside_it_at_once(monkeypatch):
     import time
 
     from helpers import hanging_solve
-    from milp_anon.runtime.grid import ObjectiveGrid
+
     from milp_anon.release.verified import Release
+    from milp_anon.runtime.grid import ObjectiveGrid
     from milp_anon.solvers.isolated import solve_isolated
 
     rng = np.random.default_rng(9)
@@ -389,8 +389,8 @@ def test_the_restricted_model_replaces_an_lp_that_cannot_raise_the_bound(data):
     optimum (the LP of a restriction that holds an optimal solution); with brute force's optimum as the bound
     the stage then skips the LP (no LP bound, the whole model skipped) and solves the MILP over the restricted
     pairs and the start's: it finds the optimum (the restriction holds it), its table verified."""
-    from milp_anon.runtime.grid import ObjectiveGrid
     from milp_anon.release.verified import Release
+    from milp_anon.runtime.grid import ObjectiveGrid
     from milp_anon.search.starts import best_heuristic
 
     frame, qi, k = data.draw(sensitive_tables(n=(4, 12), m=(1, 3), k=(1, 3)))
@@ -709,8 +709,8 @@ def test_the_table_of_the_search_beside_the_whole_model_is_released_when_the_mod
     import threading
 
     from milp_anon.release.verified import Release
-    from milp_anon.solvers.outcome import SolveOutcome
     from milp_anon.runtime.status import Status
+    from milp_anon.solvers.outcome import SolveOutcome
 
     if not _two_cores():
         return

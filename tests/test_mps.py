@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from milp_anon.solvers.mps import write_mps
 from milp_anon.solvers.highs import new_highs
+from milp_anon.solvers.mps import write_mps
 
 HIGHS_116 = tuple(int(x) for x in metadata.version("highspy").split(".")[:2]) >= (1, 16)
 
@@ -114,9 +114,9 @@ def test_a_package_model_is_written_as_highs_1_15_wrote_it_when_its_numbers_are_
     the writer's output for the same instance (the full check is ``test_instances.py``'s regeneration)."""
     import gzip
 
+    from milp_anon.api import Request
     from milp_anon.bench.suite import build_problem, load_suite
     from milp_anon.pipeline.solve import build_model
-    from milp_anon.api import Request
     root = os.path.join(os.path.dirname(__file__), "..", "benchmarks")
     spec = next(s for s in load_suite(os.path.join(root, "suites", "library.toml")).instances
                 if s["name"] == "adult-2qi-k5")

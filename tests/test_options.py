@@ -2,13 +2,12 @@
 
 import pandas as pd
 import pytest
+from helpers import LETTERS, random_hierarchy, small_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon.exact import brute_force_options, set_partitions
-
-from helpers import LETTERS, random_hierarchy, small_tables
 
 
 def test_set_partitions_are_bell_numbers():

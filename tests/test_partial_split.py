@@ -6,21 +6,20 @@ without it."""
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import brute, criteria_for, sensitive_tables
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon.pipeline import solve as pipeline
 from milp_anon.formulations import build
 from milp_anon.formulations.partial_split import PartialSplit, applies
-from milp_anon.runtime.grid import ObjectiveGrid
-from milp_anon.solvers.model import LinearModel
+from milp_anon.pipeline import solve as pipeline
 from milp_anon.release.result import Timings
-from milp_anon.solvers import SolverOptions, solve_model
-from milp_anon.search.starts import whole_table_start
+from milp_anon.runtime.grid import ObjectiveGrid
 from milp_anon.runtime.status import Status
-
-from helpers import brute, criteria_for, sensitive_tables
+from milp_anon.search.starts import whole_table_start
+from milp_anon.solvers import SolverOptions, solve_model
+from milp_anon.solvers.model import LinearModel
 
 
 def _model(table, request):

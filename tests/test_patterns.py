@@ -4,6 +4,7 @@ import itertools
 
 import pandas as pd
 import pytest
+from helpers import small_tables, solve_k
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,8 +12,6 @@ import milp_anon as ma
 from milp_anon.exact import brute_force
 from milp_anon.heuristics import pattern_greedy
 from milp_anon.privacy.verify import verify_release
-
-from helpers import small_tables, solve_k
 
 
 @st.composite

@@ -15,7 +15,6 @@ import textwrap
 import time
 
 import pytest
-
 from test_bad_input import ENV, FILES, ROOT, SOLVE, run_cli, snapshot
 
 HELPERS = os.path.join(ROOT, "tests")

@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 import milp_anon as ma
-from milp_anon.tables.datasets import load_adult
 from milp_anon.privacy.verify import emd_equal, emd_ordered
+from milp_anon.tables.datasets import load_adult
 
 PYCANON = os.environ.get("MILP_ANON_PYCANON")
 pytestmark = pytest.mark.skipif(not PYCANON, reason="MILP_ANON_PYCANON not set (make test sets it)")

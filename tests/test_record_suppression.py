@@ -4,15 +4,14 @@ set partitions, and the verifier's treatment of withheld records."""
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import LETTERS, criteria_for, random_hierarchy, sensitive_tables, solve_with_oracle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon.runtime.errors import InputError, OptionViolation, VerificationError
 from milp_anon.exact import brute_force
 from milp_anon.privacy.verify import verify_options, verify_release
-
-from helpers import LETTERS, criteria_for, random_hierarchy, sensitive_tables, solve_with_oracle
+from milp_anon.runtime.errors import InputError, OptionViolation, VerificationError
 
 
 @st.composite

@@ -7,25 +7,24 @@ import math
 
 import numpy as np
 import pytest
+from helpers import frame_from_array, generalization_cases, quiet_highs, small_tables
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
 from milp_anon import reduction
 from milp_anon.bounds import lagrangian
-from milp_anon.pipeline import solve as pipeline
-from milp_anon.runtime import memory
-from milp_anon.instance.candidates import suppression_candidates
-from milp_anon.certify import certify
 from milp_anon.bounds.conflicts import conflicting_pairs, violated_cliques
+from milp_anon.bounds.lagrangian import block_prices, block_values, column_generation
+from milp_anon.certify import certify
 from milp_anon.exact import brute_force, brute_force_k_anonymity
 from milp_anon.formulations import build
-from milp_anon.runtime.grid import ObjectiveGrid
-from milp_anon.bounds.lagrangian import block_prices, block_values, column_generation
-from milp_anon.tables.rowtypes import RowTypes
+from milp_anon.instance.candidates import suppression_candidates
+from milp_anon.pipeline import solve as pipeline
 from milp_anon.pipeline.solve import solve as pipeline_solve
-
-from helpers import frame_from_array, generalization_cases, quiet_highs, small_tables
+from milp_anon.runtime import memory
+from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.tables.rowtypes import RowTypes
 
 
 def _block_by_enumeration(v, n, k, force=None):
@@ -208,7 +207,7 @@ def test_master_prices_the_pairs_of_its_candidates_only(data):
     types = RowTypes.from_table(ma.Table.from_frame(frame, qi))
     cands = suppression_candidates(types, k)
     n, w, pt, pc = types.counts.astype(float), cands.cost.astype(float), cands.pair_type, cands.pair_cand
-    C, P, T = cands.n_candidates, pt.shape[0], types.t_in
+    C, P = cands.n_candidates, pt.shape[0]
     js = np.flatnonzero(data.draw(st.lists(st.booleans(), min_size=C, max_size=C)))
     some = np.array(data.draw(st.lists(st.booleans(), min_size=P, max_size=P)))
     perm = np.random.default_rng(0).permutation(P) if data.draw(st.booleans()) else np.arange(P)
@@ -501,8 +500,8 @@ def test_a_round_killed_at_the_memory_allowed_caps_the_rounds_after_it(monkeypat
     """A round whose process outgrew the memory allowed (``memory_killed``): no later round holds as many pairs
     (a larger one is ``too large``, and gives way to a smaller one or ends the rounds), the bound it proved still
     counts, and the table is verified with a bound below the optimum."""
-    from milp_anon.tables.datasets import load_adult
     from milp_anon.solvers import SolveOutcome
+    from milp_anon.tables.datasets import load_adult
 
     monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
     tuning = ma.Tuning(lp_rounding=False, cliques=False)
@@ -602,7 +601,7 @@ def test_stop_bound_stops_at_the_bound_and_never_cuts_an_optimum():
     from milp_anon.solvers import StopAtBound, solve_model
 
     early = 0
-    for table, am, value in _k_models(np.random.default_rng(7), 12):
+    for _table, am, value in _k_models(np.random.default_rng(7), 12):
         for s in (value - 3, value - 1, value, value + 5):
             out = solve_model(am.lm, ma.SolverOptions(), stop_bound=s)
             if out.status == "optimal":
@@ -621,8 +620,8 @@ def test_stop_at_a_known_bound_stops_at_a_solution_reaching_it():
     """StopAtBound(known=v): a lower bound proven outside the solve. The solve ends at the optimum or with
     a solution of objective at most ``v``, never above it; with ``v`` the whole table's cost (the start)
     it stops before the optimum on some tables, and with ``v`` the optimum it returns the optimum."""
-    from milp_anon.solvers import StopAtBound, solve_model
     from milp_anon.search.starts import whole_table_start
+    from milp_anon.solvers import StopAtBound, solve_model
 
     early = 0
     for table, am, value in _k_models(np.random.default_rng(11), 12):
@@ -668,8 +667,8 @@ def test_the_search_beside_the_rounds_keeps_the_optimum_and_hands_on_its_tables(
     whole model's optimum; the search ran beside some rounds, never ended above where it started, and
     improved on some. Its tables are verified by :func:`milp_anon.search.lns.improve` itself; the released one
     again by ``_finish``."""
-    from milp_anon.search import lns
     from milp_anon.release.verified import Release
+    from milp_anon.search import lns
     from milp_anon.tables.table import SUPPRESSED
 
     monkeypatch.setattr(reduction, "ROUND_POLISH", 0.0)
@@ -685,7 +684,7 @@ def test_the_search_beside_the_rounds_keeps_the_optimum_and_hands_on_its_tables(
         red = pipeline.solve(table, request, ma.SolverOptions(time_limit=120, lns=0.25, isolate="always",
                                                               tuning=ma.Tuning(lp_rounding=False)), start=start)
         assert red.status == whole.status == "optimal" and red.objective == whole.objective and red.verified
-        for before, rnd in zip(red.reduction.rounds, red.reduction.rounds[1:] + [None]):
+        for before, _rnd in zip(red.reduction.rounds, red.reduction.rounds[1:] + [None]):
             if before.search is None:
                 continue
             searched += 1
@@ -782,9 +781,9 @@ def test_no_search_beside_a_round_where_it_must_not_run(monkeypatch):
     """The search runs beside a round only with a search requested (``lns > 0``), an incumbent, heuristics on
     (its sub-problems choose their own candidates), a round of ``SEARCH_BESIDE_MIN_SECONDS`` or more, two
     cores, and a round in its own process (``isolate="always"``, or a large model under ``"auto"``)."""
-    from milp_anon.search import lns
-    from milp_anon.release.verified import Release
     from milp_anon.release.result import ModelSize, Timings
+    from milp_anon.release.verified import Release
+    from milp_anon.search import lns
     from milp_anon.solvers.isolated import ISOLATE_MIN_COLUMNS
 
     frame = frame_from_array([[0, 1, 2], [0, 1, 2], [1, 1, 0], [1, 0, 0], [0, 0, 1], [1, 1, 1]])
@@ -1138,7 +1137,7 @@ def test_the_search_beside_the_column_generation_starts_from_its_point_and_hands
     _beside_lp(monkeypatch)
     rounds_alone = ma.Tuning(search_beside_rounds=False)  # the rounds alone: the search beside them aside
     cases = handed_on = 0
-    for table, request, whole, optimum, start in _cases_for_a_search(np.random.default_rng(20261205), 8):
+    for table, request, whole, optimum, _start in _cases_for_a_search(np.random.default_rng(20261205), 8):
         starts = []
 
         def search(table_, request_, release, seconds, solver, stop=None, on_better=None, memory=None, sub_solve=None):
@@ -1187,8 +1186,8 @@ def test_no_search_beside_the_column_generation_where_it_must_not_run(monkeypatc
     the LP rounding and heuristics on, a search asked for (``lns > 0``), a column generation of
     ``SEARCH_BESIDE_LP_MIN_SECONDS`` or more, at most ``SEARCH_BESIDE_LP_MAX_PAIRS`` pairs, two cores and
     isolation allowed."""
-    from milp_anon.search import lns
     from milp_anon.release.result import ModelSize, Timings
+    from milp_anon.search import lns
     from milp_anon.solvers import isolated
 
     frame = frame_from_array([[0, 1, 2], [0, 1, 2], [1, 1, 0], [1, 0, 0], [0, 0, 1], [1, 1, 1]])

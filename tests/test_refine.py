@@ -4,20 +4,19 @@ rows are partitioned; a hand-made instance where the split is worked out; the se
 
 import numpy as np
 import pandas as pd
+from helpers import brute, criteria_for, sensitive_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon.search import lns
 from milp_anon.heuristics import criteria_pattern_greedy
 from milp_anon.heuristics.refine import refine_blocks, refine_release
+from milp_anon.pipeline.solve import solve as pipeline_solve
 from milp_anon.release.partition import verified_release
 from milp_anon.release.verified import Release
+from milp_anon.search import lns
 from milp_anon.search.starts import all_masks
 from milp_anon.tables.table import SUPPRESSED
-from milp_anon.pipeline.solve import solve as pipeline_solve
-
-from helpers import brute, criteria_for, sensitive_tables
 
 
 def _cost(table, blocks):

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 import milp_anon as ma
-from milp_anon.runtime.errors import InfeasibleRequest
 from milp_anon.exact import brute_force_k_anonymity
+from milp_anon.runtime.errors import InfeasibleRequest
 
 FRAME = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx"), "s": list("1212121212")})
 

@@ -8,24 +8,27 @@ import functools
 
 import numpy as np
 import pytest
+from helpers import (
+    duplicated_case,
+    duplicated_tables,
+    every_round_through_root_cuts,
+    generalization_cases,
+    small_tables,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon.pipeline import solve as pipeline
-from milp_anon.solvers.dual_bound import bound_and_reduced_costs, implied_upper
 from milp_anon.exact import brute_force, brute_force_k_anonymity
 from milp_anon.formulations import read_assignment
-from milp_anon.runtime.grid import ObjectiveGrid
-from milp_anon.solvers.model import LinearModel
+from milp_anon.pipeline import solve as pipeline
 from milp_anon.release.verified import Release
-from milp_anon.solvers import SolverOptions, solve_model
-from milp_anon.solvers import root_cuts
-from milp_anon.solvers.root_cuts import solve_by_root_cuts
+from milp_anon.runtime.grid import ObjectiveGrid
 from milp_anon.runtime.status import Status
-
-from helpers import (duplicated_case, duplicated_tables, every_round_through_root_cuts, generalization_cases,
-                     small_tables)
+from milp_anon.solvers import SolverOptions, root_cuts, solve_model
+from milp_anon.solvers.dual_bound import bound_and_reduced_costs, implied_upper
+from milp_anon.solvers.model import LinearModel
+from milp_anon.solvers.root_cuts import solve_by_root_cuts
 
 OPTIONS = SolverOptions(threads=1)
 #: steps 2 and 3 even where the root settles the model (with no cuts, then)

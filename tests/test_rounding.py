@@ -1,19 +1,18 @@
 """The LP rounding (milp_anon/search/rounding.py): a feasible, verified table from any LP point, never below the optimum."""
 
 import numpy as np
+from helpers import small_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon.pipeline import solve as pipeline
+from milp_anon.bounds.lagrangian import column_generation
 from milp_anon.exact import brute_force_k_anonymity
 from milp_anon.formulations import release_assignment
-from milp_anon.bounds.lagrangian import column_generation
-from milp_anon.release.verified import Release
+from milp_anon.pipeline import solve as pipeline
 from milp_anon.release.result import Timings
+from milp_anon.release.verified import Release
 from milp_anon.search.lp_rounding import round_k_anonymity
-
-from helpers import small_tables
 
 
 def _instance(frame, qi, k):

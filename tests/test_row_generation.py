@@ -9,22 +9,21 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import brute, criteria_for, sensitive_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon.pipeline import solve as pipeline
-from milp_anon.pipeline import row_generation
-from milp_anon.privacy.criteria import GroupCounts, failing_groups, first_violation
-from milp_anon.runtime.errors import InputError
 from milp_anon.formulations import build
-from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.pipeline import row_generation
+from milp_anon.pipeline import solve as pipeline
+from milp_anon.privacy.criteria import GroupCounts, failing_groups, first_violation
 from milp_anon.release.result import Timings
-from milp_anon.solvers import SolverOptions, solve_model
+from milp_anon.runtime.errors import InputError
+from milp_anon.runtime.grid import ObjectiveGrid
 from milp_anon.runtime.status import Status
+from milp_anon.solvers import SolverOptions, solve_model
 from milp_anon.tables.table import SUPPRESSED
-
-from helpers import brute, criteria_for, sensitive_tables
 
 
 def _case(data, k):
@@ -564,8 +563,8 @@ def test_a_search_beside_a_relaxation_that_reaches_the_bound_ends_the_iteration(
     cancelled, with no child left. Such an R(A) runs to the whole limit's end (past the stage's share) when it
     starts with the table within ``EXTEND_GAP`` of the bound: with any gap every one; with none only the one
     that starts with the table at the bound (cancelled at once)."""
-    from milp_anon.runtime import cleanup
     from milp_anon.release.verified import Release
+    from milp_anon.runtime import cleanup
 
     # R(∅) as a MILP (a child like every R(A)); the start as when the seeds were chosen
     tuning = ma.Tuning(resolve_failing=False, first_by_reduction=False, blocks_rounding=False)

@@ -3,12 +3,11 @@
 import pytest
 
 import milp_anon as ma
-from milp_anon.formulations import sizing
-from milp_anon.runtime import memory
-from milp_anon.tables.datasets import load_adult
-from milp_anon.formulations import build
+from milp_anon.formulations import build, sizing
 from milp_anon.pipeline.solve import prepare as _prepare
 from milp_anon.release.result import Timings
+from milp_anon.runtime import memory
+from milp_anon.tables.datasets import load_adult
 
 
 def _instance(request, n=400, qi=("sex", "age", "race")):

@@ -8,15 +8,15 @@ import pandas as pd
 import pytest
 
 import milp_anon as ma
-from milp_anon.pipeline import solve as pipeline
-from milp_anon.instance.candidates import suppression_candidates
 from milp_anon.formulations import build, read_assignment
-from milp_anon.runtime.grid import NO_GRID, ObjectiveGrid, relative_gap
+from milp_anon.instance.candidates import suppression_candidates
 from milp_anon.instance.instance import Instance
-from milp_anon.tables.recoding import Suppression
+from milp_anon.pipeline import solve as pipeline
 from milp_anon.release.verified import Release
-from milp_anon.tables.rowtypes import RowTypes, Units
+from milp_anon.runtime.grid import NO_GRID, ObjectiveGrid, relative_gap
 from milp_anon.solvers.highs import map_status as _map_highs
+from milp_anon.tables.recoding import Suppression
+from milp_anon.tables.rowtypes import RowTypes, Units
 
 S = highspy.HighsModelStatus
 INTEGERS = ObjectiveGrid(1)
@@ -220,6 +220,7 @@ def test_hard_time_limit_kills_a_hung_solver_and_keeps_the_incumbent():
     import time
 
     from helpers import hanging_solve
+
     from milp_anon.solvers.highs import watchdog_margin
     from milp_anon.solvers.isolated import hard_limit_margin, solve_isolated
 
@@ -242,6 +243,7 @@ def test_the_caller_s_end_kills_a_solver_before_its_own_margins_run_out():
     import time
 
     from helpers import hanging_solve
+
     from milp_anon.solvers.isolated import solve_isolated
 
     frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
@@ -262,6 +264,7 @@ def test_a_solver_outgrowing_the_memory_allowed_is_killed_and_keeps_its_incumben
     import time
 
     from helpers import memory_hungry_solve
+
     from milp_anon.runtime.memory import resident_memory_bytes
     from milp_anon.solvers.isolated import solve_isolated
 
@@ -289,6 +292,7 @@ def test_memory_held_by_another_process_of_the_run_counts_against_the_cap():
     import time
 
     from helpers import idle_solve
+
     from milp_anon.runtime.memory import resident_memory_bytes
     from milp_anon.solvers.isolated import solve_isolated
 
@@ -340,6 +344,7 @@ def test_a_killed_solver_keeps_the_best_bound_it_told():
     """A child that overruns its limit after proving a bound (through its root's cuts, say) and before any
     solution: the kill keeps the best bound it told, on the grid, and the log of its steps."""
     from helpers import bound_then_hanging_solve
+
     from milp_anon.solvers.isolated import solve_isolated
 
     frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
@@ -355,6 +360,7 @@ def test_the_ceiling_known_to_the_parent_reaches_the_child_as_it_falls():
     import threading
 
     from helpers import ceiling_echo_solve, limit_echo_solve
+
     from milp_anon.solvers.isolated import solve_isolated
 
     frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
@@ -374,6 +380,7 @@ def test_the_isolated_solver_s_limit_counts_its_own_start_up():
     """The child's solver gets the parent's limit less the child's start-up (an interpreter, imports, the model
     read back), so a round's limit covers its whole process, not only the solver's run."""
     from helpers import limit_echo_solve
+
     from milp_anon.solvers.isolated import solve_isolated
 
     frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
@@ -390,8 +397,8 @@ def test_the_isolated_solver_s_limit_counts_its_own_start_up():
 def test_the_feasibility_jump_is_off_in_a_mip_given_a_start(monkeypatch, hint, user, expected):
     """HiGHS's feasibility jump ignores the time limit (7-8 s on a 389 k-column round): a MIP given a start,
     whose incumbent it already has, runs without it, unless the caller's ``highs_options`` name it."""
-    from milp_anon.solvers import highs as highs_module
     from milp_anon.search.starts import whole_table_start
+    from milp_anon.solvers import highs as highs_module
 
     made = []
 
@@ -464,8 +471,8 @@ def test_highs_bound_at_a_limit_certifies_a_table_found_elsewhere(monkeypatch, b
     heuristic's table reaches it: optimal through highspy (the same branch-and-bound bound as at its
     Optimal), time_limit through PuLP (only that solver's own Optimal certifies) and when the bound is short.
     By hand: (c, y) joins the two (b, y) rows with a suppressed (3 cells); the a-rows stay (0 cells)."""
-    from milp_anon.solvers import SolveOutcome
     from milp_anon.search.starts import best_heuristic
+    from milp_anon.solvers import SolveOutcome
 
     frame = pd.DataFrame({"a": list("aabbc"), "b": list("xxyyy")})
     table = ma.Table.from_frame(frame, ["a", "b"])

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import sensitive_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_generalization import generalization_cases
 
 import milp_anon as ma
 from milp_anon.formulations import build
@@ -13,9 +15,6 @@ from milp_anon.instance.instance import Instance, collapse, generate_candidates
 from milp_anon.release.partition import release_blocks
 from milp_anon.release.verified import Release
 from milp_anon.search.starts import release_start
-
-from helpers import sensitive_tables
-from test_generalization import generalization_cases
 
 
 def _model(table, request):

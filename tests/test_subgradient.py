@@ -3,11 +3,10 @@ in test_k_relaxation_bound.py."""
 
 import numpy as np
 import pytest
-
-from milp_anon.bounds.lagrangian import BlockPrices
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from milp_anon.bounds.lagrangian import BlockPrices
 from milp_anon.bounds.subgradient import STALL_SHARE, STALL_WINDOW, PrimalAverage, subgradient_ascent
 
 

@@ -2,12 +2,11 @@
 random small tables, below the optimum no table is called optimal unless it is one, no bound passes the
 optimum and the request is not called infeasible; above it the optimum is found and proven."""
 
+from helpers import brute, criteria_for, sensitive_tables
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-
-from helpers import brute, criteria_for, sensitive_tables
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -3,13 +3,12 @@
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import small_tables, solve_k
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from milp_anon.runtime.errors import VerificationError
 from milp_anon.privacy.verify import verify_k_anonymity
-
-from helpers import small_tables, solve_k
+from milp_anon.runtime.errors import VerificationError
 
 
 @pytest.fixture

@@ -6,13 +6,12 @@ and no bound above the cutoff."""
 import importlib.util
 
 import pytest
+from helpers import brute, criteria_for, sensitive_tables
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
 from benchmarks.whole_cutoff import solve_whole_with_cutoff
-
-from helpers import brute, criteria_for, sensitive_tables
 
 
 def _instance(case, data):

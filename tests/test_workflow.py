@@ -14,11 +14,11 @@ import time
 
 import pandas as pd
 import pytest
+from test_bad_input import ENV, FILES, ROOT, SOLVE, TABLE, run_cli
 
 import milp_anon as ma
-from milp_anon.tables.datasets import adult_hierarchy_path, adult_path, load_adult
 from milp_anon.runtime.progress import Progress, ProgressPrinter
-from test_bad_input import ENV, FILES, ROOT, SOLVE, TABLE, run_cli
+from milp_anon.tables.datasets import adult_hierarchy_path, adult_path, load_adult
 
 QI5 = "sex,age,race,marital-status,education"
 

@@ -34,7 +34,7 @@ import time
 import numpy as np
 
 from benchmarks.common import provenance_line, run_serial, write_results
-from benchmarks.experiments.subset_row_cuts import QI, adult_instance, add_group_rows
+from benchmarks.experiments.subset_row_cuts import QI, add_group_rows, adult_instance
 
 
 def fractional_region(n, pair_type, pair_cand, y, g, tol=1e-6) -> np.ndarray:
@@ -65,8 +65,8 @@ def region_bound(n, w, pair_type, pair_cand, k, pi, region, time_limit=300.0):
     """
     import highspy
 
-    from milp_anon.solvers.highs_banner import new_highs
     from milp_anon.bounds.lagrangian import block_prices
+    from milp_anon.solvers.highs_banner import new_highs
 
     t0 = time.perf_counter()
     n, w, pi = np.asarray(n, float), np.asarray(w, float), np.asarray(pi, float)

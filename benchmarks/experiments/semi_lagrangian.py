@@ -101,9 +101,9 @@ def run_one(job):
     from milp_anon import reduction
     from milp_anon.bounds import lagrangian
     from milp_anon.pipeline import solve as pipeline
-    from milp_anon.tables.datasets import load_adult
     from milp_anon.release.result import Timings
     from milp_anon.solvers.options import SolverOptions
+    from milp_anon.tables.datasets import load_adult
 
     t0 = time.perf_counter()
     table = ma.Table.from_frame(load_adult(), list(ADULT_QI[:q]))

@@ -73,8 +73,8 @@ from dataclasses import dataclass, field
 import highspy
 import numpy as np
 
-from milp_anon.solvers.highs_banner import new_highs
 from milp_anon.bounds.lagrangian import block_prices
+from milp_anon.solvers.highs_banner import new_highs
 
 __all__ = ["SetMaster", "MasterBound", "master_bound", "price", "decompose", "separate"]
 

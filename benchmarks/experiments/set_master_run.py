@@ -29,9 +29,9 @@ def run_full(job):
     """The whole table: the LP and the master only (HiGHS's root on the whole model is in
     ``scip_engine.md`` / ``formulations/reduction.md``)."""
     q, k, master_limit, box, cuts_per_round, max_add = job
+    from benchmarks.experiments.set_master import master_bound
     from benchmarks.experiments.subset_row_cuts import adult_instance
     from milp_anon.bounds.lagrangian import column_generation
-    from benchmarks.experiments.set_master import master_bound
 
     n, cost, pt, pc = adult_instance(q, k)
     cg = column_generation(n, cost, pt, pc, k)
@@ -48,10 +48,10 @@ def run_one(job):
     q, k, rows, seed, mip_limit, master_limit = job
     import highspy
 
+    from benchmarks.experiments.set_master import master_bound
     from benchmarks.experiments.subset_row_cuts import _model, adult_instance
     from benchmarks.experiments.subset_row_cuts import run_one as compact
     from milp_anon.bounds.lagrangian import column_generation
-    from benchmarks.experiments.set_master import master_bound
 
     row = compact((q, k, rows, seed, 0.0))  # the LP, the compact cuts and HiGHS's root (no MILP: limit 0)
     for key in ("optimum", "src_closed", "root_closed"):

@@ -3,17 +3,16 @@ region exact): a lower bound by brute force, the LP's value with an empty region
 relaxation, the optimum with every type in the region."""
 
 import numpy as np
+from helpers import small_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
 from benchmarks.experiments.fixed_multipliers import fractional_region, grow, region_bound
-from milp_anon.instance.candidates import suppression_candidates
-from milp_anon.exact.brute_force import brute_force_k_anonymity
 from milp_anon.bounds.lagrangian import column_generation
+from milp_anon.exact.brute_force import brute_force_k_anonymity
+from milp_anon.instance.candidates import suppression_candidates
 from milp_anon.tables.rowtypes import RowTypes
-
-from helpers import small_tables
 
 
 @settings(max_examples=60, deadline=None)

@@ -3,17 +3,16 @@ bound by brute force for any ``π``, unchanged when the candidates with ``rc_j(�
 ``π`` large, and the facility-location rule (drop every pair with ``w_j − π_i >= 0``) wrong here."""
 
 import numpy as np
+from helpers import small_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
 from benchmarks.experiments.semi_lagrangian import subproblem
-from milp_anon.instance.candidates import suppression_candidates
-from milp_anon.exact.brute_force import brute_force_k_anonymity
 from milp_anon.bounds.lagrangian import block_values
+from milp_anon.exact.brute_force import brute_force_k_anonymity
+from milp_anon.instance.candidates import suppression_candidates
 from milp_anon.tables.rowtypes import RowTypes
-
-from helpers import small_tables
 
 
 def slr(pi, n, w, pt, pc, k, keep):

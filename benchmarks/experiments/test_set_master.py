@@ -5,17 +5,16 @@ import itertools
 
 import numpy as np
 import pandas as pd
+from helpers import small_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from milp_anon.instance.candidates import suppression_candidates
-from milp_anon.exact.brute_force import brute_force_k_anonymity
-from milp_anon.bounds.lagrangian import column_generation
-from milp_anon.tables.rowtypes import RowTypes
 from benchmarks.experiments.set_master import SetMaster, _enumerate, _integer_program, decompose, master_bound, separate
-
-from helpers import small_tables
+from milp_anon.bounds.lagrangian import column_generation
+from milp_anon.exact.brute_force import brute_force_k_anonymity
+from milp_anon.instance.candidates import suppression_candidates
+from milp_anon.tables.rowtypes import RowTypes
 
 
 def _instance(frame, qi, k):

@@ -15,6 +15,7 @@ prints the four combinations (start yes/no, ``g`` integer yes/no). It builds the
 highspy alone (as ``LinearModel.to_highs`` does), so the report needs nothing of this package.
 """
 import sys
+
 import highspy
 import numpy as np
 

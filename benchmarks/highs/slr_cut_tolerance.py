@@ -27,10 +27,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
 import milp_anon as ma  # noqa: E402
 from benchmarks.experiments.semi_lagrangian import subproblem_model  # noqa: E402
-from milp_anon.pipeline import solve as pipeline  # noqa: E402
-from milp_anon.tables.datasets import load_adult  # noqa: E402
 from milp_anon.bounds.lagrangian import block_values  # noqa: E402
+from milp_anon.pipeline import solve as pipeline  # noqa: E402
 from milp_anon.release.result import Timings  # noqa: E402
+from milp_anon.tables.datasets import load_adult  # noqa: E402
 
 QIS = ["sex", "age", "race", "marital-status", "education", "native-country"]
 K = 5

@@ -15,13 +15,12 @@ import hashlib
 import json
 import os
 
-from milp_anon.runtime.errors import InfeasibleRequest
-from milp_anon.solvers.mps import write_mps
-from milp_anon.pipeline.solve import build_model
 from milp_anon.api import Request
-from milp_anon.solvers import SolverOptions
 from milp_anon.bench.suite import Suite, build_problem
-
+from milp_anon.pipeline.solve import build_model
+from milp_anon.runtime.errors import InfeasibleRequest
+from milp_anon.solvers import SolverOptions
+from milp_anon.solvers.mps import write_mps
 
 #: the columns of ``index.csv`` (``status``: ``optimal`` or ``time_limit``; ``objective``: the best verified
 #: cost; ``bound``: the proven lower bound)

@@ -16,19 +16,19 @@ matching) and ``max_t_in`` (the FPT algorithms).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from milp_anon import exact
-from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity
-from milp_anon.heuristics import mondrian, pattern_greedy, suppression_greedy
-from milp_anon.release.partition import verified_release
-from milp_anon.tables.recoding import Patterns, Suppression
 from milp_anon.api import OPTION_FIELDS as _OPTION_FIELDS
 from milp_anon.api import ModelOptions, Request, split_options
-from milp_anon.solvers import SolverOptions
-from milp_anon.search.starts import ALL_MASKS_MAX_M, all_masks
+from milp_anon.heuristics import mondrian, pattern_greedy, suppression_greedy
+from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity
 from milp_anon.privacy.verify import verify_release
+from milp_anon.release.partition import verified_release
+from milp_anon.search.starts import ALL_MASKS_MAX_M, all_masks
+from milp_anon.solvers import SolverOptions
+from milp_anon.tables.recoding import Patterns, Suppression
 
 __all__ = ["EXACT", "HEURISTIC", "METHODS", "Method", "run_method", "skip_reason"]
 

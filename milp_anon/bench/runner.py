@@ -25,13 +25,13 @@ import sys
 import time
 import traceback
 
-from milp_anon.runtime.cleanup import track_process, untrack_process
-from milp_anon.runtime.errors import InputError
-from milp_anon.runtime.memory import TreePeak
 from milp_anon.bench.executor import executor
 from milp_anon.bench.methods import run_method, skip_reason
 from milp_anon.bench.report import render_markdown, render_plots
 from milp_anon.bench.suite import Suite, build_problem
+from milp_anon.runtime.cleanup import track_process, untrack_process
+from milp_anon.runtime.errors import InputError
+from milp_anon.runtime.memory import TreePeak
 
 FIELDS = ["instance", "method", "rep", "status", "cost", "bound", "gap", "seconds", "peak_mb", "n", "m", "t_in",
           "k", "known_optimum", "n_candidates", "n_variables", "n_constraints", "n_nonzeros", "note"]

@@ -64,15 +64,15 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
-from milp_anon.tables.datasets import ADULT_QI, adult_hierarchy_path, load_adult
-from milp_anon.runtime.errors import InputError
-from milp_anon.tables.files import read_text
-from milp_anon.tables.recoding import Generalization, Patterns, Suppression
 from milp_anon.api import OPTION_FIELDS
-from milp_anon.tables.table import Table, read_csv
 from milp_anon.bench import instances as gen
 from milp_anon.bench.methods import METHODS
+from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
+from milp_anon.runtime.errors import InputError
+from milp_anon.tables.datasets import ADULT_QI, adult_hierarchy_path, load_adult
+from milp_anon.tables.files import read_text
+from milp_anon.tables.recoding import Generalization, Patterns, Suppression
+from milp_anon.tables.table import Table, read_csv
 
 SWEEP_KEYS = ("k", "n", "m", "alphabet", "t_in", "seed", "rows", "qi_count", "p", "l", "t", "parts", "vertices")
 KINDS = ("adult", "csv", "synthetic", "gadget")

@@ -74,10 +74,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, exact
+from milp_anon.bounds.lagrangian import BlockPrices, block_prices
 from milp_anon.formulations.rows import closeness_form
 from milp_anon.instance.instance import group_floors
-from milp_anon.bounds.lagrangian import BlockPrices, block_prices
+from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, exact
 from milp_anon.runtime.tuning import Tuning
 
 # Whether t-closeness adds the ball's integer block (:func:`ball_blocks`) to the distinct and cap blocks where they
@@ -203,14 +203,14 @@ class RequestBlocks:
     #: solver's (:func:`milp_anon.reduction.block_bounds`)
     tuning: Tuning = Tuning()
 
-    def until(self, deadline: float | None, whole: bool = False) -> "RequestBlocks":
+    def until(self, deadline: float | None, whole: bool = False) -> RequestBlocks:
         """The same blocks, their EMD pricings ended at ``deadline`` (``time.perf_counter()``): one pricing takes
         up to ``EMD_PRICING_SECONDS + EMD_LP_SECONDS``, so a caller that checks its clock between pricings would
         otherwise overrun its limit by that much. ``whole``: each may take all the time to ``deadline`` (the
         second ascent's one pricing that reaches every candidate, :func:`~milp_anon.bounds.subgradient.second_ascent`)."""
         return dataclasses.replace(self, deadline=deadline, whole=whole and deadline is not None)
 
-    def with_ball_blocks(self) -> "RequestBlocks":
+    def with_ball_blocks(self) -> RequestBlocks:
         """The same blocks with the ball's integer block (:func:`ball_blocks`) of every ball added (itself where
         there is no ball, it has them already, or ``tuning.ball_blocks`` is off): a relaxation at least as strong at
         every ``π`` (:func:`combine` keeps the larger block), each pricing dearer."""
@@ -220,7 +220,7 @@ class RequestBlocks:
     def has_ball_blocks(self) -> bool:
         return self._has("ball")
 
-    def with_emd_blocks(self) -> "RequestBlocks":
+    def with_emd_blocks(self) -> RequestBlocks:
         """The same blocks with the EMD's exact integer block (:func:`emd_blocks`) of every ordered or hierarchical
         t-closeness column added (itself where there is none, it has them already, or ``tuning.emd_blocks`` is off);
         each such pricing takes up to ``EMD_PRICING_SECONDS + EMD_LP_SECONDS`` more."""
@@ -230,7 +230,7 @@ class RequestBlocks:
     def has_emd_blocks(self) -> bool:
         return self._has("emd")
 
-    def _with(self, kind: str, on: bool, items: tuple) -> "RequestBlocks":
+    def _with(self, kind: str, on: bool, items: tuple) -> RequestBlocks:
         """One spec ``(kind, column, item, None)`` per item (a :class:`TVBall` or an :class:`EMDRows`) added, unless
         ``on`` is off, there is none or they are there already."""
         if not on or not items or self._has(kind):
@@ -244,7 +244,7 @@ class RequestBlocks:
     def has_integer_blocks(self) -> bool:
         return self.has_ball_blocks or self.has_emd_blocks
 
-    def with_integer_blocks(self) -> "RequestBlocks":
+    def with_integer_blocks(self) -> RequestBlocks:
         """The blocks priced once rather than in every step of the first ascent: the ball's integer block
         (:meth:`with_ball_blocks`) and the EMD's (:meth:`with_emd_blocks`)."""
         return self.with_ball_blocks().with_emd_blocks()
@@ -726,7 +726,6 @@ def _ball_one(v, n, val, k, P, tau):
     so the sizes are scanned outward from its least point, each side until ``V`` reaches ``min(0, best)``
     (only ``min(0, rc_j)`` enters ``L``), at each size the larger of the two; past ``_S_CAP`` sizes, ``V`` at
     the window's edges bounds every size outside it."""
-    V = P.shape[0]
     o = np.lexsort((v, val))  # by value, then cost: the rows before a unit within its value are cheaper
     v, n, val = v[o], n[o], val[o]
     cum = np.cumsum(n)

@@ -52,9 +52,17 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 
-from milp_anon.bounds.conflicts import clique_bound, clique_bounds, conflicting_pairs, violated_cliques, violated_rank_rows
+from milp_anon.bounds.conflicts import (
+    clique_bound,
+    clique_bounds,
+    conflicting_pairs,
+    violated_cliques,
+    violated_rank_rows,
+)
+from milp_anon.runtime.status import Status
 from milp_anon.runtime.tuning import Tuning
 from milp_anon.solvers.highs_banner import new_highs
+from milp_anon.solvers.outcome import SolveOutcome
 
 log = logging.getLogger("milp_anon.bounds.lagrangian")
 
@@ -547,11 +555,9 @@ def column_generation_job(job, options, grid, hint=None, *, on_improving=None, s
     seconds, ``keywords`` :func:`column_generation`'s (``highs_options``, ``cliques``, ``rank_rows``), its
     ``tuning`` the parent's, which ``options`` carry (``options.tuning``). The first master point given at least
     ``guide_after`` seconds after the start goes to the parent at once, as ``lp_guide`` (:func:`sparse_point`),
-    for a table to search from while the column generation goes on. The outcome's ``column_generation`` is
+    for a table to search from while the column generation goes on. The outcome's ``job`` is
     :meth:`LagrangianLP.portable`'s. ``grid``, ``hint``, ``on_improving`` and ``stop_bound`` belong to a
     solver's signature and are unused."""
-    from milp_anon.solvers.outcome import SolveOutcome  # the solvers import the formulations, which import this module
-    from milp_anon.runtime.status import Status
 
     n, w, pair_type, pair_cand, k, keywords, guide_after = job
     sent = []
@@ -564,7 +570,7 @@ def column_generation_job(job, options, grid, hint=None, *, on_improving=None, s
     cg = column_generation(n, w, pair_type, pair_cand, k, time_limit=options.time_limit, on_master=on_master,
                            final_prices=False, tuning=options.tuning, **keywords)
     return SolveOutcome(Status.OPTIMAL if cg.converged else Status.TIME_LIMIT, None, None, None,
-                        "column generation", cg.seconds, column_generation=cg.portable())
+                        "column generation", cg.seconds, job=cg.portable())
 
 
 def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_options=None, max_add=None,

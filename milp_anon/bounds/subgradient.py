@@ -30,13 +30,15 @@ import dataclasses
 import logging
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
 from milp_anon.bounds.lagrangian import BlockPrices
+from milp_anon.runtime.status import Status
 from milp_anon.runtime.tuning import Tuning
+from milp_anon.solvers.outcome import SolveOutcome
 
 __all__ = ["Ascent", "PrimalAverage", "alternating_ascent", "second_ascent", "second_ascent_job",
            "subgradient_ascent"]
@@ -423,10 +425,8 @@ def second_ascent_job(job, options, grid, hint=None, *, on_improving=None, stop_
     :func:`second_ascent`'s ``whole`` (``second_ascent_whole_pricing``) and ``known_steps``;
     ``ceiling()`` is the cost of the best table the parent's search has found (the target from the next restart
     on); the outcome's ``bound`` is the best ``L(π)``
-    (not rounded: the caller rounds it to its grid), and its ``ascent`` the log (``start``, ``bound``, ``steps``,
+    (not rounded: the caller rounds it to its grid), and its ``job`` the log (``start``, ``bound``, ``steps``,
     ``seconds``). ``hint``, ``on_improving`` and ``stop_bound`` belong to a solver's signature and are unused."""
-    from milp_anon.solvers.outcome import SolveOutcome  # the solvers import the formulations, which import this module
-    from milp_anon.runtime.status import Status
 
     blocks, pi0, ascent, upper = job
 
@@ -438,4 +438,4 @@ def second_ascent_job(job, options, grid, hint=None, *, on_improving=None, stop_
                         ceiling=ceiling, whole=options.tuning.second_ascent_whole_pricing,
                         known_steps=options.tuning.known_steps)
     log = dict(start=ascent.bound, bound=asc.bound, steps=asc.iterations, seconds=round(asc.seconds, 3))
-    return SolveOutcome(Status.TIME_LIMIT, None, None, asc.bound, "second ascent", asc.seconds, ascent=log)
+    return SolveOutcome(Status.TIME_LIMIT, None, None, asc.bound, "second ascent", asc.seconds, job=log)

@@ -14,8 +14,14 @@ One family per module:
   hypergraph (Blocki-Williams Thm. 1, Liang-Yuan Thm. 11), solved by an exact DP.
 """
 
-from milp_anon.exact.brute_force import (brute_force, brute_force_k_anonymity, brute_force_options, emd_flow, set_partitions,
-                          suppression_cost)
+from milp_anon.exact.brute_force import (
+                          brute_force,
+                          brute_force_k_anonymity,
+                          brute_force_options,
+                          emd_flow,
+                          set_partitions,
+                          suppression_cost,
+)
 from milp_anon.exact.divide_and_conquer import divide_and_conquer
 from milp_anon.exact.full_domain_exhaustive import brute_force_full_domain
 from milp_anon.exact.kernel import kernel_then, kernelize

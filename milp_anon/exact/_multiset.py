@@ -10,9 +10,9 @@ representative rows.
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 from functools import lru_cache
-import itertools
 
 import numpy as np
 

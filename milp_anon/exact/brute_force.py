@@ -16,12 +16,11 @@ with the verifier. Time ``O(3^n · m)``, memory ``O(2^n)``: for ``n <= 12``.
 
 from __future__ import annotations
 
+import itertools
 import math
-
 from collections import Counter
 from fractions import Fraction
-from functools import lru_cache
-import itertools
+from functools import cache
 from itertools import combinations
 
 import networkx as nx
@@ -291,11 +290,11 @@ def brute_force(table, criteria, sensitive: dict | None = None, recoding=None, c
 def _partition_search(n, k, ok, block_cost):
     """``best(rows)``: the cheapest partition of ``rows`` into blocks meeting ``ok`` (memoized)."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def good(block):
         return block_cost(block) is not None and ok(block)
 
-    @lru_cache(maxsize=None)
+    @cache
     def best(remaining: frozenset):
         if not remaining:
             return 0, ()

@@ -19,10 +19,10 @@ identical rows), which is never more and usually far less.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
-from milp_anon.privacy.criteria import KAnonymity
 from milp_anon.exact._multiset import INF, Instance, minus, solve_multiset, submultisets
+from milp_anon.privacy.criteria import KAnonymity
 
 
 def divide_and_conquer(table, k: int, recoding=None, columns=None, *, instance: Instance | None = None):
@@ -46,7 +46,7 @@ def divide_and_conquer(table, k: int, recoding=None, columns=None, *, instance: 
     inst = instance or Instance(table, [KAnonymity(k)], None, recoding, columns)
     k = inst.k
 
-    @lru_cache(maxsize=None)
+    @cache
     def cost(vec):
         size = sum(vec)
         if size == 0:

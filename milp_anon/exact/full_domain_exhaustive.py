@@ -21,8 +21,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from milp_anon.tables.recoding import Generalization
 from milp_anon.exact.brute_force import _node_costs, _record_cost, group_condition
+from milp_anon.tables.recoding import Generalization
 
 __all__ = ["brute_force_full_domain"]
 

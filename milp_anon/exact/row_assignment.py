@@ -31,9 +31,9 @@ are scaled by their common denominator), so every optimum is exact.
 
 from __future__ import annotations
 
-from fractions import Fraction
 import itertools
 import math
+from fractions import Fraction
 
 import networkx as nx
 import numpy as np

@@ -27,11 +27,11 @@ general — *not* the polynomial bound of the papers.
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from itertools import combinations
 
-from milp_anon.privacy.criteria import KAnonymity, LDiversity
 from milp_anon.exact._multiset import INF, Instance, minus, solve_multiset
+from milp_anon.privacy.criteria import KAnonymity, LDiversity
 
 
 def _instance(table, diversity: bool, sensitive, recoding, columns):
@@ -88,11 +88,11 @@ def simplex_matching(table, *, diversity: bool = False, sensitive=None, recoding
     inst = _instance(table, diversity, sensitive, recoding, columns)
     U = len(inst.counts)
 
-    @lru_cache(maxsize=None)
+    @cache
     def edge(vec):
         return inst.group(vec) if _edge_ok(inst, vec, diversity) else INF
 
-    @lru_cache(maxsize=None)
+    @cache
     def f(vec):
         if not any(vec):
             return 0, ()

@@ -20,10 +20,10 @@ criterion of the toolkit and every recoding.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
-from milp_anon.privacy.criteria import KAnonymity, TCloseness
 from milp_anon.exact._multiset import INF, Instance, minus, solve_multiset, submultisets
+from milp_anon.privacy.criteria import KAnonymity, TCloseness
 
 
 def split_recursion(table, criteria, sensitive=None, recoding=None, columns=None, *,
@@ -34,7 +34,7 @@ def split_recursion(table, criteria, sensitive=None, recoding=None, columns=None
     """
     inst = instance or Instance(table, criteria, sensitive, recoding, columns)
 
-    @lru_cache(maxsize=None)
+    @cache
     def f(vec):
         size = sum(vec)
         if size == 0:

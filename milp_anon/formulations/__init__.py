@@ -6,7 +6,13 @@
 * :mod:`.partial_split` — the row generation's ``R(A)`` with units split by sensitive value only inside ``A``.
 """
 
-from milp_anon.formulations.assignment import AssignmentModel, build, integer_assignment, read_assignment, release_assignment
+from milp_anon.formulations.assignment import (
+           AssignmentModel,
+           build,
+           integer_assignment,
+           read_assignment,
+           release_assignment,
+)
 from milp_anon.formulations.rows import CriterionRows, rows_of
 
 __all__ = ["AssignmentModel", "CriterionRows", "build", "integer_assignment", "read_assignment", "release_assignment",

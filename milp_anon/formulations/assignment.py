@@ -34,13 +34,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from milp_anon.privacy.criteria import GroupCounts, KAnonymity, first_violation
-from milp_anon.runtime.errors import VerificationError
-from milp_anon.instance.instance import Instance, group_floors
-from milp_anon.solvers.model import LinearModel
-from milp_anon.solvers import SolverOptions, solve_model
 from milp_anon.formulations.options import add_option_rows
 from milp_anon.formulations.rows import rows_of
+from milp_anon.instance.instance import Instance, group_floors
+from milp_anon.privacy.criteria import GroupCounts, KAnonymity, first_violation
+from milp_anon.runtime.errors import VerificationError
+from milp_anon.solvers import SolverOptions, solve_model
+from milp_anon.solvers.model import LinearModel
 
 __all__ = ["AssignmentModel", "build", "read_assignment", "release_assignment"]
 

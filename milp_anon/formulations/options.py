@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:  # the model calls these rows while it is built
-    from milp_anon.instance.request import ModelOptions
     from milp_anon.formulations.assignment import AssignmentModel
+    from milp_anon.instance.request import ModelOptions
 
 __all__ = ["add_option_rows"]
 
 
-def add_option_rows(am: "AssignmentModel", options: "ModelOptions") -> None:
+def add_option_rows(am: AssignmentModel, options: ModelOptions) -> None:
     """Budget, output homogeneity and the objective."""
     lm, c = am.lm, am.cands
     w = c.cost[am.pair_cand].astype(float)

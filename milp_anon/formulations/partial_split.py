@@ -35,9 +35,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from milp_anon.formulations.assignment import AssignmentModel, build
 from milp_anon.privacy.criteria import KAnonymity
 from milp_anon.solvers.model import LinearModel
-from milp_anon.formulations.assignment import AssignmentModel, build
 
 __all__ = ["PartialSplit", "applies"]
 
@@ -79,7 +79,7 @@ class PartialSplit:
     index: np.ndarray
 
     @classmethod
-    def build(cls, whole: AssignmentModel, request, active: np.ndarray) -> "PartialSplit":
+    def build(cls, whole: AssignmentModel, request, active: np.ndarray) -> PartialSplit:
         """The relaxation for the candidates ``active`` (a bool per candidate of ``whole``)."""
         inst, cands, units = whole.instance, whole.cands, whole.units
         types = inst.types

@@ -43,7 +43,7 @@ class CriterionRows:
         (``C`` candidates, ``P`` pairs, ``V`` values per sensitive column)."""
         return 0, 0, 0, 0
 
-    def add(self, crit: Criterion, am: "AssignmentModel") -> None:
+    def add(self, crit: Criterion, am: AssignmentModel) -> None:
         """Add the criterion's rows to ``am``."""
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from milp_anon.runtime.errors import ModelTooLargeError
 from milp_anon.formulations.rows import rows_of
 from milp_anon.instance.instance import Instance
+from milp_anon.runtime.errors import ModelTooLargeError
 from milp_anon.runtime.memory import allowance, beside_held
 
 __all__ = ["ModelEstimate", "check_memory", "estimate"]

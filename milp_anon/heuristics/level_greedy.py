@@ -28,10 +28,10 @@ import math
 
 import numpy as np
 
+from milp_anon.heuristics.greedy import instance_passes
 from milp_anon.privacy.criteria import KAnonymity
 from milp_anon.release.partition import verified_release
 from milp_anon.tables.table import Table
-from milp_anon.heuristics.greedy import instance_passes
 
 __all__ = ["MAX_LEVEL_VECTORS", "level_greedy"]
 

@@ -43,10 +43,10 @@ import time
 
 import numpy as np
 
+from milp_anon.heuristics.criteria_greedy import _borrow, _largest_meeting, _trimmed_column
 from milp_anon.privacy.criteria import GroupCounts, TCloseness, first_violation
 from milp_anon.release.partition import blocks_of, verified_release
 from milp_anon.tables.table import Table
-from milp_anon.heuristics.criteria_greedy import _borrow, _largest_meeting, _trimmed_column
 
 __all__ = ["refine_blocks", "refine_release"]
 

@@ -87,12 +87,12 @@ class Candidates:
         """Number of compatible (type, candidate) pairs."""
         return int(self.pair_type.shape[0])
 
-    def subset(self, keep: np.ndarray, stage: str) -> "Candidates":
+    def subset(self, keep: np.ndarray, stage: str) -> Candidates:
         """The candidates where ``keep`` holds, re-indexed; ``counts[stage]`` records how many."""
         keep = np.asarray(keep, dtype=bool)
         return self._select(keep, keep[self.pair_cand], self.capacity, stage)
 
-    def _select(self, keep: np.ndarray, pairs: np.ndarray, capacity: np.ndarray, stage: str) -> "Candidates":
+    def _select(self, keep: np.ndarray, pairs: np.ndarray, capacity: np.ndarray, stage: str) -> Candidates:
         """Candidates ``keep`` (re-indexed) with the pairs ``pairs`` and capacities ``capacity``."""
         new_id = np.full(self.n_candidates, -1, dtype=np.int64)
         new_id[keep] = np.arange(int(keep.sum()))
@@ -111,7 +111,7 @@ class Candidates:
         )
 
     def restrict_pairs(self, keep_pairs: np.ndarray, counts_per_type: np.ndarray, min_size: int,
-                       stage: str) -> "Candidates":
+                       stage: str) -> Candidates:
         """Only the pairs where ``keep_pairs`` holds; candidates left with fewer than ``min_size``
         compatible rows (``counts_per_type`` rows per type) are dropped with their pairs."""
         keep_pairs = np.asarray(keep_pairs, dtype=bool)

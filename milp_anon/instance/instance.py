@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from milp_anon.instance.candidates import Candidates, TooManyPairs, lattice_candidates, pattern_candidates
+from milp_anon.runtime import memory
 from milp_anon.tables.recoding import ColumnLattice, Patterns, record_cost
 from milp_anon.tables.rowtypes import RowTypes, Units
 from milp_anon.tables.table import Table
-from milp_anon.runtime import memory
 
 __all__ = ["Instance", "collapse", "generate_candidates", "group_floors"]
 
@@ -34,7 +34,7 @@ class Instance:
     units: Units
     candidates: Candidates
 
-    def with_candidates(self, candidates: Candidates) -> "Instance":
+    def with_candidates(self, candidates: Candidates) -> Instance:
         """The same instance restricted to ``candidates`` (the reduction's rounds)."""
         return dataclasses.replace(self, candidates=candidates)
 

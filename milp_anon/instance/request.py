@@ -17,8 +17,8 @@ import numpy as np
 
 from milp_anon.privacy.criteria import Criterion, KAnonymity, LDiversity, PSensitivity
 from milp_anon.runtime.errors import InputError
-from milp_anon.tables.recoding import Patterns, Recoding, as_recoding
 from milp_anon.solvers import SolverOptions
+from milp_anon.tables.recoding import Patterns, Recoding, as_recoding
 
 __all__ = ["CRITERIA_ROWS", "FULL_DOMAIN_WITHHOLDING", "OPTION_FIELDS", "ModelOptions", "Problem", "check_full_domain",
            "merged_options", "split_options"]

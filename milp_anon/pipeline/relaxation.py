@@ -50,21 +50,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from milp_anon.runtime import interrupt
 from milp_anon.formulations import build, read_assignment
-from milp_anon.search.lp_rounding import round_with_criteria, slack_lp, slack_support
 from milp_anon.heuristics.refine import refine_release
-from milp_anon.search.lns import beside as run_beside, beside_possible
-from milp_anon.tables.recoding import Suppression
 from milp_anon.release.verified import Release
-from milp_anon.tables.rowtypes import Units
+from milp_anon.runtime import interrupt
 from milp_anon.runtime.memory import cap_bytes
+from milp_anon.runtime.status import Status
+from milp_anon.runtime.tuning import Tuning
+from milp_anon.search.lns import beside as run_beside
+from milp_anon.search.lns import beside_possible
+from milp_anon.search.lp_rounding import round_with_criteria, slack_lp, slack_support
 from milp_anon.search.starts import release_pairs, release_start
 from milp_anon.solvers import SolverOptions, solve_model
 from milp_anon.solvers.highs import solve_highs
 from milp_anon.solvers.isolated import should_isolate, solve_isolated
-from milp_anon.runtime.status import Status
-from milp_anon.runtime.tuning import Tuning
+from milp_anon.tables.recoding import Suppression
+from milp_anon.tables.rowtypes import Units
 
 __all__ = ["LP_BOUND_SOURCE", "LP_SHARE", "LP_SHARE_BESIDE", "LpRoundingLog", "PRESOLVE_SPEEDUP",
            "RESTRICTED_TIME_SHARE", "SLACK_START", "better_release", "lp_rounding_stage", "restricted_pairs",

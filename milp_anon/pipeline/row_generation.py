@@ -55,22 +55,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from milp_anon.formulations import AssignmentModel, build, partial_split, read_assignment
 from milp_anon.instance.request import Problem
-from milp_anon.runtime import interrupt
-from milp_anon.search import lns
-from milp_anon.runtime import progress
 from milp_anon.privacy.criteria import KAnonymity, failing_groups
-from milp_anon.runtime.errors import VerificationError
-from milp_anon.formulations import AssignmentModel, build, read_assignment
-from milp_anon.formulations import partial_split
-from milp_anon.runtime.grid import ObjectiveGrid
 from milp_anon.reduction import LagrangianReduction, k_anonymity_bounds, k_relaxation_unavailable
-from milp_anon.release.verified import Release
 from milp_anon.release.result import ModelSize, Timings
-from milp_anon.tables.rowtypes import Units
-from milp_anon.solvers import SolverOptions, SolveOutcome, StopAtBound, should_isolate, solve_model
-from milp_anon.search.starts import release_pairs, release_start, whole_table_start
+from milp_anon.release.verified import Release
+from milp_anon.runtime import interrupt, progress
+from milp_anon.runtime.errors import VerificationError
+from milp_anon.runtime.grid import ObjectiveGrid
 from milp_anon.runtime.status import Status
+from milp_anon.search import lns
+from milp_anon.search.starts import release_pairs, release_start, whole_table_start
+from milp_anon.solvers import SolveOutcome, SolverOptions, StopAtBound, should_isolate, solve_model
+from milp_anon.tables.rowtypes import Units
 
 __all__ = ["Iteration", "RowGenerationLog", "repair", "row_generation", "unavailable"]
 

@@ -22,28 +22,27 @@ import time
 
 import numpy as np
 
-from milp_anon.runtime import interrupt
-from milp_anon.runtime import progress
-from milp_anon.search import lns as _lns
 from milp_anon import reduction as _reduction
+from milp_anon.bounds import subgradient as _subgradient
+from milp_anon.formulations import AssignmentModel, build, read_assignment
+from milp_anon.formulations.sizing import check_memory, estimate
+from milp_anon.instance.instance import Instance, collapse, generate_candidates
 from milp_anon.pipeline import relaxation as _relaxation
 from milp_anon.pipeline import row_generation as _rows
-from milp_anon.bounds import subgradient as _subgradient
-from milp_anon.runtime.errors import InfeasibleRequest, InputError, SolverError, VerificationError
-from milp_anon.tables.files import Outputs
-from milp_anon.formulations import AssignmentModel, build, read_assignment
-from milp_anon.search.full_domain import solve_full_domain
-from milp_anon.runtime.grid import ObjectiveGrid
-from milp_anon.instance.instance import Instance, collapse, generate_candidates
 from milp_anon.release.provenance import provenance
-from milp_anon.release.verified import Outcome, Release
 from milp_anon.release.result import ModelSize, Result, Timings
-from milp_anon.formulations.sizing import check_memory, estimate
+from milp_anon.release.verified import Outcome, Release
+from milp_anon.runtime import interrupt, progress
+from milp_anon.runtime.errors import InfeasibleRequest, InputError, SolverError, VerificationError
+from milp_anon.runtime.grid import ObjectiveGrid
 from milp_anon.runtime.memory import cap_bytes
+from milp_anon.runtime.status import Status
+from milp_anon.search import lns as _lns
+from milp_anon.search.full_domain import solve_full_domain
+from milp_anon.search.starts import best_heuristic, release_start, warm_start, whole_table_start
 from milp_anon.solvers import SolverOptions, solve_model
 from milp_anon.solvers.isolated import solve_isolated
-from milp_anon.search.starts import best_heuristic, release_start, warm_start, whole_table_start
-from milp_anon.runtime.status import Status
+from milp_anon.tables.files import Outputs
 from milp_anon.tables.table import Table
 
 __all__ = ["build_model", "inspect", "prepare", "solve", "write_model"]
@@ -164,7 +163,7 @@ def _improve(outcome: Outcome, table: Table, request, solver: SolverOptions, tim
     outcome = dataclasses.replace(outcome, release=better, lns=log)
     if job is not None and out is not None:
         ascent = outcome.ascent[2]  # the first ascent, where this one started
-        done = out.ascent or dict(start=ascent.bound, bound=out.bound if out.bound is not None else ascent.bound,
+        done = out.job or dict(start=ascent.bound, bound=out.bound if out.bound is not None else ascent.bound,
                                   steps=None, seconds=round(out.seconds, 3))
         # the outcome keeps no ascent: the time is spent, so no second one after the search
         outcome = _ascent_bound(dataclasses.replace(outcome, ascent=None),

@@ -110,7 +110,7 @@ class GroupCounts:
     label: str | None = None
 
     @classmethod
-    def of(cls, table, size, counts=(), label: str | None = None) -> "GroupCounts":
+    def of(cls, table, size, counts=(), label: str | None = None) -> GroupCounts:
         """Groups of ``table`` with the given sizes and (optionally) per-column counts."""
         whole = tuple(np.bincount(table.sensitive_codes[:, s], minlength=len(v)).astype(np.int64)
                       for s, v in enumerate(table.sensitive_values))
@@ -118,12 +118,12 @@ class GroupCounts:
                    tuple(table.sensitive_values), label)
 
     @classmethod
-    def whole_table(cls, table) -> "GroupCounts":
+    def whole_table(cls, table) -> GroupCounts:
         """The whole table as one group."""
         g = cls.of(table, [table.n], label="the whole table")
         return cls(g.size, tuple(w[None, :] for w in g.whole), g.whole, g.columns, g.values, g.label)
 
-    def of_rows(self, table, rows, *, sensitive: bool = True) -> "GroupCounts":
+    def of_rows(self, table, rows, *, sensitive: bool = True) -> GroupCounts:
         """The rows ``rows`` of ``table`` as one group, sharing this object's table data
         (``sensitive=False``: sizes only)."""
         rows = np.asarray(rows, dtype=np.int64)
@@ -133,7 +133,7 @@ class GroupCounts:
                            for s, v in enumerate(table.sensitive_values))
         return GroupCounts(np.array([rows.size], dtype=np.int64), counts, self.whole, self.columns, self.values)
 
-    def group(self, i: int) -> "GroupCounts":
+    def group(self, i: int) -> GroupCounts:
         """Group ``i`` alone."""
         return GroupCounts(self.size[i:i + 1], tuple(c[i:i + 1] for c in self.counts), self.whole, self.columns,
                            self.values, self.label)
@@ -471,7 +471,7 @@ class LDiversity(_SensitiveCriterion):
         # no sub-multiset of ``min_size`` rows or more within the caps: exact, since a group released as
         # ``j`` holds only compatible rows (:func:`least_diverse_size`)
         keep = np.ones(cands.n_candidates, dtype=bool)
-        for col, m in self._counts_per_candidate(table, units, cands):
+        for _col, m in self._counts_per_candidate(table, units, cands):
             keep &= least_diverse_size(m, a, b, min_size, strict=strict) >= 0
         return cands.subset(keep, stage=f"{self.name} frequencies") if not keep.all() else cands
 

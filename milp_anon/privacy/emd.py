@@ -25,9 +25,9 @@ from __future__ import annotations
 import numpy as np
 
 from milp_anon.runtime.grid import NO_GRID
-from milp_anon.solvers.model import LinearModel
-from milp_anon.solvers import SolverOptions, solve_model
 from milp_anon.runtime.status import Status
+from milp_anon.solvers import SolverOptions, solve_model
+from milp_anon.solvers.model import LinearModel
 
 __all__ = ["scaled_differences", "equal_sums", "ordered_sums", "tree_sums", "transport_emd", "transport_emds", "within"]
 

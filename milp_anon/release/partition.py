@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from milp_anon.privacy.verify import verify_release
 from milp_anon.runtime.errors import InputError
 from milp_anon.tables.recoding import Generalization, Patterns
 from milp_anon.tables.table import SUPPRESSED, Table
-from milp_anon.privacy.verify import verify_release
 
 
 def release_blocks(table: Table, blocks, recoding=None) -> pd.DataFrame:

@@ -52,7 +52,7 @@ def provenance(table, request, solver) -> dict:
         "highs_version": _highs_version(),
         "pulp_version": pulp.__version__ if hasattr(pulp, "__version__") else None,
         "python_version": platform.python_version(),
-        "started_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "memory_gb": _memory_gb()},
         "input": table.source,
         "input_sha256": table.source_sha256,

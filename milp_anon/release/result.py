@@ -59,7 +59,7 @@ class ModelSize:
     n_nonzeros: int | None = None
 
     @classmethod
-    def of_model(cls, am, base: "ModelSize") -> "ModelSize":
+    def of_model(cls, am, base: ModelSize) -> ModelSize:
         """``base`` with the dimensions of a built :class:`~milp_anon.formulations.AssignmentModel`."""
         lm = am.lm
         return dataclasses.replace(base, n_candidates=am.cands.n_candidates, n_pairs=int(am.pair_unit.shape[0]),
@@ -109,7 +109,7 @@ class Timings:
         """Seconds since this stopwatch was made."""
         return time.perf_counter() - self._start
 
-    def stop(self) -> "Timings":
+    def stop(self) -> Timings:
         """Set ``total`` to the time since this stopwatch was made."""
         self.total = self.elapsed()
         return self

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.privacy.verify import verify_options, verify_release
 from milp_anon.release.partition import groups_of
 from milp_anon.release.result import SOLVER, ModelSize, ReductionLog
+from milp_anon.runtime.grid import ObjectiveGrid
 from milp_anon.runtime.status import Status
-from milp_anon.privacy.verify import verify_options, verify_release
 
 __all__ = ["Outcome", "Release"]
 
@@ -58,7 +58,7 @@ class Release:
 
     @classmethod
     def verified(cls, table, request, released: pd.DataFrame, *, cost=None, groups=None,
-                 source: str = SOLVER) -> "Release":
+                 source: str = SOLVER) -> Release:
         """Verify ``released`` against ``request`` on ``table``; raises
         :class:`~milp_anon.runtime.errors.VerificationError` on any violation.
 

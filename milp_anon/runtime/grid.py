@@ -40,7 +40,7 @@ class ObjectiveGrid:
     denominator: int | None = 1
 
     @classmethod
-    def of_costs(cls, costs) -> "ObjectiveGrid":
+    def of_costs(cls, costs) -> ObjectiveGrid:
         """The grid of sums of integer multiples of ``costs`` (integers for an integer dtype)."""
         costs = np.asarray(costs)
         if np.issubdtype(costs.dtype, np.integer):
@@ -56,7 +56,7 @@ class ObjectiveGrid:
         return cls(d)
 
     @classmethod
-    def for_objective(cls, objective: str, costs) -> "ObjectiveGrid":
+    def for_objective(cls, objective: str, costs) -> ObjectiveGrid:
         """The grid of a model's objective: counts (``rows``, ``types``) are integers; ``cost`` follows the costs."""
         return cls(1) if objective != "cost" else cls.of_costs(costs)
 

@@ -206,7 +206,7 @@ class ProgressPrinter:
             p = self.latest or Progress()
             self._show(replace(p, elapsed=time.perf_counter() - t0), live=self.live)
 
-    def __enter__(self) -> "ProgressPrinter":
+    def __enter__(self) -> ProgressPrinter:
         self._thread = threading.Thread(target=self._beat, name="progress", daemon=True)
         self._thread.start()
         return self

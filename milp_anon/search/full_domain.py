@@ -34,15 +34,14 @@ import time
 
 import numpy as np
 
-from milp_anon.privacy.criteria import GroupCounts, KAnonymity, LDiversity, PSensitivity, first_violation
-from milp_anon.runtime.errors import InputError
-from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.privacy.criteria import GroupCounts, KAnonymity, PSensitivity, first_violation
 from milp_anon.release.partition import groups_of
-from milp_anon.tables.recoding import record_cost
-from milp_anon.release.verified import Outcome, Release
 from milp_anon.release.result import ModelSize
-from milp_anon.tables.rowtypes import RowTypes
+from milp_anon.release.verified import Outcome, Release
+from milp_anon.runtime.grid import ObjectiveGrid
 from milp_anon.runtime.status import Status
+from milp_anon.tables.recoding import record_cost
+from milp_anon.tables.rowtypes import RowTypes
 
 __all__ = ["solve_full_domain"]
 

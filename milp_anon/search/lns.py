@@ -81,21 +81,20 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 
-from milp_anon.instance.request import Problem
-from milp_anon.runtime import interrupt
-from milp_anon.runtime.memory import cap_bytes
-from milp_anon.runtime import progress
-from milp_anon.privacy.criteria import TCloseness
-from milp_anon.runtime.errors import SolverError, VerificationError
 from milp_anon.heuristics.refine import refine_release
-from milp_anon.tables.recoding import Suppression
-from milp_anon.release.verified import Release
+from milp_anon.instance.request import Problem
+from milp_anon.privacy.criteria import TCloseness
 from milp_anon.release.result import Result
-from milp_anon.solvers import SolverOptions
+from milp_anon.release.verified import Release
+from milp_anon.runtime import interrupt, progress
+from milp_anon.runtime.errors import SolverError, VerificationError
 from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.runtime.memory import cap_bytes
 from milp_anon.runtime.status import Status
+from milp_anon.solvers import SolverOptions
 from milp_anon.solvers.isolated import should_isolate, solve_isolated
 from milp_anon.solvers.outcome import SolveOutcome
+from milp_anon.tables.recoding import Suppression
 from milp_anon.tables.table import Table
 
 __all__ = ["LNS_SOURCE", "RESOLVE_SOURCE", "LnsLog", "SearchMemory", "SubSolve", "beside", "beside_possible", "halves",
@@ -472,7 +471,7 @@ def search_job(job, options, grid, hint=None, *, on_improving=None, stop_bound=N
     ``released`` the half's current release, ``solver`` the sub-problems' options (the parent's),
     ``max_rows`` the neighbourhoods' size to start with. Each cheaper
     verified table goes to the parent at once, as ``search_table`` (its released values), so a kill loses none;
-    the outcome's ``search`` holds the last one and the search's log. ``grid``, ``hint``, ``on_improving`` and
+    the outcome's ``job`` holds the last one and the search's log. ``grid``, ``hint``, ``on_improving`` and
     ``stop_bound`` belong to a solver's signature and are unused."""
 
     frame, qi, sensitive, sep, request, released, solver, max_rows, sub_solve = job
@@ -486,7 +485,7 @@ def search_job(job, options, grid, hint=None, *, on_improving=None, stop_bound=N
     found, log = improve(table, request, start, options.time_limit, solver, on_better=told,
                          memory=SearchMemory(max_rows=max_rows), sub_solve=sub_solve)
     return SolveOutcome(Status.TIME_LIMIT, None, found.objective, None, "large-neighbourhood search", log.seconds,
-                        search=dict(values=found.table[list(released.columns)].to_numpy(), log=log.as_dict()))
+                        job=dict(values=found.table[list(released.columns)].to_numpy(), log=log.as_dict()))
 
 
 def improve_split(table: Table, request, release: Release, seconds: float, solver,
@@ -556,7 +555,7 @@ def improve_split(table: Table, request, release: Release, seconds: float, solve
 
         with progress.muted():  # the halves' costs are not the table's
             out, (found, half_log) = beside(work, search)
-        said = None if out is None else out.search  # None: the child was killed or died
+        said = None if out is None else out.job  # None: the child was killed or died
         values = said["values"] if said is not None else told[-1] if told else None
         released = best.table.copy()
         released.iloc[ours] = found.table[cols].to_numpy()

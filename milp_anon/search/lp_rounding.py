@@ -96,14 +96,14 @@ import time
 import highspy
 import numpy as np
 
-from milp_anon.runtime.errors import VerificationError
-from milp_anon.solvers.highs_banner import new_highs
 from milp_anon.bounds.lagrangian import block_values
-from milp_anon.privacy.criteria import GroupCounts, TCloseness, first_violation
 from milp_anon.formulations.assignment import release_assignment
 from milp_anon.formulations.partial_split import _lookup
-from milp_anon.search.starts import whole_table_candidate
 from milp_anon.heuristics.criteria_greedy import _close_all_suppressed, _excess, _largest_meeting, _trimmed_column
+from milp_anon.privacy.criteria import GroupCounts, TCloseness, first_violation
+from milp_anon.runtime.errors import VerificationError
+from milp_anon.search.starts import whole_table_candidate
+from milp_anon.solvers.highs_banner import new_highs
 
 __all__ = ["round_k_anonymity", "round_units", "round_with_criteria", "slack_lp", "slack_support"]
 

@@ -34,13 +34,13 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from milp_anon.privacy.criteria import group_test
-from milp_anon.runtime.errors import MilpAnonError, OptionViolation, VerificationError
 from milp_anon.heuristics import criteria_pattern_greedy, level_greedy, mondrian, pattern_greedy, suppression_greedy
 from milp_anon.heuristics.refine import refine_release
+from milp_anon.privacy.criteria import group_test
 from milp_anon.release.partition import release_blocks
-from milp_anon.tables.recoding import Generalization, Patterns, Suppression
 from milp_anon.release.verified import Release
+from milp_anon.runtime.errors import MilpAnonError, OptionViolation, VerificationError
+from milp_anon.tables.recoding import Generalization, Patterns, Suppression
 
 __all__ = ["ALL_MASKS_MAX_M", "all_masks", "best_heuristic", "heuristic_tables", "release_pairs", "release_start",
            "warm_start", "whole_table_start"]

@@ -12,16 +12,16 @@ from __future__ import annotations
 from milp_anon.runtime.grid import ObjectiveGrid
 from milp_anon.solvers.highs import solve_highs
 from milp_anon.solvers.isolated import should_isolate, solve_isolated
+from milp_anon.solvers.keywords import accepts
 from milp_anon.solvers.options import SolverOptions, StopAtBound, highs_option_values
 from milp_anon.solvers.outcome import Basis, SolveOutcome
 from milp_anon.solvers.via_pulp import solve_pulp
-from milp_anon.solvers.keywords import accepts
 
 __all__ = ["Basis", "SolveOutcome", "SolverOptions", "StopAtBound", "highs_option_values", "solve_model"]
 
 
-def solve_model(lm, options: SolverOptions, grid: ObjectiveGrid = ObjectiveGrid(1), *, hint=None,
-                stop_bound: "float | StopAtBound | None" = None, cancel=None, method=None,
+def solve_model(lm, options: SolverOptions, grid: ObjectiveGrid = ObjectiveGrid(1), *, hint=None,  # noqa: B008 (a frozen value)
+                stop_bound: float | StopAtBound | None = None, cancel=None, method=None,
                 ceiling=None, hard_end: float | None = None, max_memory_bytes: float | None = None) -> SolveOutcome:
     """Solve ``lm`` under ``options``; bounds are rounded up to ``grid``.
 

@@ -15,13 +15,12 @@ import time
 import highspy
 import numpy as np
 
-from milp_anon.runtime import interrupt
-from milp_anon.runtime import progress
-from milp_anon.solvers.dual_bound import dual_bound, implied_upper
+from milp_anon.runtime import interrupt, progress
 from milp_anon.runtime.errors import SolverError
 from milp_anon.runtime.grid import ObjectiveGrid
-from milp_anon.solvers.highs_banner import new_highs
 from milp_anon.runtime.status import Status
+from milp_anon.solvers.dual_bound import dual_bound, implied_upper
+from milp_anon.solvers.highs_banner import new_highs
 from milp_anon.solvers.options import SolverOptions, StopAtBound, highs_option_values
 from milp_anon.solvers.outcome import Basis, SolveOutcome
 

@@ -29,17 +29,16 @@ import tempfile
 import threading
 import time
 
+from milp_anon.runtime import interrupt, progress
 from milp_anon.runtime.cleanup import track_process, untrack_process
-from milp_anon.runtime import interrupt
-from milp_anon.runtime import progress
 from milp_anon.runtime.errors import SolverError
 from milp_anon.runtime.grid import ObjectiveGrid
-from milp_anon.runtime.status import Status
 from milp_anon.runtime.memory import tree_resident_bytes
+from milp_anon.runtime.status import Status
+from milp_anon.solvers.frames import read_frames, write_frame
 from milp_anon.solvers.highs import watchdog_margin
 from milp_anon.solvers.options import SolverOptions, StopAtBound
 from milp_anon.solvers.outcome import SolveOutcome
-from milp_anon.solvers.frames import read_frames, write_frame
 
 __all__ = ["ISOLATE_MIN_COLUMNS", "MEMORY_POLL", "hard_limit_margin", "should_isolate", "solve_isolated"]
 

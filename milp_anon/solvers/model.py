@@ -126,7 +126,7 @@ class LinearModel:
         return dict(cost=cost, lower=lo, upper=up, integer=integer, row_lower=rlo, row_upper=rup,
                     start=start, index=r, value=v)
 
-    def with_rows(self, keep: np.ndarray) -> "LinearModel":
+    def with_rows(self, keep: np.ndarray) -> LinearModel:
         """The same columns with only the rows where ``keep`` (a bool per row) is true.
 
         Dropping rows relaxes the model. A column with zero cost that no kept
@@ -156,7 +156,7 @@ class LinearModel:
                 out.row_blocks[b.name] = RowBlock(b.name, int(new_row[b.start + b.size - 1]) - left + 1, left)
         return out
 
-    def with_scaled(self, block: str, cols: np.ndarray, factor: np.ndarray) -> "LinearModel":
+    def with_scaled(self, block: str, cols: np.ndarray, factor: np.ndarray) -> LinearModel:
         """The same model with the coefficients of row block ``block`` on the columns ``cols`` multiplied by
         ``factor[r]`` in the block's row ``r`` (a shallow copy; only the entries touched are new arrays)."""
         b = self.row_blocks[block]
@@ -178,7 +178,7 @@ class LinearModel:
                                    row_upper=list(self.row_upper), var_blocks=dict(self.var_blocks),
                                    row_blocks=dict(self.row_blocks))
 
-    def with_fixed(self, cols: np.ndarray) -> "LinearModel":
+    def with_fixed(self, cols: np.ndarray) -> LinearModel:
         """The same model with the columns ``cols`` fixed at their lower bounds (a restriction; a shallow copy
         whose upper bounds are one new array)."""
         upper = np.concatenate(self.col_upper).astype(float) if self.col_upper else np.zeros(0)
@@ -190,7 +190,7 @@ class LinearModel:
                                    entries=list(self.entries), var_blocks=dict(self.var_blocks),
                                    row_blocks=dict(self.row_blocks))
 
-    def with_rows_added(self, name: str, lower, upper, start, index, value) -> "LinearModel":
+    def with_rows_added(self, name: str, lower, upper, start, index, value) -> LinearModel:
         """The same model with more rows, given row-wise (row ``r`` holds ``value[start[r]:start[r+1]]`` on the
         columns ``index[start[r]:start[r+1]]``), as row block ``name`` (a shallow copy)."""
         lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
@@ -209,7 +209,7 @@ class LinearModel:
         out.row_blocks[name] = RowBlock(name, self.n_rows, size)
         return out
 
-    def with_columns(self, keep: np.ndarray) -> "LinearModel":
+    def with_columns(self, keep: np.ndarray) -> LinearModel:
         """Only the columns where ``keep`` (a bool per column), renumbered in order; every row stays. With
         the columns dropped fixed at 0 this is the same model; the column blocks (whose ranges no longer hold)
         are not carried over."""
@@ -226,7 +226,7 @@ class LinearModel:
                            entries=[(a["index"][ent], new_col[col[ent]], a["value"][ent])],
                            row_blocks=dict(self.row_blocks), n_cols=int(keep.sum()), n_rows=self.n_rows)
 
-    def relaxed(self) -> "LinearModel":
+    def relaxed(self) -> LinearModel:
         """The LP relaxation: the same model with every column continuous (a shallow copy; the arrays are
         shared, never written)."""
         return dataclasses.replace(self, col_integer=[np.zeros_like(b) for b in self.col_integer],

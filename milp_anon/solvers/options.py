@@ -153,7 +153,7 @@ def highs_option_values(options: SolverOptions, *, master_lp: bool = False) -> d
     the duals, :mod:`milp_anon.bounds.lagrangian`, so presolve is left at HiGHS's
     default there).
     """
-    values = {"output_flag": False if master_lp else bool(options.msg)}
+    values: dict[str, object] = {"output_flag": False if master_lp else bool(options.msg)}
     if options.threads is not None:
         values["threads"] = int(options.threads)
     if master_lp:
@@ -166,7 +166,7 @@ def highs_option_values(options: SolverOptions, *, master_lp: bool = False) -> d
     return values
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _pulp_solver(name: str):
     """PuLP's solver class called ``name``, its keyword parameters (``None``: any), and whether it is installed."""
     known = list(dict.fromkeys(pulp.listSolvers()))
@@ -220,6 +220,7 @@ def parse_highs_option(text: str) -> tuple:
     status, kind = _scratch_highs().getOptionType(key)
     if status != highspy.HighsStatus.kOk:
         raise InputError(f"HiGHS has no option {key!r}")
+    value: bool | int | float | str
     try:
         if kind == highspy.HighsOptionType.kBool:
             value = {"true": True, "on": True, "1": True, "false": False, "off": False, "0": False}[raw.lower()]

@@ -49,11 +49,7 @@ class SolveOutcome:
     root_cuts: dict | None = None
     #: the solve's process was killed at the memory allowed (:func:`~.isolated.solve_isolated`)
     memory_killed: bool = False
-    #: what a second ascent in its own process did (:func:`milp_anon.bounds.subgradient.second_ascent_job`), or None
-    ascent: dict | None = None
-    #: what a column generation in its own process found (:func:`milp_anon.bounds.lagrangian.column_generation_job`:
-    #: :meth:`~milp_anon.bounds.lagrangian.LagrangianLP.portable`), or None
-    column_generation: object | None = None
-    #: what a large-neighbourhood search in its own process found (:func:`milp_anon.search.lns.search_job`: its
-    #: table's released ``values`` and its ``log``), or None
-    search: dict | None = None
+    #: what a job run as a solve in a child process (a ``solve_fn`` of :func:`~.isolated.solve_isolated`) returned
+    #: beside the solver's facts, for its caller to read (e.g. a column generation's LP, a search's table and log);
+    #: the solvers carry it without reading it, so they know nothing of the stages above them
+    job: object | None = None

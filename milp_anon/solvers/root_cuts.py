@@ -49,9 +49,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from milp_anon.solvers.dual_bound import MARGIN, bound_and_reduced_costs, implied_upper
 from milp_anon.runtime.grid import ObjectiveGrid
 from milp_anon.runtime.status import Status
+from milp_anon.solvers.dual_bound import MARGIN, bound_and_reduced_costs, implied_upper
 from milp_anon.solvers.highs import solve_highs
 from milp_anon.solvers.options import SolverOptions, StopAtBound
 from milp_anon.solvers.outcome import SolveOutcome

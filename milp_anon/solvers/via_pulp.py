@@ -15,9 +15,9 @@ import pulp
 
 from milp_anon.runtime.errors import SolverError
 from milp_anon.runtime.grid import ObjectiveGrid
-from milp_anon.solvers.highs_banner import new_highs
 from milp_anon.runtime.status import Status
 from milp_anon.solvers.highs import map_status
+from milp_anon.solvers.highs_banner import new_highs
 from milp_anon.solvers.options import SolverOptions, highs_option_values, pulp_solver_keywords
 from milp_anon.solvers.outcome import SolveOutcome
 

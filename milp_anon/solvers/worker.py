@@ -45,8 +45,8 @@ import time
 import numpy as np
 
 from milp_anon.solvers.frames import read_frames, write_frame
-from milp_anon.solvers.keywords import accepts
 from milp_anon.solvers.highs import MIN_SOLVE_SECONDS, solve_highs
+from milp_anon.solvers.keywords import accepts
 from milp_anon.solvers.options import SolverOptions
 
 __all__ = ["main", "time_left"]

@@ -73,7 +73,7 @@ class CellColumn:
     numbers: np.ndarray
 
     @classmethod
-    def of(cls, kind: str, values, col: str) -> "CellColumn":
+    def of(cls, kind: str, values, col: str) -> CellColumn:
         texts = tuple(str(v) for v in values)
         V = len(texts)
         if kind == "interval":

@@ -155,7 +155,7 @@ class Outputs:
         self._staged: dict[str, str] = {}  # path -> temporary file
         self._stack = contextlib.ExitStack()
 
-    def __enter__(self) -> "Outputs":
+    def __enter__(self) -> Outputs:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -45,7 +45,7 @@ class Hierarchy:
     source: str = "<hierarchy>"
 
     @classmethod
-    def from_rows(cls, rows, source: str = "<hierarchy>") -> "Hierarchy":
+    def from_rows(cls, rows, source: str = "<hierarchy>") -> Hierarchy:
         rows = [[str(v) for v in r] for r in rows]
         if not rows:
             raise InputError(f"hierarchy {source} is empty")
@@ -88,7 +88,7 @@ class Hierarchy:
         return cls(paths=paths, height=depth - 1, source=source)
 
     @classmethod
-    def from_csv(cls, path: str | os.PathLike, sep: str = ";") -> "Hierarchy":
+    def from_csv(cls, path: str | os.PathLike, sep: str = ";") -> Hierarchy:
         """Read an ARX hierarchy file (no header)."""
         text = read_text(path, "hierarchy file")
         try:
@@ -100,7 +100,7 @@ class Hierarchy:
         return cls.from_rows(rows, source=str(path))
 
     @classmethod
-    def coerce(cls, value, source: str = "<hierarchy>") -> "Hierarchy":
+    def coerce(cls, value, source: str = "<hierarchy>") -> Hierarchy:
         """A :class:`Hierarchy` from a path, a DataFrame, a dict ``{leaf: [ancestors...]}`` or itself."""
         if isinstance(value, Hierarchy):
             return value

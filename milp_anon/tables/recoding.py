@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from milp_anon.tables.cells import CellColumn
 from milp_anon.runtime.errors import InputError
+from milp_anon.tables.cells import CellColumn
 from milp_anon.tables.hierarchy import Hierarchy
 from milp_anon.tables.table import SUPPRESSED
 

@@ -39,7 +39,7 @@ class RowTypes:
     sensitive_counts: tuple[np.ndarray, ...] = ()
 
     @classmethod
-    def from_table(cls, table: Table) -> "RowTypes":
+    def from_table(cls, table: Table) -> RowTypes:
         """Collapse ``table``'s identical QI vectors (one ``np.unique`` over rows)."""
         codes, row_type, counts = np.unique(table.codes, axis=0, return_inverse=True, return_counts=True)
         row_type = row_type.ravel().astype(np.int64)
@@ -101,7 +101,7 @@ class Units:
     row_unit: np.ndarray
 
     @classmethod
-    def of(cls, table: Table, types: RowTypes, split: bool) -> "Units":
+    def of(cls, table: Table, types: RowTypes, split: bool) -> Units:
         if not split or table.sensitive_codes.shape[1] == 0:
             t = np.arange(types.t_in, dtype=np.int64)
             return cls(t, types.counts.copy(), np.zeros((types.t_in, 0), np.int32), types.row_type.copy())

@@ -18,8 +18,8 @@ from __future__ import annotations
 import csv
 import io
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -142,7 +142,7 @@ class Table:
         *,
         sep: str = ",",
         source: str | None = None,
-    ) -> "Table":
+    ) -> Table:
         """Validate ``frame`` and encode its QI columns (``frame`` is not modified)."""
         if not isinstance(frame, pd.DataFrame):
             raise InputError(f"expected a pandas DataFrame, got {type(frame).__name__}")
@@ -217,7 +217,7 @@ class Table:
         sensitive: str | Sequence[str] | None = None,
         *,
         sep: str = ",",
-    ) -> "Table":
+    ) -> Table:
         """Read ``path`` (every value a string) and validate it as :meth:`from_frame`."""
         frame = read_csv(path, sep=sep)
         return cls.from_frame(frame, qi, sensitive, sep=sep, source=str(path))
