@@ -311,7 +311,7 @@ def test_the_second_ascent_stays_below_the_optimum(data):
     out = second_ascent_job((blocks, pi0, first, upper + 50), SolverOptions(time_limit=0.2), grid,
                             on_progress=lambda **f: told.append(f["solver_bound"]), ceiling=lambda: expected)
     assert first.bound - 1e-9 <= out.bound <= expected + 1e-9
-    assert out.ascent["start"] == first.bound and out.ascent["bound"] == out.bound
+    assert out.job["start"] == first.bound and out.job["bound"] == out.bound
     assert told == sorted(told) and all(first.bound < b <= out.bound for b in told)
     assert (told[-1] == out.bound) if told else out.bound == first.bound
 
@@ -366,7 +366,7 @@ def test_the_second_ascent_ends_when_it_gains_nothing_unless_the_search_lowers_t
     before = second_ascent_job(job, SolverOptions(time_limit=1.0, tuning=ma.Tuning(known_steps=False)),
                                grid)  # steps again to its limit
     after = second_ascent_job(job, SolverOptions(time_limit=1.0), grid)
-    assert after.ascent["steps"] == ended.iterations < before.ascent["steps"]
+    assert after.job["steps"] == ended.iterations < before.job["steps"]
     assert before.seconds >= 1.0 - 0.05 and before.bound == after.bound == first.bound
 
 

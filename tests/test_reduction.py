@@ -1113,8 +1113,8 @@ def test_the_column_generation_in_its_own_process_gives_its_bounds_and_its_point
         out = solve_isolated(job, ma.SolverOptions(time_limit=60, tuning=tuning), ObjectiveGrid.of_costs(cands.cost),
                              solve_fn=lagrangian.column_generation_job,
                              on_fields=lambda f: guides.append(f.pop("lp_guide")) if "lp_guide" in f else None)
-        assert out.column_generation.prices is None  # nothing (P,) long crossed the pipe
-        there = out.column_generation.restored(types.counts, cands.cost, cands.pair_type, cands.pair_cand, k)
+        assert out.job.prices is None  # nothing (P,) long crossed the pipe
+        there = out.job.restored(types.counts, cands.cost, cands.pair_type, cands.pair_cand, k)
         assert np.array_equal(there.pi, here.pi) and there.bound == here.bound and there.converged
         assert (there.iterations, there.master_pairs) == (here.iterations, here.master_pairs)
         assert there.cliques == here.cliques
