@@ -636,6 +636,10 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     every candidate and pair, as ``primal``) and the seconds since the start. ``final_prices=False``: the
     outcome's ``prices`` is ``None`` (a caller in another process prices ``pi`` itself,
     :meth:`LagrangianLP.restored`).
+
+    Not split further (the start, a round's pricing and the packing rows are :func:`_first_master`,
+    :func:`_smoothed_round` and :class:`_Separation`): the rounds' loop carries ``finish``, ``best``,
+    ``lp_value``, ``primal`` and ``it`` from round to round and leaves by ``break``/``continue`` on them.
     """
     t0 = time.perf_counter()
     tuning = Tuning() if tuning is None else tuning
@@ -647,62 +651,11 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
         raise ValueError(f"smoothing must lie in [0, 1), not {smoothing}")
     n = np.asarray(n, dtype=float)
     w = np.asarray(w, dtype=float)
-    T, C, P = n.shape[0], w.shape[0], pair_type.shape[0]
-    cap = np.bincount(pair_cand, weights=n[pair_type], minlength=C)
-    full = np.flatnonzero(cap >= n.sum() - 0.5)
-    if full.size == 0:
-        raise ValueError("no candidate holds the whole table")
-    root = int(full[np.argmin(w[full])])
-    master = RestrictedMaster(n, w, pair_type, pair_cand, k,
-                              {**dict(tuning.master_highs_options), **(highs_options or {})},
-                              separate_links=bool(separate_links))
-    # initial master: the whole table, and per type its cheapest candidate (ties: the largest)
-    o = np.lexsort((-cap[pair_cand], w[pair_cand], pair_type))
-    first = o[np.searchsorted(pair_type[o], np.arange(T))]
-    master.add_with_pairs(np.union1d(pair_cand[first], [root]), np.ones(P, dtype=bool))
-
-    # π_i = the cheapest cost of a row of type i: every v_ij >= 0, so L(π) = Σ_i n_i π_i (the LP
-    # bound of the lattice-flow formulation, benchmarks/results/lattice_flow.md); the bound kept
-    # when not even the first master LP finishes in time
-    pi0 = np.full(T, np.inf)
-    np.minimum.at(pi0, pair_type, w[pair_cand])
-    values0 = block_values(pi0, n, w, pair_type, pair_cand, k, price_chunk=chunk)
-    best = (pi0, np.zeros(0), values0, values0.bound)  # π, μ, the blocks at π, L(π, μ)
+    T = n.shape[0]
+    master, best = _first_master(n, w, pair_type, pair_cand, k, highs_options, separate_links, tuning)
     lp_value, converged, it, finish = math.inf, False, 0, False
     primal = None
-    graph, found, known, without = None, [], set(), None
-    found_rhs: list[int] = []
-    rank_known: set = set()
-    rank_last = None  # the master's value when rank rows last entered; None: none yet; -inf: stopped
-
-    def separate() -> bool:
-        """Add the cliques the (optimal) master's point violates, else its violated rank rows; whether any was."""
-        nonlocal graph, without, rank_last
-        if not cliques:
-            return False
-        if graph is None:
-            graph = conflicting_pairs(pair_type, pair_cand, n, k, C)
-        a, b = graph
-        held = master.in_master[a] & master.in_master[b]
-        y = master.primal()[0]
-        new = violated_cliques(a[held], b[held], y, known)
-        rhs = [1] * len(new)
-        kind = "conflict cliques"
-        if not new and rank_rows and rank_last != -math.inf:
-            if rank_last is not None and lp_value - rank_last < tuning.rank_tail * max(1.0, abs(lp_value)):
-                rank_last = -math.inf  # the last round gained too little: no more
-                return False
-            new, rhs = violated_rank_rows(pair_type, pair_cand, n.astype(np.int64), k, y, rank_known)
-            rank_last, kind = lp_value, "rank rows"
-        if not new:
-            return False
-        if without is None:
-            without = best[3]
-        master.add_cliques(new, rhs)
-        found.extend(new)
-        found_rhs.extend(rhs)
-        log.info("column generation: %d %s enter the master (%d packing rows in all)", len(new), kind, len(found))
-        return True
+    separate = _Separation(master, n, pair_type, pair_cand, k, w.shape[0], cliques, rank_rows, tuning.rank_tail)
     while True:
         left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
         if left is not None and left <= 0:
@@ -726,34 +679,21 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
         optimal = math.isfinite(value)
         if optimal:
             lp_value = value
-        pi_master = duals[:T]
-        mu_master = np.maximum(-duals[master.clique_rows], 0.0)  # rows <= 1: HiGHS's duals are <= 0
-        alpha = smoothing
-        while True:
-            pi = pi_master if alpha == 0 else alpha * best[0] + (1.0 - alpha) * pi_master
-            mu_best = np.concatenate([best[1], np.zeros(len(found) - best[1].size)])
-            mu = mu_master if alpha == 0 else alpha * mu_best + (1.0 - alpha) * mu_master
-            prices = block_values(pi, n, w, pair_type, pair_cand, k, price_chunk=chunk)
-            bound = clique_bound(prices, found, mu, found_rhs) if found else prices.bound
-            if bound > best[3]:
-                best = (pi, mu, prices, bound)
-            enter = np.flatnonzero((prices.rc < -1e-9) & ~master.in_master)
-            if enter.size or alpha == 0:
-                break
-            alpha = 0.0  # a mis-price: nothing enters at the smoothed point, so price at the master's duals
+        best, alpha, prices, bound, enter = _smoothed_round(master, duals, T, best, separate, smoothing,
+                                                            (n, w, pair_type, pair_cand, k), chunk)
         log.info("column generation round %d: master LP %.4f%s, Lagrangian bound %.4f (best %.4f, smoothing "
                  "%.2f), master %d candidates, %d pairs, %.1f s", it, lp_value, "" if optimal else " (unfinished)",
                  bound, best[3], alpha, int(master.in_master.sum()), int(master.pair_in.sum()),
                  time.perf_counter() - t0)
         if optimal and best[3] >= lp_value - rel_tol * max(1.0, abs(lp_value)):
-            if separate():
+            if separate(lp_value, best[3]):
                 continue
             converged = True
             break
         pair_enter = master.priced_pairs(duals)
         if enter.size == 0 and pair_enter.size == 0:
             if optimal:
-                if separate():
+                if separate(lp_value, best[3]):
                     continue
                 converged = True  # alpha == 0 here: the master's duals price nothing out, so they are the LP's
                 break
@@ -765,11 +705,104 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
         master.add_pairs(pair_enter)
         if enter.size:
             master.add_with_pairs(enter, prices.taken)
-    used = found[: best[1].size]  # the cliques present when the best bound was found
+    used = separate.found[: best[1].size]  # the cliques present when the best bound was found
     # with the per-pair values, once
     prices = block_prices(best[0], n, w, pair_type, pair_cand, k, price_chunk=chunk) if final_prices else None
     return LagrangianLP(pi=best[0], bound=best[3], lp_value=lp_value, converged=converged, iterations=it,
                         seconds=time.perf_counter() - t0, master_candidates=int(master.in_master.sum()),
                         master_pairs=int(master.pair_in.sum()), prices=prices, primal=primal, cliques=used,
-                        mu=best[1] if used else None, bound_without_cliques=without if cliques else None,
-                        rhs=np.asarray(found_rhs[: len(used)], dtype=np.int64) if used else None)
+                        mu=best[1] if used else None,
+                        bound_without_cliques=separate.without if cliques else None,
+                        rhs=np.asarray(separate.found_rhs[: len(used)], dtype=np.int64) if used else None)
+
+
+def _first_master(n, w, pair_type, pair_cand, k, highs_options, separate_links, tuning):
+    """:func:`column_generation`'s start: the first restricted master and the lattice-flow bound ``(π, μ, blocks,
+    L)`` kept if no master finishes; apart because it is a setup step that shares nothing with the rounds."""
+    T, C, P = n.shape[0], w.shape[0], pair_type.shape[0]
+    cap = np.bincount(pair_cand, weights=n[pair_type], minlength=C)
+    full = np.flatnonzero(cap >= n.sum() - 0.5)
+    if full.size == 0:
+        raise ValueError("no candidate holds the whole table")
+    root = int(full[np.argmin(w[full])])
+    master = RestrictedMaster(n, w, pair_type, pair_cand, k,
+                              {**dict(tuning.master_highs_options), **(highs_options or {})},
+                              separate_links=bool(separate_links))
+    # initial master: the whole table, and per type its cheapest candidate (ties: the largest)
+    o = np.lexsort((-cap[pair_cand], w[pair_cand], pair_type))
+    first = o[np.searchsorted(pair_type[o], np.arange(T))]
+    master.add_with_pairs(np.union1d(pair_cand[first], [root]), np.ones(P, dtype=bool))
+
+    # π_i = the cheapest cost of a row of type i: every v_ij >= 0, so L(π) = Σ_i n_i π_i (the LP
+    # bound of the lattice-flow formulation, benchmarks/results/lattice_flow.md); the bound kept
+    # when not even the first master LP finishes in time
+    pi0 = np.full(T, np.inf)
+    np.minimum.at(pi0, pair_type, w[pair_cand])
+    values0 = block_values(pi0, n, w, pair_type, pair_cand, k, price_chunk=tuning.price_chunk)
+    return master, (pi0, np.zeros(0), values0, values0.bound)  # π, μ, the blocks at π, L(π, μ)
+
+
+def _smoothed_round(master, duals, T, best, separation, smoothing, model, chunk):
+    """One round's pricing in :func:`column_generation`: at the smoothed multipliers, else (a mis-price) at the
+    master's duals; returns the best ``(π, μ, blocks, L)``, the ``α`` used, the blocks, their bound and who enters."""
+    n, w, pair_type, pair_cand, k = model
+    found, found_rhs = separation.found, separation.found_rhs
+    pi_master = duals[:T]
+    mu_master = np.maximum(-duals[master.clique_rows], 0.0)  # rows <= 1: HiGHS's duals are <= 0
+    alpha = smoothing
+    while True:
+        pi = pi_master if alpha == 0 else alpha * best[0] + (1.0 - alpha) * pi_master
+        mu_best = np.concatenate([best[1], np.zeros(len(found) - best[1].size)])
+        mu = mu_master if alpha == 0 else alpha * mu_best + (1.0 - alpha) * mu_master
+        prices = block_values(pi, n, w, pair_type, pair_cand, k, price_chunk=chunk)
+        bound = clique_bound(prices, found, mu, found_rhs) if found else prices.bound
+        if bound > best[3]:
+            best = (pi, mu, prices, bound)
+        enter = np.flatnonzero((prices.rc < -1e-9) & ~master.in_master)
+        if enter.size or alpha == 0:
+            break
+        alpha = 0.0  # a mis-price: nothing enters at the smoothed point, so price at the master's duals
+    return best, alpha, prices, bound, enter
+
+
+class _Separation:
+    """:func:`column_generation`'s packing rows (conflict cliques, then rank rows) and the state they keep across
+    rounds; a class so that the rounds' loop shares only :attr:`found`, :attr:`found_rhs` and :attr:`without`."""
+
+    def __init__(self, master, n, pair_type, pair_cand, k, C, cliques, rank_rows, rank_tail):
+        self.master, self.n, self.pair_type, self.pair_cand, self.k, self.C = master, n, pair_type, pair_cand, k, C
+        self.cliques, self.rank_rows, self.rank_tail = cliques, rank_rows, rank_tail
+        self.graph, self.found, self.known, self.without = None, [], set(), None
+        self.found_rhs: list[int] = []
+        self.rank_known: set = set()
+        self.rank_last = None  # the master's value when rank rows last entered; None: none yet; -inf: stopped
+
+    def __call__(self, lp_value, best_bound) -> bool:
+        """Add the cliques the (optimal) master's point violates, else its violated rank rows; whether any was."""
+        if not self.cliques:
+            return False
+        master, n, pair_type, pair_cand, k = self.master, self.n, self.pair_type, self.pair_cand, self.k
+        if self.graph is None:
+            self.graph = conflicting_pairs(pair_type, pair_cand, n, k, self.C)
+        a, b = self.graph
+        held = master.in_master[a] & master.in_master[b]
+        y = master.primal()[0]
+        new = violated_cliques(a[held], b[held], y, self.known)
+        rhs = [1] * len(new)
+        kind = "conflict cliques"
+        if not new and self.rank_rows and self.rank_last != -math.inf:
+            if self.rank_last is not None and lp_value - self.rank_last < self.rank_tail * max(1.0, abs(lp_value)):
+                self.rank_last = -math.inf  # the last round gained too little: no more
+                return False
+            new, rhs = violated_rank_rows(pair_type, pair_cand, n.astype(np.int64), k, y, self.rank_known)
+            self.rank_last, kind = lp_value, "rank rows"
+        if not new:
+            return False
+        if self.without is None:
+            self.without = best_bound
+        master.add_cliques(new, rhs)
+        self.found.extend(new)
+        self.found_rhs.extend(rhs)
+        log.info("column generation: %d %s enter the master (%d packing rows in all)", len(new), kind,
+                 len(self.found))
+        return True

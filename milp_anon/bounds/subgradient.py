@@ -157,6 +157,38 @@ class Ascent:
         return self.prices.bound
 
 
+def _stalled(history: list, it: int, gained_at: int | None, window: int, share: float) -> bool:
+    """:func:`subgradient_ascent`'s stall rule: the best bound gained less than ``share`` of itself over the last
+    ``window`` steps, counted from the first better step (``window=0``: never)."""
+    if not (window and gained_at is not None and it - gained_at >= window):
+        return False
+    then = history[it - window]
+    return history[it] - then < share * max(1.0, abs(then))
+
+
+def _supergradient(prices: BlockPrices, n: np.ndarray, pair_unit, pair_cand) -> np.ndarray:
+    """A supergradient of ``L`` at the blocks' ``π``: each unit's count less the rows the block solutions take."""
+    used = (prices.rc < 0)[pair_cand]
+    return n - np.bincount(pair_unit[used], weights=prices.take[used], minlength=n.shape[0])
+
+
+def _deflected(g: np.ndarray, last: np.ndarray | None, deflection: float) -> tuple[np.ndarray, bool]:
+    """``(d, deflected)``: ``g`` deflected along the last direction ``last`` (Camerini–Fratta–Maffioli) where
+    the two point apart and ``deflection`` > 0, else ``g`` as it is."""
+    if deflection > 0 and last is not None:
+        along = float(g @ last)
+        if along < 0:
+            return g - deflection * along / float(last @ last) * last, True
+    return g, False
+
+
+def _polyak_step(theta: float, g: np.ndarray, L: float, best_L: float, upper: float | None) -> float:
+    """Polyak's step length along ``g`` from ``L`` towards ``upper`` (none: θ·``TARGET_SHARE`` above the best)."""
+    norm2 = float(g @ g)
+    target = upper if upper is not None else best_L + theta * TARGET_SHARE * max(1.0, abs(best_L))
+    return theta * max(target - L, 1e-9 * max(1.0, abs(L))) / norm2
+
+
 def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, pair_unit, pair_cand, *,
                        upper: float | None = None, time_limit: float | None = None,
                        max_iterations: int = 200, rel_tol: float = 1e-6,
@@ -219,30 +251,20 @@ def subgradient_ascent(prices_of: Callable[[np.ndarray], BlockPrices], pi0, n, p
             break
         if stop is not None and stop():
             break
-        if stall_window and gained_at is not None and it - gained_at >= stall_window:
-            then = history[it - stall_window]
-            if history[it] - then < stall_share * max(1.0, abs(then)):
-                break
+        if _stalled(history, it, gained_at, stall_window, stall_share):
+            break
         L = prices.bound
         if _reaches(L, upper, rel_tol):
             break
-        used = (prices.rc < 0)[pair_cand]
-        g = n - np.bincount(pair_unit[used], weights=prices.take[used], minlength=n.shape[0])
+        g = _supergradient(prices, n, pair_unit, pair_cand)
         if not g.any():  # the block solutions partition the rows: L(π) is the optimum
             break
-        deflected = False
-        if deflection > 0 and last is not None:
-            along = float(g @ last)
-            if along < 0:
-                g, deflected = g - deflection * along / float(last @ last) * last, True
+        g, deflected = _deflected(g, last, deflection)
         if gained and not deflected:  # the first step from a new best point is a fresh start's: so is the rest
             ladder = theta
         last, gained = g, False
-        norm2 = float(g @ g)
         best_L = best[1].bound
-        target = upper if upper is not None else best_L + theta * TARGET_SHARE * max(1.0, abs(best_L))
-        step = theta * max(target - L, 1e-9 * max(1.0, abs(L))) / norm2
-        pi = pi + step * g
+        pi = pi + _polyak_step(theta, g, L, best_L, upper) * g
         prices = prices_of(pi)
         it, fresh = it + 1, False
         if prices.bound > best_L + rel_tol * max(1.0, abs(best_L)):

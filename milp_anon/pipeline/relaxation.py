@@ -348,6 +348,36 @@ def _skipped(why: str, used: bool, **fields) -> LpRoundingLog:
                          rounding_seconds=0.0, used=used, model_skipped=True, **fields)
 
 
+def _unrounded(out, lp_bound, search_log, presolve: str, restricted: dict) -> LpRoundingLog:
+    """:func:`lp_rounding_stage`'s log when the LP gave no optimal solution to round (its bound still counts)."""
+    return LpRoundingLog(lp_status=out.solver_status, lp_objective=None, lp_bound=lp_bound,
+                         lp_seconds=round(out.seconds, 3), rounded=None, rounding_seconds=0.0,
+                         used=False, search=search_log, lp_presolve=presolve == "on", **restricted)
+
+
+def _tell_multipliers(on_multipliers, out, am) -> None:
+    """Hand ``on_multipliers`` the LP's multipliers of the assignment rows (one per unit), when it returned any."""
+    if out.row_dual is not None and "assign" in am.lm.row_blocks:
+        rows = am.lm.row_blocks["assign"]
+        on_multipliers(np.asarray(out.row_dual, dtype=float)[rows.start:rows.start + rows.size].copy())
+
+
+def _slack_lp_in_time(lp, am, request, out, tuning, beside: bool, left: float):
+    """The slack LP (:func:`slack_lp`) over the optimal LP solution ``out``'s groups, when it applies and its
+    estimated time fits in ``left``; else ``None``. Apart from :func:`lp_rounding_stage` as the decision alone."""
+    slack = None
+    # one stopped by its limit gives no table but costs the whole model its time: the slack LP runs when its
+    # estimate fits in its limit: the first LP's seconds times the square of the share of pairs it keeps open
+    # (the simplex's time grows faster than the LP: 4 QIs, 0.2-closeness (equal), 212 s × (31,616 / 93,978)²
+    # = 24 s against 21 s taken; 3 QIs 6.0 s × (13,114 / 24,003)² = 1.8 s against 1.3 s)
+    start_share = LP_SHARE_BESIDE if beside else SLACK_START
+    if tuning.slack_lp and am.size_columns is not None and not interrupt.stop_requested():  # Ctrl-C: no second LP
+        sizes = out.x[am.size_columns]
+        if out.seconds * float(slack_support(am, sizes)[am.pair_cand].mean()) ** 2 <= start_share * left:
+            slack = slack_lp(lp, am, sizes, request.min_group_size())
+    return slack
+
+
 def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Release | None, search=None,
                       pair_bounds=None, bound: float | None = None, blocks_exact: bool = False,
                       on_multipliers=None):
@@ -420,16 +450,12 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
     out, searched, search_log = _lp_and_search(lp, lp_options, grid, beside, search, best)
     best = better_release(best, searched)  # the table to beat
     lp_bound = out.multiplier_bound  # evaluated where the LP ran, at the ends of its pieces
-    if on_multipliers is not None and out.row_dual is not None and "assign" in am.lm.row_blocks:
-        rows = am.lm.row_blocks["assign"]
-        on_multipliers(np.asarray(out.row_dual, dtype=float)[rows.start:rows.start + rows.size].copy())
+    if on_multipliers is not None:
+        _tell_multipliers(on_multipliers, out, am)
     bound = grid.ceil(lp_bound)
     if out.status != Status.OPTIMAL or out.x is None:
         found = best if best is not incumbent else None
-        return bound, found, LpRoundingLog(lp_status=out.solver_status, lp_objective=None, lp_bound=lp_bound,
-                                           lp_seconds=round(out.seconds, 3), rounded=None, rounding_seconds=0.0,
-                                           used=False, search=search_log, lp_presolve=presolve == "on",
-                                           **restricted)
+        return bound, found, _unrounded(out, lp_bound, search_log, presolve, restricted)
     t0 = time.perf_counter()
     release, rounded_objective, refined = _rounded(am, request, out.x, deadline=deadline)
     rounding_seconds = time.perf_counter() - t0
@@ -440,16 +466,7 @@ def lp_rounding_stage(am, request, solver: SolverOptions, grid, incumbent: Relea
                         rounding_seconds=round(rounding_seconds, 3), used=used, search=search_log, refined=refined,
                         lp_presolve=presolve == "on", **restricted)
     left = solver.time_limit - (time.perf_counter() - t_start)
-    slack = None
-    # one stopped by its limit gives no table but costs the whole model its time: the slack LP runs when its
-    # estimate fits in its limit: the first LP's seconds times the square of the share of pairs it keeps open
-    # (the simplex's time grows faster than the LP: 4 QIs, 0.2-closeness (equal), 212 s × (31,616 / 93,978)²
-    # = 24 s against 21 s taken; 3 QIs 6.0 s × (13,114 / 24,003)² = 1.8 s against 1.3 s)
-    start_share = LP_SHARE_BESIDE if beside else SLACK_START
-    if tuning.slack_lp and am.size_columns is not None and not interrupt.stop_requested():  # Ctrl-C: no second LP
-        sizes = out.x[am.size_columns]
-        if out.seconds * float(slack_support(am, sizes)[am.pair_cand].mean()) ** 2 <= start_share * left:
-            slack = slack_lp(lp, am, sizes, request.min_group_size())
+    slack = _slack_lp_in_time(lp, am, request, out, tuning, beside, left)
     if slack is not None:
         # the LP again with room for the rounding (t-closeness) over the first LP's groups: a second table,
         # often far better. Presolve on, from no basis: it drops the closed candidates' columns and rows (4 QIs:

@@ -207,14 +207,13 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
     solved in a child process, after its repair (``tuning.search_beside_row_generation``); such an
     ``R(A)`` may run until ``search_end`` (a ``perf_counter`` time after
     ``deadline``: the whole time limit's end, where ``deadline`` is the stage's).
+
+    Not split further (its setup and a solution's test are :func:`_lazy_rows` and :func:`_failing`): its
+    closures (``improved``, ``repaired``, ``searched``) read and replace the loop's ``incumbent``, ``hint`` and
+    ``best``, and the loop's dozen exits return them; apart, all three would travel through every call.
     """
     lm, C = am.lm, am.cands.n_candidates
-    rows = am.criterion_rows
-    owner = am.row_candidates(rows)
-    lazy = rows[owner >= 0]
-    lazy_owner = owner[owner >= 0]
-    always = np.ones(lm.n_rows, dtype=bool)
-    always[lazy] = False  # rows over several candidates (none today) stay in every R(A)
+    lazy, lazy_owner, always = _lazy_rows(am)
     k_criteria = [c for c in request.criteria if isinstance(c, KAnonymity)]
     active = np.zeros(C, dtype=bool)
     log = RowGenerationLog(candidates=int(C), criterion_rows=int(lazy.shape[0]))
@@ -344,11 +343,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             if out.x is None:
                 return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
             g, _ = read_assignment(am, out.x, k_criteria, solver, lm=sub)  # R(A) holds k-anonymity everywhere
-        gp, _ = am.split(g)
-        size = np.bincount(am.pair_cand, weights=gp, minlength=C)
-        used = np.flatnonzero(size > 0)  # group_counts lists the used candidates in this order
-        failing = failing_groups(request.criteria, am.group_counts(g))  # by group, in the order of ``used``
-        fails = used[failing]
+        used, failing, fails = _failing(am, request, g)
         it.failing = int(fails.shape[0])
         if fails.size == 0:
             released, groups, cost = am.release(g)
@@ -379,6 +374,28 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
         if np.all(active[fails]):  # pragma: no cover - R(A) holds their rows, so its groups meet them
             raise VerificationError("row generation: a group fails criteria whose rows the model holds")
         active[fails] = True
+
+
+def _lazy_rows(am: AssignmentModel):
+    """``(lazy, lazy_owner, always)``: the criterion rows of one candidate each, those candidates, and the rows every
+    ``R(A)`` keeps; :func:`row_generation`'s setup, apart because it reads ``am`` alone."""
+    rows = am.criterion_rows
+    owner = am.row_candidates(rows)
+    lazy = rows[owner >= 0]
+    lazy_owner = owner[owner >= 0]
+    always = np.ones(am.lm.n_rows, dtype=bool)
+    always[lazy] = False  # rows over several candidates (none today) stay in every R(A)
+    return lazy, lazy_owner, always
+
+
+def _failing(am: AssignmentModel, request, g: np.ndarray):
+    """``(used, failing, fails)`` of an ``R(A)`` solution ``g``: its candidates, which of their groups fail a
+    criterion, and the failing candidates; apart from :func:`row_generation`'s loop, which only reads the three."""
+    gp, _ = am.split(g)
+    size = np.bincount(am.pair_cand, weights=gp, minlength=am.cands.n_candidates)
+    used = np.flatnonzero(size > 0)  # group_counts lists the used candidates in this order
+    failing = failing_groups(request.criteria, am.group_counts(g))  # by group, in the order of ``used``
+    return used, failing, used[failing]
 
 
 def _first_by_reduction(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveGrid,

@@ -266,20 +266,7 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
                        start: Release | None, held: dict, search_end: float | None = None,
                        memory: _lns.SearchMemory | None = None) -> Outcome:
     """:func:`_solve_whole`'s body; ``held["ascent"]``: the bound stage's ascent, once it ran."""
-    check_memory(instance, request.criteria, request.model.max_memory_gb, pulp_model=not solver.in_bulk)
-    with timings.phase("build"):
-        am = build(instance, request)
-    size = ModelSize.of_model(am, size)
-    hint, ws_cost = None, None
-    if solver.in_bulk:
-        hint = whole_table_start(am)
-        if start is not None:
-            hint, ws_cost = release_start(am, start), start.cost
-        elif request.model.warm_start == "greedy":
-            with timings.phase("warm_start"):
-                ws = warm_start(am, request)  # (start, cost): not a release, so not ``start``
-            if ws is not None:
-                hint, ws_cost = ws
+    am, size, hint, ws_cost = _built_whole_model(instance, request, solver, timings, size, start)
     grid = ObjectiveGrid.for_objective(request.model.objective, instance.candidates.cost if not request.model.withholds
                                        else np.append(instance.candidates.cost, instance.record_cost))
     relaxed, relaxed_source, hs, pair_bounds, k_bounds, heuristic, held["ascent"] = _relaxation_bound(
@@ -337,43 +324,12 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
         left = hs.time_limit - spent
         root = lp_log.lp_seconds * (_relaxation.PRESOLVE_SPEEDUP if lp_log.lp_presolve else 1.0)
         if start is not None and (lp_log.model_skipped or left < root):
-            # the whole model's root LP (presolve off) would not finish in the time left (the LP took longer,
-            # or stopped at its share of the time), or could not raise the bound (the restricted model ran
-            # instead, tuning.restricted_model; or its restriction did not finish under exact group blocks,
-            # tuning.unfinished_lp_skips): the search gets the time instead
-            if not lp_log.model_skipped:
-                why = "its LP relaxation took longer than the time left"
-            elif lp_log.model_status is not None:
-                why = "its LP relaxation cannot raise the bound: the restricted model ran instead"
-            else:
-                why = "its restricted LP did not finish, and the group blocks' dual is at least the LP's"
-            lp_log = dataclasses.replace(lp_log, model_skipped=True)
-            return Outcome(start, relaxed, Status.TIME_LIMIT, solver_status=f"the whole model skipped ({why})",
-                           size=size,
-                           candidate_counts=dict(instance.candidates.counts), warm_start_cost=ws_cost, grid=grid,
-                           row_generation=rows_log, bound_certifies=True, bound_source=relaxed_source,
-                           lp_rounding=lp_log)
+            return _whole_model_skipped(instance, start, relaxed, relaxed_source, size, ws_cost, grid, rows_log,
+                                        lp_log)
         hs = dataclasses.replace(hs, time_limit=max(left, 1.0))
     progress.report(solver_bound_is_global=True)  # the whole model: HiGHS's bound is the problem's
     with timings.phase("solve"):
-        # a model in its own process is killed at the stage's end at the latest, not after its own margins
-        end = None if hs.time_limit is None else time.perf_counter() + hs.time_limit
-        cap = cap_bytes(request.model.max_memory_gb)
-        if hs.tuning.search_beside_whole_model and lp_log is not None and start is not None and hs.lns > 0 \
-                and hs.time_limit is not None and _lns.unavailable(request) is None \
-                and _lns.beside_possible(hs, am.lm.n_cols) and not interrupt.stop_requested():
-            # the model in its own process on the other core, the search here from the best table until it ends
-            # (tuning.search_beside_whole_model); HiGHS's bound is the problem's whichever table is released
-            iso = dataclasses.replace(hs, isolate="always")
-            out, (searched, search_log) = _lns.beside(
-                lambda cancel: solve_model(am.lm, iso, grid, hint=hint, cancel=cancel, hard_end=end,
-                                           max_memory_bytes=cap),
-                lambda done: _lns.improve(instance.table, request, start, hs.time_limit, hs, stop=done,
-                                          memory=memory, sub_solve=solve))
-            lp_log = dataclasses.replace(lp_log, whole_search=search_log.as_dict())
-            start = _relaxation.better_release(start, searched)
-        else:
-            out = solve_model(am.lm, hs, grid, hint=hint, hard_end=end, max_memory_bytes=cap)
+        out, lp_log, start = _run_whole_model(am, instance, request, hs, grid, hint, start, lp_log, memory)
     if out.status == Status.INFEASIBLE and (cut := _user_cutoff_bound(hs, grid)) is not None:
         out = dataclasses.replace(out, status=Status.NO_SOLUTION, bound=cut)  # none below the user's cutoff
     # HiGHS's dual bound (its branch-and-bound's, rounded up to the grid) holds at a limit as at Optimal: when
@@ -404,6 +360,74 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
         # stopped early: release the heuristic table instead when it is better than the incumbent
         release = _or_fallback(release, instance, request, start, timings)
     return Outcome(release, out.bound, out.status, **common)
+
+
+def _built_whole_model(instance: Instance, request, solver: SolverOptions, timings: Timings, size: ModelSize,
+                       start: Release | None):
+    """``(am, size, hint, ws_cost)``: the whole model built and its start (the whole table, ``start`` or the greedy
+    warm start, with its cost); :func:`_solve_whole_model`'s setup, apart because it reads only its arguments."""
+    check_memory(instance, request.criteria, request.model.max_memory_gb, pulp_model=not solver.in_bulk)
+    with timings.phase("build"):
+        am = build(instance, request)
+    size = ModelSize.of_model(am, size)
+    hint, ws_cost = None, None
+    if solver.in_bulk:
+        hint = whole_table_start(am)
+        if start is not None:
+            hint, ws_cost = release_start(am, start), start.cost
+        elif request.model.warm_start == "greedy":
+            with timings.phase("warm_start"):
+                ws = warm_start(am, request)  # (start, cost): not a release, so not ``start``
+            if ws is not None:
+                hint, ws_cost = ws
+    return am, size, hint, ws_cost
+
+
+def _whole_model_skipped(instance: Instance, start: Release, relaxed, relaxed_source, size: ModelSize, ws_cost,
+                         grid: ObjectiveGrid, rows_log, lp_log) -> Outcome:
+    """:func:`_solve_whole_model`'s outcome when the LP rounding stage leaves the whole model out: the best table
+    and bound so far, and why; apart because it is a result assembly that returns at once."""
+    # the whole model's root LP (presolve off) would not finish in the time left (the LP took longer,
+    # or stopped at its share of the time), or could not raise the bound (the restricted model ran
+    # instead, tuning.restricted_model; or its restriction did not finish under exact group blocks,
+    # tuning.unfinished_lp_skips): the search gets the time instead
+    if not lp_log.model_skipped:
+        why = "its LP relaxation took longer than the time left"
+    elif lp_log.model_status is not None:
+        why = "its LP relaxation cannot raise the bound: the restricted model ran instead"
+    else:
+        why = "its restricted LP did not finish, and the group blocks' dual is at least the LP's"
+    lp_log = dataclasses.replace(lp_log, model_skipped=True)
+    return Outcome(start, relaxed, Status.TIME_LIMIT, solver_status=f"the whole model skipped ({why})",
+                   size=size,
+                   candidate_counts=dict(instance.candidates.counts), warm_start_cost=ws_cost, grid=grid,
+                   row_generation=rows_log, bound_certifies=True, bound_source=relaxed_source,
+                   lp_rounding=lp_log)
+
+
+def _run_whole_model(am: AssignmentModel, instance: Instance, request, hs: SolverOptions, grid: ObjectiveGrid, hint,
+                     start: Release | None, lp_log, memory: _lns.SearchMemory | None):
+    """``(out, lp_log, start)``: the whole model's solver run, with the search beside it where that applies (its log
+    in ``lp_log``, its table in ``start``); apart from :func:`_solve_whole_model` as its one solve step."""
+    # a model in its own process is killed at the stage's end at the latest, not after its own margins
+    end = None if hs.time_limit is None else time.perf_counter() + hs.time_limit
+    cap = cap_bytes(request.model.max_memory_gb)
+    if hs.tuning.search_beside_whole_model and lp_log is not None and start is not None and hs.lns > 0 \
+            and hs.time_limit is not None and _lns.unavailable(request) is None \
+            and _lns.beside_possible(hs, am.lm.n_cols) and not interrupt.stop_requested():
+        # the model in its own process on the other core, the search here from the best table until it ends
+        # (tuning.search_beside_whole_model); HiGHS's bound is the problem's whichever table is released
+        iso = dataclasses.replace(hs, isolate="always")
+        out, (searched, search_log) = _lns.beside(
+            lambda cancel: solve_model(am.lm, iso, grid, hint=hint, cancel=cancel, hard_end=end,
+                                       max_memory_bytes=cap),
+            lambda done: _lns.improve(instance.table, request, start, hs.time_limit, hs, stop=done,
+                                      memory=memory, sub_solve=solve))
+        lp_log = dataclasses.replace(lp_log, whole_search=search_log.as_dict())
+        start = _relaxation.better_release(start, searched)
+    else:
+        out = solve_model(am.lm, hs, grid, hint=hint, hard_end=end, max_memory_bytes=cap)
+    return out, lp_log, start
 
 
 #: ``criteria_rows="auto"``: the row generation hands over to the whole model as soon as more than this share

@@ -358,14 +358,9 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
         refined_now = False
         if refinable:
             # split the large classes first: the neighbourhoods below hold one of them alone
-            refined, cost = refine_release(table, request.criteria, released, deadline - 1.0)
-            if cost < best.objective - 1e-9:  # ``released`` is ``best``'s table here; its cost is its objective
-                best = Release.verified(table, request, refined, source=LNS_SOURCE)
-                released, groups = best.table.copy(), np.asarray(best.groups)
-                log.refined += 1
-                progress.report(incumbent=best.objective)
-                if on_better is not None:
-                    on_better(best)
+            refined = _refined(table, request, released, best, deadline, log, on_better)
+            if refined is not None:
+                best, released, groups = refined
                 refined_now = True
         gained, quick, limited = 0, 0, 0
         hoods = []
@@ -410,26 +405,54 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
             elif not res.is_optimal and limit >= SUB_LIMIT and not interrupt.stop_requested():
                 memory.tried.add(started)  # (not one cut short by the call's end: it may gain with its full time)
         if gained:
-            best = Release.verified(table, request, released, source=LNS_SOURCE)
-            if best.objective > release.objective - 1e-9:  # pragma: no cover - the splice argument failed
-                raise VerificationError(f"the large-neighbourhood search spliced a table of objective "
-                                        f"{best.objective:g} onto one of {release.objective:g}")
+            best = _spliced(table, request, released, release, gained, log, on_better)
             groups = best.groups
-            log.improved += gained
-            progress.report(incumbent=best.objective)
-            if on_better is not None:
-                on_better(best)
             idle = 0
         else:
             idle = 0 if refined_now else idle + 1
-        if limited > (quick + limited) // 2:
-            max_rows = max(MIN_ROWS, max_rows // 2)
-        elif quick and not limited:
-            max_rows = min(MAX_ROWS, max_rows * 2)
+        max_rows = _next_max_rows(max_rows, quick, limited)
         memory.max_rows = max_rows
     log.end, log.max_rows = best.objective, max_rows
     log.seconds = round(time.perf_counter() - t0, 3)
     return best, log
+
+
+def _refined(table: Table, request, released, best: Release, deadline: float, log: LnsLog, on_better):
+    """A pass's refinement (:func:`improve`, cell suppression): ``(best, released, groups)`` after splitting the
+    large classes of ``released`` (``best``'s table) where that is cheaper, reported as found; else ``None``."""
+    refined, cost = refine_release(table, request.criteria, released, deadline - 1.0)
+    if cost < best.objective - 1e-9:  # ``released`` is ``best``'s table here; its cost is its objective
+        best = Release.verified(table, request, refined, source=LNS_SOURCE)
+        released, groups = best.table.copy(), np.asarray(best.groups)
+        log.refined += 1
+        progress.report(incumbent=best.objective)
+        if on_better is not None:
+            on_better(best)
+        return best, released, groups
+    return None
+
+
+def _spliced(table: Table, request, released, release: Release, gained: int, log: LnsLog, on_better) -> Release:
+    """The verified table of a pass of :func:`improve` that spliced ``gained`` sub-solutions into ``released``,
+    reported as found; cheaper than ``release`` (the call's start) by the splice argument."""
+    best = Release.verified(table, request, released, source=LNS_SOURCE)
+    if best.objective > release.objective - 1e-9:  # pragma: no cover - the splice argument failed
+        raise VerificationError(f"the large-neighbourhood search spliced a table of objective "
+                                f"{best.objective:g} onto one of {release.objective:g}")
+    log.improved += gained
+    progress.report(incumbent=best.objective)
+    if on_better is not None:
+        on_better(best)
+    return best
+
+
+def _next_max_rows(max_rows: int, quick: int, limited: int) -> int:
+    """The next pass's neighbourhood size: halved when most sub-problems hit their limit, doubled when none did."""
+    if limited > (quick + limited) // 2:
+        return max(MIN_ROWS, max_rows // 2)
+    if quick and not limited:
+        return min(MAX_ROWS, max_rows * 2)
+    return max_rows
 
 
 #: the least rows a table needs for :func:`improve_split` (a half must hold several neighbourhoods)

@@ -125,16 +125,7 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
     track_process(proc)  # a SIGTERM to the command line kills it at once (milp_anon.runtime.cleanup)
     t0 = time.perf_counter()
     messages: queue.Queue = queue.Queue()
-
-    def reader():
-        try:
-            for msg in read_frames(proc.stdout):
-                messages.put(msg)
-        except Exception as exc:  # a torn or foreign frame: the child is treated as dead
-            messages.put(("error", f"unreadable message from the solver process ({type(exc).__name__})"))
-        messages.put(("eof",))
-
-    threading.Thread(target=reader, name="solver-reader", daemon=True).start()
+    threading.Thread(target=_read_messages, args=(proc, messages), name="solver-reader", daemon=True).start()
     told = [math.inf]  # the last ceiling sent to the child
 
     def send_ceiling():
@@ -146,11 +137,7 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
             except (OSError, ValueError):  # the child is gone: its end is read below
                 pass
 
-    end = math.inf  # the instant of the kill: the limit's own margins, or the caller's end when sooner
-    if options.time_limit is not None:
-        end = t0 + options.time_limit + watchdog_margin(options.time_limit) + hard_limit_margin(options.time_limit)
-    if hard_end is not None:
-        end = min(end, hard_end + options.tuning.hard_end_grace)
+    end = _kill_instant(options, t0, hard_end)
     latest = None
     # the best dual bound the child reported (``solver_bound``), and the last log of its steps through the
     # root's cuts: a kill keeps both, so what the child proved before overrunning its limit is not lost
@@ -182,14 +169,7 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
                 latest = msg[1:]
                 progress.report(incumbent=latest[1], solver_bound=latest[2])
             elif msg[0] == "bound":
-                fields = dict(msg[1])
-                if on_fields is not None:
-                    on_fields(fields)
-                steps = fields.pop("root_cuts", steps)
-                sb = fields.get("solver_bound")
-                if sb is not None and not math.isnan(sb):
-                    proven = max(proven, float(sb))
-                progress.report(**fields)
+                proven, steps = _heard_bound(msg[1], on_fields, proven, steps)
             elif msg[0] == "final":
                 return msg[1]
             elif msg[0] == "error":
@@ -207,6 +187,49 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
         f"after {secs:.0f} s" if over_memory else \
         f"killed at the caller's end after {secs:.0f} s" if at_end else \
         f"killed {secs - options.time_limit:.0f} s after the time limit"
+    return _killed_outcome(latest, proven, steps, grid, raw, secs, over_memory)
+
+
+def _read_messages(proc: subprocess.Popen, messages: queue.Queue) -> None:
+    """The reader thread of :func:`solve_isolated`: the child's frames into ``messages``, then ``("eof",)``
+    (``("error", …)`` first for a torn frame), so that the parent never blocks reading from a dead child."""
+    try:
+        for msg in read_frames(proc.stdout):
+            messages.put(msg)
+    except Exception as exc:  # a torn or foreign frame: the child is treated as dead
+        messages.put(("error", f"unreadable message from the solver process ({type(exc).__name__})"))
+    messages.put(("eof",))
+
+
+def _kill_instant(options: SolverOptions, t0: float, hard_end: float | None) -> float:
+    """The ``perf_counter`` instant :func:`solve_isolated` kills its child at: the limit's own margins past ``t0``,
+    or ``hard_end`` plus its grace when sooner."""
+    end = math.inf
+    if options.time_limit is not None:
+        end = t0 + options.time_limit + watchdog_margin(options.time_limit) + hard_limit_margin(options.time_limit)
+    if hard_end is not None:
+        end = min(end, hard_end + options.tuning.hard_end_grace)
+    return end
+
+
+def _heard_bound(told: dict, on_fields, proven: float, steps):
+    """A ``bound`` message of the child: ``on_fields`` takes its own fields, the rest reach the progress listener;
+    returns ``(proven, steps)`` with the message's dual bound and root-cut steps taken in."""
+    fields = dict(told)
+    if on_fields is not None:
+        on_fields(fields)
+    steps = fields.pop("root_cuts", steps)
+    sb = fields.get("solver_bound")
+    if sb is not None and not math.isnan(sb):
+        proven = max(proven, float(sb))
+    progress.report(**fields)
+    return proven, steps
+
+
+def _killed_outcome(latest, proven: float, steps, grid: ObjectiveGrid, raw: str, secs: float,
+                    over_memory: bool) -> SolveOutcome:
+    """The outcome of a child stopped before its final message: its last incumbent (``latest``) and the best dual
+    bound it reported, on the grid and never above that incumbent."""
     x, obj, dual = latest if latest is not None else (None, None, -math.inf)
     dual = max(dual, proven)
     bound = grid.ceil(dual) if math.isfinite(dual) else None

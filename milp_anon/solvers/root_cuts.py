@@ -98,51 +98,24 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
     def left():
         return None if options.time_limit is None else max(0.0, options.time_limit - (time.perf_counter() - t0))
 
-    pool: dict = {}
-    user = dict(options.highs_options)
-
     def tell(bound, **fields):  # a bound of ``lm`` and the steps so far reach the caller at once (a kill keeps them)
         if on_progress is not None:
             on_progress(solver_bound=float(bound), root_cuts=dict(log), **fields)
 
-    root = solve_highs(lm, _without(options, ("mip_max_nodes",), options.time_limit, (("mip_max_nodes", ROOT_NODES),)),
-                       grid, hint, on_improving=on_improving, stop_bound=stop_bound, on_progress=on_progress,
-                       cut_pool=pool, stop_at_cut_pool=options.tuning.stop_at_cut_pool)
-    log = {"cuts": int(pool["lower"].shape[0]) if pool else 0, "root_bound": root.bound,
-           "root_seconds": round(root.seconds, 3)}
-    root = dataclasses.replace(root, root_cuts=log)
-    settled = root.status in (Status.OPTIMAL, Status.INFEASIBLE, Status.GAP_LIMIT)
-    reached = stop_bound is not None and root.bound is not None and root.bound >= stop_bound.bound - 1e-9
-    if not options.tuning.return_settled_root and not pool and root.status != Status.INFEASIBLE:
-        pool = {"lower": np.zeros(0), "upper": np.zeros(0), "start": np.zeros(1, dtype=np.int64),
-                "index": np.zeros(0, dtype=np.int64), "value": np.zeros(0)}
-        settled = reached = False
-    if settled or reached or not pool or not grid.denominator or (left() is not None and left() <= 1.0):
+    root, pool, log, done = _root_step(lm, options, grid, hint, on_improving, stop_bound, on_progress)
+    if done or not grid.denominator or (left() is not None and left() <= 1.0):
         return root
     s = grid.step
-    tau = math.inf  # the target: a grid value; solutions costing more do not matter
-    if "objective_bound" in user:  # HiGHS prunes at the cutoff: what is left costs at most the grid value below
-        tau = math.floor((float(user["objective_bound"]) - 0.25 * s) / s) * s
-    if below is not None and math.isfinite(below):
-        tau = min(tau, (math.ceil(below / s - 1e-9) - 1) * s)
-    if root.objective is not None:
-        tau = min(tau, grid.ceil(root.objective) - s)
-    tau = _below_ceiling(tau, ceiling, grid)
+    tau = _target(root, options, grid, below, ceiling)  # a grid value; solutions costing more do not matter
     if not math.isfinite(tau):
         return root
     log["target"] = tau
 
     # 2. the LP with the cuts
-    lmc = lm.with_rows_added("root cuts", pool["lower"], pool["upper"], pool["start"], pool["index"],
-                             pool["value"])
-    lp = solve_highs(lmc.relaxed(), _without(options, _ROOT_ONLY, left()), grid)
-    log["lp_seconds"] = round(lp.seconds, 3)
-    if lp.row_dual is None:
+    cut_lp = _cuts_lp(lm, pool, options, grid, left, log)
+    if cut_lp is None:
         return root
-    a = lmc.arrays()
-    L, d = bound_and_reduced_costs(a, lp.row_dual, implied_upper(a))
-    if not math.isfinite(L):
-        return root
+    lmc, a, L, d = cut_lp
     log["cut_bound"] = float(L)
     bound = max(root.bound if root.bound is not None else -math.inf, grid.ceil(L))
     tell(bound)
@@ -157,11 +130,7 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
     keep = ~fix
     log.update(fixed=int(fix.sum()), kept=int(keep.sum()))
     compact = lmc.with_columns(keep)
-    start = None
-    for x in (root.x, hint if isinstance(hint, np.ndarray) else None):
-        if x is not None and x.shape == (lm.n_cols,) and not np.any(x[fix] > 0):
-            start = x[keep]
-            break
+    start = _compact_start(lm.n_cols, fix, keep, root.x, hint)
 
     def full(xc):
         x = np.zeros(lm.n_cols)
@@ -207,6 +176,64 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
     if out.x is not None and (root.objective is None or out.objective < root.objective - 0.5 * s):
         root = dataclasses.replace(root, x=full(out.x), objective=out.objective)
     return _settled(root, bound, grid, log, seconds=time.perf_counter() - t0, raw=out.solver_status)
+
+
+def _root_step(lm, options: SolverOptions, grid: ObjectiveGrid, hint, on_improving, stop_bound, on_progress):
+    """Step 1, HiGHS's root with its cut pool: ``(root, pool, log, done)``, ``done`` when the root settles the model,
+    reaches ``stop_bound`` or gave no cuts; apart from :func:`solve_by_root_cuts` as its first step."""
+    pool: dict = {}
+    root = solve_highs(lm, _without(options, ("mip_max_nodes",), options.time_limit, (("mip_max_nodes", ROOT_NODES),)),
+                       grid, hint, on_improving=on_improving, stop_bound=stop_bound, on_progress=on_progress,
+                       cut_pool=pool, stop_at_cut_pool=options.tuning.stop_at_cut_pool)
+    log = {"cuts": int(pool["lower"].shape[0]) if pool else 0, "root_bound": root.bound,
+           "root_seconds": round(root.seconds, 3)}
+    root = dataclasses.replace(root, root_cuts=log)
+    settled = root.status in (Status.OPTIMAL, Status.INFEASIBLE, Status.GAP_LIMIT)
+    reached = stop_bound is not None and root.bound is not None and root.bound >= stop_bound.bound - 1e-9
+    if not options.tuning.return_settled_root and not pool and root.status != Status.INFEASIBLE:
+        pool = {"lower": np.zeros(0), "upper": np.zeros(0), "start": np.zeros(1, dtype=np.int64),
+                "index": np.zeros(0, dtype=np.int64), "value": np.zeros(0)}
+        settled = reached = False
+    return root, pool, log, settled or reached or not pool
+
+
+def _target(root: SolveOutcome, options: SolverOptions, grid: ObjectiveGrid, below, ceiling) -> float:
+    """The target ``τ`` (the module docstring's): the least grid value below the caller's cutoff, ``below``, the
+    root's incumbent and ``ceiling()``; apart because it reads only these."""
+    s = grid.step
+    user = dict(options.highs_options)
+    tau = math.inf
+    if "objective_bound" in user:  # HiGHS prunes at the cutoff: what is left costs at most the grid value below
+        tau = math.floor((float(user["objective_bound"]) - 0.25 * s) / s) * s
+    if below is not None and math.isfinite(below):
+        tau = min(tau, (math.ceil(below / s - 1e-9) - 1) * s)
+    if root.objective is not None:
+        tau = min(tau, grid.ceil(root.objective) - s)
+    return _below_ceiling(tau, ceiling, grid)
+
+
+def _cuts_lp(lm, pool: dict, options: SolverOptions, grid: ObjectiveGrid, left, log: dict):
+    """Step 2, the LP of ``lm`` with the cuts: ``(lmc, a, L, d)`` (the model with the cuts, its arrays, the bound and
+    reduced costs at the LP's duals), ``None`` without duals or a finite ``L``; apart as a step of its own."""
+    lmc = lm.with_rows_added("root cuts", pool["lower"], pool["upper"], pool["start"], pool["index"],
+                             pool["value"])
+    lp = solve_highs(lmc.relaxed(), _without(options, _ROOT_ONLY, left()), grid)
+    log["lp_seconds"] = round(lp.seconds, 3)
+    if lp.row_dual is None:
+        return None
+    a = lmc.arrays()
+    L, d = bound_and_reduced_costs(a, lp.row_dual, implied_upper(a))
+    if not math.isfinite(L):
+        return None
+    return lmc, a, L, d
+
+
+def _compact_start(n_cols: int, fix: np.ndarray, keep: np.ndarray, root_x, hint):
+    """The compact model's start: the root's incumbent or else the caller's start, if it uses no fixed column."""
+    for x in (root_x, hint if isinstance(hint, np.ndarray) else None):
+        if x is not None and x.shape == (n_cols,) and not np.any(x[fix] > 0):
+            return x[keep]
+    return None
 
 
 def _below_ceiling(tau: float, ceiling, grid: ObjectiveGrid) -> float:
