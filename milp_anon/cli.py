@@ -343,7 +343,8 @@ def _add_gap_command(sub) -> None:
     g.add_argument("--report", default=None, metavar="R.json", help="machine-readable report ('-': standard output)")
     m = g.add_argument_group("matching the release to the input")
     m.add_argument("--id", default=None, metavar="COL",
-                   help="match rows by this id column (in both tables) instead of by position")
+                   help="match rows by this id column (in both tables) instead of by position; the input's rows "
+                        "missing from the anonymized table are suppressed records, each costing all its QI cells")
     m.add_argument("--ignore", action="append", default=[], metavar="COL",
                    help="leave this column out of the comparison (repeatable, or comma-separated)")
     m.add_argument("--count", default=None, metavar="COL",
@@ -353,7 +354,7 @@ def _add_gap_command(sub) -> None:
                    help="rows the release lacks, and rows with every QI cell '*' (or its hierarchy's root), are "
                         "withheld records (ARX, anjana): exempt from the criteria, charged all their QI cells")
     m.add_argument("--max-suppressed-records", type=_COUNT, default=None, metavar="N",
-                   help="with --record-suppression: the records the optimum may withhold (default: as many as "
+                   help="with --record-suppression or --id: the records the optimum may withhold (default: as many as "
                         "the release withheld)")
     m.add_argument("--optimum-from", default=None, metavar="REPORT.json",
                    help="take the optimum (or bound) from a report of 'milp-anon solve' on the same input, "
@@ -596,8 +597,8 @@ def cmd_gap(args) -> int:
         options = _options(args)
         table = Table.from_csv(args.original, _split(args.qi), _split(args.sensitive) or None, sep=sep)
         released = read_csv(args.anonymized, sep)
-        if args.max_suppressed_records is not None and not args.record_suppression:
-            raise InputError("--max-suppressed-records needs --record-suppression")
+        if args.max_suppressed_records is not None and not args.record_suppression and args.id is None:
+            raise InputError("--max-suppressed-records needs --record-suppression (or --id)")
         ignore = [c for spec in args.ignore for c in _split(spec)]
         with _progress_printer() as printer, reporting(printer):
             rep = score_release(table, released, criteria, recoding, options, id_column=args.id, ignore=ignore,

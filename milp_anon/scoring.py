@@ -347,7 +347,8 @@ def score_release(table, released: pd.DataFrame, criteria, recoding=None, option
     solve
         Also find the optimum (skipped for an invalid table).
     id_column
-        Match rows by this column (in both tables) instead of by position.
+        Match rows by this column (in both tables) instead of by position; the input's rows missing from
+        the release are then suppressed records, as with ``record_suppression``.
     count_column
         Each released row stands for this column's number of records
         (anonypy's aggregated Mondrian output): the rows are repeated, the
@@ -369,10 +370,13 @@ def score_release(table, released: pd.DataFrame, criteria, recoding=None, option
     report = GapReport(valid=False, cost=None, optimum=None, gap=None, status=None, n_rows=len(released))
     try:
         full, missing = _align(table, released, recoding, id_column=id_column,
-                               record_suppression=record_suppression, any_order=count_column is not None)
+                               record_suppression=record_suppression or id_column is not None,
+                               any_order=count_column is not None)
     except VerificationError as exc:
         report.violation = str(exc).removeprefix("verification failed: ")
         return report
+    # matched by id, the input's rows the release lacks are suppressed records (issue 17's contract for --id)
+    record_suppression = record_suppression or (id_column is not None and bool(missing.any()))
     # the rows the release lacks are withheld; rows written at the root in every QI (ARX's marker) are one
     # class when that class meets every criterion, else withheld records too (the same cost either way)
     masks = [None]

@@ -36,6 +36,30 @@ def test_rows_matched_by_id_in_any_order():
     assert rep.valid and rep.cost == 4 and rep.optimum == 4 and rep.gap == 0
 
 
+def test_rows_missing_from_a_release_matched_by_id_are_suppressed_records(tmp_path, capsys):
+    """Issue 17's contract: with ``--id`` alone, the input's rows missing from the release are suppressed records,
+    each charged all its QI cells, and the optimum may withhold as many (``--max-suppressed-records`` lowers it)."""
+    rel = _release([3, 0, 2, 1])  # anjana's way: r5 (b, y) and r6 (c, z) dropped, the rest in another order
+    rep = score_release(_table(), rel, [ma.KAnonymity(3)], id_column="id")
+    # 2 records × 2 QI cells; a class of r5, r6 and an (a, x) row instead costs 6, so the optimum withholds both
+    assert rep.valid and rep.withheld_records == 2 and rep.max_suppressed_records == 2
+    assert rep.cost == 4 and rep.optimum == 4 and rep.gap == 0
+    orig, anon, out = tmp_path / "orig.csv", tmp_path / "anon.csv", tmp_path / "gap.json"
+    ORIGINAL.to_csv(orig, index=False)
+    rel.to_csv(anon, index=False)
+    assert main(["gap", str(orig), str(anon), "--qi", "a,b", "--k", "3", "--id", "id", "--report", str(out)]) == 0
+    g = json.loads(out.read_text())
+    assert g["valid"] and g["withheld_records"] == 2 and g["cost"] == 4 and g["optimum"] == 4 and g["gap"] == 0
+    capsys.readouterr()
+    assert main(["gap", str(orig), str(anon), "--qi", "a,b", "--k", "3", "--id", "id",
+                 "--max-suppressed-records", "1"]) == 5
+    assert "2 records withheld, more than 1" in capsys.readouterr().err
+    # nothing missing: the same score as before the contract (no record counted as withheld)
+    whole = score_release(_table(), _release(range(6), withheld_as_stars=[4, 5]), [ma.KAnonymity(2)],
+                          id_column="id", solve=False)
+    assert whole.valid and whole.withheld_records == 0 and whole.max_suppressed_records is None
+
+
 def test_withheld_records_missing_or_all_stars():
     # r5 and r6 fit no class of 2 without 4 stars; anjana drops them, ARX writes them as '*' rows
     plain = score_release(_table(), _release([0, 1, 2, 3]), [ma.KAnonymity(2)], solve=False)

@@ -56,6 +56,7 @@ def test_a_record_that_fits_no_class_is_withheld():
     assert list(r.table.index) == [0, 1, 2, 3] and (r.table["a"] == "a").all()
     rep = r.report()
     assert rep["withheld_records"] == 1 and rep["withheld_rows"] == [5]
+    assert rep["suppressed_records"] == [5]  # issue 17's contract names them so
     assert "at most 1 withheld records" in rep["criteria"]
 
 

@@ -94,3 +94,22 @@ def test_write_model_and_to_pulp(tmp_path):
     with pytest.raises(InfeasibleRequest, match="exceeds the number of rows"):
         ma.Request(ma.KAnonymity(11)).write_model(table(), tmp_path / "x.mps")
     assert not (tmp_path / "x.mps").exists()
+
+
+def test_a_dataframe_is_taken_with_its_qi_or_refused_in_one_line_saying_how():
+    """``anonymize(frame, ...)`` with ``qi=`` solves the same table as ``Table.from_frame``; without it, or with a
+    value that is no table, one :class:`InputError` that names the way (no AttributeError from deep inside)."""
+    frame = pd.DataFrame({"a": list("aabbc"), "b": list("xxyyz"), "s": list("12121")})
+    table = ma.Table.from_frame(frame, ["a", "b"], "s")
+    direct = ma.anonymize(frame, ma.KAnonymity(2), qi=["a", "b"], sensitive="s")
+    assert direct.status == "optimal" and direct.objective == ma.anonymize(table, ma.KAnonymity(2)).objective
+    assert direct.objective == brute_force_k_anonymity(frame[["a", "b"]].to_numpy(), 2)[0]
+    for call in (lambda: ma.anonymize(frame, ma.KAnonymity(2)),
+                 lambda: ma.Request(ma.KAnonymity(2)).solve(frame),
+                 lambda: ma.Request(ma.KAnonymity(2)).inspect(frame)):
+        with pytest.raises(ma.InputError, match="Table.from_frame"):
+            call()
+    with pytest.raises(ma.InputError, match="got list"):
+        ma.anonymize([["a", "x"]], ma.KAnonymity(2))
+    with pytest.raises(ma.InputError, match="a Table already has"):
+        ma.anonymize(table, ma.KAnonymity(2), qi=["a"])

@@ -386,6 +386,7 @@ class Result:
         if self.withheld or any("withheld records" in c for c in self.criteria):
             out["withheld_records"] = len(self.withheld)
             out["withheld_rows"] = [i + 1 for i in self.withheld]  # data rows, 1-based
+            out["suppressed_records"] = list(out["withheld_rows"])  # issue 17's contract: the same rows by that name
         if self.provenance:
             out["provenance"] = self.provenance
         return out
