@@ -30,6 +30,11 @@ __all__ = ["ModelSize", "ReductionLog", "Result", "Round", "Timings"]
 SOLVER = "solver"
 
 
+def _count(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless one (the summary's counts: "1 model", "2 models")."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def _clean(v):
     """JSON-safe: non-finite floats become ``None``, numpy scalars plain numbers."""
     if isinstance(v, np.generic):
@@ -451,7 +456,7 @@ class Result:
             lines.append(f"groups        {self.n_groups}" + (f"   (released: {self.fallback})" if self.fallback else ""))
         if self.withheld:
             shown = ", ".join(str(i + 1) for i in self.withheld[:10]) + (" ..." if len(self.withheld) > 10 else "")
-            lines.append(f"withheld      {len(self.withheld)} records (data rows {shown}), left out of the table")
+            lines.append(f"withheld      {_count(len(self.withheld), 'record')} (data rows {shown}), left out of the table")
         lines.append(f"rows          {fmt(s.n_rows)}   t_in {fmt(s.t_in)}")
         if c:
             lines.append(
@@ -467,7 +472,7 @@ class Result:
                          f"{s.n_constraints} constraints, {fmt(s.n_nonzeros)} nonzeros"
                          + (" (the last restricted model)" if red else ""))
         lines.append("seconds       " + "  ".join(f"{k} {v:.2f}" for k, v in self.timings.as_dict().items()))
-        lines.append(f"solver        {self.solver} ({self.solver_status or '-'})")
+        lines.append(f"solver        {self.solver}" + (f" ({self.solver_status})" if self.solver_status else ""))
         return "\n".join(lines)
 
     def _reduction_lines(self, fmt) -> list[str]:
@@ -503,7 +508,7 @@ class Result:
         rg = self.row_generation
         if rg is not None:
             last = rg.iterations[-1] if rg.iterations else None
-            lines.append(f"row gen.      {len(rg.iterations)} models; criteria rows on "
+            lines.append(f"row gen.      {_count(len(rg.iterations), 'model')}; criteria rows on "
                          f"{fmt(last.active if last else 0)} of {fmt(rg.candidates)} candidates"
                          + ("; proven (a verified table at a relaxation's bound)" if rg.converged else
                             "; handed over to the whole model (too many groups failed)" if rg.handed_over else
