@@ -1,8 +1,8 @@
 """The package's import graph, read from the code: circles, and imports running up the layers.
 
-Every ``import`` and ``from … import`` of ``milp_anon`` counts, at module level
-or inside a function, except those under ``if TYPE_CHECKING:`` (annotations
-only, never run). A package's ``__init__`` counts as a module of its own.
+Every ``import`` and ``from … import`` of ``milp_anon`` counts, at module level,
+inside a function or under ``if TYPE_CHECKING:`` (an annotation's import is a
+dependency too). A package's ``__init__`` counts as a module of its own.
 The layers are the import-linter contract's in ``pyproject.toml``; this script
 also finds circles *within* a layer, which that contract does not see.
 
@@ -32,25 +32,9 @@ def modules(root: pathlib.Path = ROOT) -> dict[str, pathlib.Path]:
     return out
 
 
-def _type_checking(node: ast.AST) -> bool:
-    test = getattr(node, "test", None)
-    return isinstance(node, ast.If) and (
-        (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
-        or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))
-
-
 def _imports(tree: ast.AST):
-    """The import nodes of ``tree``, outside ``if TYPE_CHECKING:`` blocks."""
-    todo = [tree]
-    while todo:
-        node = todo.pop()
-        for child in ast.iter_child_nodes(node):
-            if _type_checking(child):
-                todo.extend(child.orelse)
-                continue
-            if isinstance(child, (ast.Import, ast.ImportFrom)):
-                yield child
-            todo.append(child)
+    """Every import node of ``tree``."""
+    return (node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)))
 
 
 def graph(root: pathlib.Path = ROOT) -> nx.DiGraph:

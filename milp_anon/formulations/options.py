@@ -9,19 +9,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-if TYPE_CHECKING:  # the model calls these rows while it is built
-    from milp_anon.formulations.assignment import AssignmentModel
-    from milp_anon.instance.request import ModelOptions
+from milp_anon.instance.request import ModelOptions
 
 __all__ = ["add_option_rows"]
 
 
-def add_option_rows(am: AssignmentModel, options: ModelOptions) -> None:
-    """Budget, output homogeneity and the objective."""
+def add_option_rows(am, options: ModelOptions) -> None:
+    """Budget, output homogeneity and the objective, added to ``am`` (the
+    :class:`~milp_anon.formulations.assignment.AssignmentModel` being built, which calls this; not imported here,
+    so that the model's module and its rows' modules do not import each other)."""
     lm, c = am.lm, am.cands
     w = c.cost[am.pair_cand].astype(float)
     if options.budget is not None:

@@ -9,20 +9,19 @@ assignment variables are integer) and whether it reads the group sizes
 ``s_j``. The mathematics, and why each form is exact, are in
 ``formulations/k-anonymity.md``, ``p-sensitivity.md``, ``l-diversity.md``
 and ``t-closeness.md``.
+
+``am`` is the model being built (it calls these rows); its class is not
+imported here, so that the model's module and this one do not import each other.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from milp_anon.privacy.criteria import Criterion, KAnonymity, LDiversity, PSensitivity, TCloseness, exact
 from milp_anon.runtime.errors import InputError
-
-if TYPE_CHECKING:  # the model calls these rows while it is built
-    from milp_anon.formulations.assignment import AssignmentModel
 
 __all__ = ["ClosenessForm", "CriterionRows", "closeness_form", "rows_of"]
 
@@ -43,7 +42,7 @@ class CriterionRows:
         (``C`` candidates, ``P`` pairs, ``V`` values per sensitive column)."""
         return 0, 0, 0, 0
 
-    def add(self, crit: Criterion, am: AssignmentModel) -> None:
+    def add(self, crit: Criterion, am) -> None:
         """Add the criterion's rows to ``am``."""
 
 
