@@ -8,7 +8,7 @@ native-country, workclass, occupation (the first ``q``). The whole model
 (``reduction="none"``) is written as MPS (as ``Request.write_model`` does) and read
 by SCIP (its defaults, one thread), or solved by HiGHS as the toolkit does
 (presolve off, one thread, isolated). Each run in its own process, one at a
-time. SCIP runs through ``benchmarks.whole_cutoff`` (no cutoff): its best
+time. SCIP runs through ``benchmarks.experiments.whole_cutoff`` (no cutoff): its best
 solution is mapped back onto the model's columns by name and released only
 through the verifier (``Release.verified``), so its cost is the table's
 recounted cost. Reports the root bound (SCIP's
@@ -28,7 +28,7 @@ OUT = os.path.join(os.path.dirname(__file__), "results")
 
 
 def _scip(table, request, limit):
-    from .whole_cutoff import solve_whole_with_cutoff
+    from .experiments.whole_cutoff import solve_whole_with_cutoff
 
     out = solve_whole_with_cutoff(table, request, None, limit, quiet=True, engine="scip")
     return {"status": out["scip_status"], "bound": out["bound"], "root bound": out["root_bound"],

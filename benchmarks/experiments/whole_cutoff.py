@@ -1,6 +1,6 @@
 """The whole model of a request, written as MPS, solved by HiGHS (or SCIP) alone against a cutoff; its table verified.
 
-    python -m benchmarks.whole_cutoff [--cutoff 124.5] [--limit 3000] [--engine highs|scip]
+    python -m benchmarks.experiments.whole_cutoff [--cutoff 124.5] [--limit 3000] [--engine highs|scip]
         [--highs-option KEY=VALUE ...] [--statistics] [--save SOLUTION.json] [--check SOLUTION.json]
         [--start SOLUTION.json]
         [--qis sex,race,marital-status] [--k 5] [--cases "frequency l=3;t=0.3 hierarchical"]

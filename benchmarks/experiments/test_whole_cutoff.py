@@ -1,4 +1,4 @@
-"""benchmarks/whole_cutoff.py (the whole model as MPS, HiGHS against a cutoff, the solution mapped back by column
+"""benchmarks/experiments/whole_cutoff.py (the whole model as MPS, HiGHS against a cutoff, the solution mapped back by column
 name): against brute force on random small tables with a sensitive criterion, a cutoff just above the optimum
 gives "Optimal" at the optimum with a verified table of that cost, and a cutoff just below it no cheaper table
 and no bound above the cutoff."""
@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import milp_anon as ma
-from benchmarks.whole_cutoff import solve_whole_with_cutoff
+from benchmarks.experiments.whole_cutoff import solve_whole_with_cutoff
 
 
 def _instance(case, data):
@@ -93,7 +93,7 @@ def test_check_point_is_exact(case, data):
 
     import numpy as np
 
-    from benchmarks.whole_cutoff import check_point, check_saved
+    from benchmarks.experiments.whole_cutoff import check_point, check_saved
     from milp_anon.pipeline import solve as pipeline
 
     instance = _instance(case, data)
@@ -125,7 +125,7 @@ def test_check_point_is_exact(case, data):
     (["--start", "EXISTS"], "not a solution written by --save"),
 ])
 def test_bad_input_is_refused_before_work(tmp_path, capsys, args, cause):
-    from benchmarks.whole_cutoff import main
+    from benchmarks.experiments.whole_cutoff import main
 
     existing = tmp_path / "solution.json"
     existing.write_text("keep me")
