@@ -185,6 +185,76 @@ def repair(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveG
     return Release.verified(am.table, request, released, cost=cost, groups=groups, source="row generation repair")
 
 
+class _Iterations:
+    """What the row generation's steps share (:func:`row_generation`): the best verified release
+    (``incumbent``), the start of the next ``R(A)`` (``hint``, from it) and the best bound of any ``R(A)``
+    (``best``); the repair of a solution whose groups fail, and the search beside a relaxation."""
+
+    def __init__(self, am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveGrid,
+                 deadline: float | None, last: float | None, hint, incumbent: Release | None, search, sub_solve):
+        self.am, self.request, self.solver, self.grid = am, request, solver, grid
+        self.deadline, self.last, self.search, self.sub_solve = deadline, last, search, sub_solve
+        self.hint, self.incumbent, self.best = hint, incumbent, -math.inf
+
+    def improved(self, rel: Release) -> None:
+        self.incumbent = rel
+        self.hint = release_start(self.am, rel)  # the next R(A) starts from it (its cost bounds R(A)'s optimum)
+        progress.report(incumbent=rel.objective)
+
+    def at_bound(self) -> bool:  # a release at the relaxations' bound: optimal
+        inc, best = self.incumbent, self.best
+        return inc is not None and math.isfinite(best) and not self.grid.gap(inc.objective, best)
+
+    def near(self) -> bool:  # the best table within EXTEND_GAP of the relaxations' bound
+        inc, best = self.incumbent, self.best
+        return inc is not None and math.isfinite(best) and (
+            EXTEND_GAP == math.inf or inc.objective - best <= EXTEND_GAP * abs(inc.objective) + 1e-9)
+
+    def repaired(self, owed, hand_over=False, seconds=None, end=None) -> bool:
+        """Repair the solution ``owed`` (``pending``), in ``seconds`` if given, before ``end`` (``deadline``
+        if not given); ``True`` when the incumbent then reaches ``best``."""
+        it, g, failing, used, any_active = owed
+        end = self.deadline if end is None else end
+        left = None if end is None else end - time.perf_counter()
+        if (left is not None and left <= 2.0) or interrupt.stop_requested():
+            return False
+        t1 = time.perf_counter()
+        budget = seconds
+        if budget is None:  # never longer than the relaxation it follows: where R(A) is quick, the next may converge
+            budget = min(REPAIR_SECONDS, max(it.seconds, 1.0), math.inf if left is None else 0.25 * left)
+        rel = None
+        if self.solver.tuning.resolve_failing:  # also before a hand-over: the whole model then starts from its table
+            released, groups, _ = self.am.release(g)
+            resolved = lns.resolve_failing(self.am.table, self.request, released, groups, failing, budget,
+                                           self.solver, sub_solve=self.sub_solve)
+            rel = None if resolved is None else resolved[0]
+        if rel is None and any_active and not hand_over:  # R(∅) is k-anonymity alone: too far to repair whole
+            rel = repair(self.am, self.request, self.solver, self.grid, used, self.incumbent,
+                         max(1.0, budget - (time.perf_counter() - t1)))
+        it.repaired = None if rel is None else rel.objective
+        it.repair_seconds = time.perf_counter() - t1
+        if rel is not None and (self.incumbent is None or rel.objective < self.incumbent.objective - 1e-9):
+            self.improved(rel)
+        return self.at_bound()
+
+    def searched(self, it: Iteration, relaxation: _Relaxation) -> bool:
+        """The search from the best table until ``relaxation`` (beside it) ends, a table reaches the relaxations'
+        bound, or ``last``; ``True`` in the second case. Its tables are verified releases (:func:`lns.improve`)."""
+        left = self.last - time.perf_counter()
+        if self.incumbent is None or left <= 2.0 or interrupt.stop_requested() or relaxation.finished.is_set():
+            return False
+        t1 = time.perf_counter()
+
+        def better(rel):  # as found: the next R(A) starts from it, and one at the bound stops the search
+            if rel.objective < self.incumbent.objective - 1e-9:
+                self.improved(rel)
+
+        rel, _ = self.search(self.incumbent, left, lambda: relaxation.finished.is_set() or self.at_bound(), better)
+        better(rel)  # its final table (already kept where the search reported it)
+        it.searched, it.search_seconds = self.incumbent.objective, time.perf_counter() - t1
+        return self.at_bound()
+
+
 def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveGrid, *, hint=None,
                    deadline: float | None = None, max_failing: float | None = None,
                    incumbent: Release | None = None, k_bounds=None, search=None, search_end: float | None = None,
@@ -208,16 +278,14 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
     ``R(A)`` may run until ``search_end`` (a ``perf_counter`` time after
     ``deadline``: the whole time limit's end, where ``deadline`` is the stage's).
 
-    Not split further (its setup and a solution's test are :func:`_lazy_rows` and :func:`_failing`): its
-    closures (``improved``, ``repaired``, ``searched``) read and replace the loop's ``incumbent``, ``hint`` and
-    ``best``, and the loop's dozen exits return them; apart, all three would travel through every call.
+    The loop's steps that share its incumbent, start and bound (a repair, the search beside a relaxation) are
+    :class:`_Iterations`'s; its setup and a solution's test are :func:`_lazy_rows` and :func:`_failing`.
     """
     lm, C = am.lm, am.cands.n_candidates
     lazy, lazy_owner, always = _lazy_rows(am)
     k_criteria = [c for c in request.criteria if isinstance(c, KAnonymity)]
     active = np.zeros(C, dtype=bool)
     log = RowGenerationLog(candidates=int(C), criterion_rows=int(lazy.shape[0]))
-    best = -math.inf
     solver_status = ""
     tuning = solver.tuning
     merge = tuning.partial_split and partial_split.applies(request) and am.units.n_units > am.instance.types.t_in
@@ -227,67 +295,12 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
     extended = tuning.search_beside_row_generation and tuning.repair_beside and search is not None and search_end is not None \
         and deadline is not None
     last = search_end if extended else deadline
-
-    def improved(rel: Release) -> None:
-        nonlocal incumbent, hint
-        incumbent = rel
-        hint = release_start(am, rel)  # the next R(A) starts from it (its cost bounds R(A)'s optimum)
-        progress.report(incumbent=rel.objective)
-
-    def at_bound() -> bool:  # a release at the relaxations' bound: optimal
-        return incumbent is not None and math.isfinite(best) and not grid.gap(incumbent.objective, best)
-
-    def near() -> bool:  # the best table within EXTEND_GAP of the relaxations' bound
-        return incumbent is not None and math.isfinite(best) and (
-            EXTEND_GAP == math.inf or incumbent.objective - best <= EXTEND_GAP * abs(incumbent.objective) + 1e-9)
-
-    def repaired(owed, hand_over=False, seconds=None, end=None) -> bool:
-        """Repair the solution ``owed`` (``pending``), in ``seconds`` if given, before ``end`` (``deadline``
-        if not given); ``True`` when the incumbent then reaches ``best``."""
-        it, g, failing, used, any_active = owed
-        end = deadline if end is None else end
-        left = None if end is None else end - time.perf_counter()
-        if (left is not None and left <= 2.0) or interrupt.stop_requested():
-            return False
-        t1 = time.perf_counter()
-        budget = seconds
-        if budget is None:  # never longer than the relaxation it follows: where R(A) is quick, the next may converge
-            budget = min(REPAIR_SECONDS, max(it.seconds, 1.0), math.inf if left is None else 0.25 * left)
-        rel = None
-        if tuning.resolve_failing:  # also before a hand-over: the whole model then starts from its table
-            released, groups, _ = am.release(g)
-            resolved = lns.resolve_failing(am.table, request, released, groups, failing, budget, solver,
-                                               sub_solve=sub_solve)
-            rel = None if resolved is None else resolved[0]
-        if rel is None and any_active and not hand_over:  # R(∅) is k-anonymity alone: too far to repair whole
-            rel = repair(am, request, solver, grid, used, incumbent, max(1.0, budget - (time.perf_counter() - t1)))
-        it.repaired = None if rel is None else rel.objective
-        it.repair_seconds = time.perf_counter() - t1
-        if rel is not None and (incumbent is None or rel.objective < incumbent.objective - 1e-9):
-            improved(rel)
-        return at_bound()
-
-    def searched(it: Iteration, relaxation: _Relaxation) -> bool:
-        """The search from the best table until ``relaxation`` (beside it) ends, a table reaches the relaxations'
-        bound, or ``last``; ``True`` in the second case. Its tables are verified releases (:func:`lns.improve`)."""
-        left = last - time.perf_counter()
-        if incumbent is None or left <= 2.0 or interrupt.stop_requested() or relaxation.finished.is_set():
-            return False
-        t1 = time.perf_counter()
-
-        def better(rel):  # as found: the next R(A) starts from it, and one at the bound stops the search
-            if rel.objective < incumbent.objective - 1e-9:
-                improved(rel)
-
-        rel, _ = search(incumbent, left, lambda: relaxation.finished.is_set() or at_bound(), better)
-        better(rel)  # its final table (already kept where the search reported it)
-        it.searched, it.search_seconds = incumbent.objective, time.perf_counter() - t1
-        return at_bound()
+    st = _Iterations(am, request, solver, grid, deadline, last, hint, incumbent, search, sub_solve)
 
     while True:
         left = None if last is None else last - time.perf_counter()
         if (left is not None and left <= 0) or interrupt.stop_requested():  # Ctrl-C: keep what is found
-            return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
+            return st.incumbent, _finite(st.best), Status.TIME_LIMIT, solver_status, log
         keep = always.copy()
         keep[lazy[active[lazy_owner]]] = True
         sub = lm.with_rows(keep)
@@ -298,13 +311,13 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
         beside = pending is not None and tuning.repair_beside and _isolated(solver, model, last)
         with_search = beside and extended
         # past the stage's share while the table is near the bound (EXTEND_GAP): a proof is then what is missing
-        end = last if with_search and near() else deadline
+        end = last if with_search and st.near() else deadline
         if end is not None and time.perf_counter() >= end:
-            return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log  # the stage's share is spent
+            return st.incumbent, _finite(st.best), Status.TIME_LIMIT, solver_status, log  # the stage's share is spent
         if pending is not None and not beside:  # the repair first: R(A) then starts from its table
-            if repaired(pending):
+            if st.repaired(pending):
                 log.converged = True
-                return incumbent, _finite(best), Status.OPTIMAL, solver_status, log
+                return st.incumbent, _finite(st.best), Status.OPTIMAL, solver_status, log
             pending = None
         first = None
         if not log.iterations and tuning.first_by_reduction and _isolated(solver, model, deadline):
@@ -313,15 +326,15 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             out, g = first
             seconds = out.seconds
         else:
-            relaxation = _Relaxation(model, solver, grid, hint if split is None else split.hint(hint), best,
-                                     end)
+            relaxation = _Relaxation(model, solver, grid, st.hint if split is None else split.hint(st.hint),
+                                     st.best, end)
             if beside:  # R(A) in its own process on the other core, the repair (then the search) here meanwhile
                 with relaxation.beside():
-                    if repaired(pending, end=end) \
-                            or (with_search and searched(pending[0], relaxation)):
+                    if st.repaired(pending, end=end) \
+                            or (with_search and st.searched(pending[0], relaxation)):
                         relaxation.cancel()
                         log.converged = True
-                        return incumbent, _finite(best), Status.OPTIMAL, solver_status, log
+                        return st.incumbent, _finite(st.best), Status.OPTIMAL, solver_status, log
             else:
                 relaxation.run()
             out, seconds = relaxation.result()
@@ -330,9 +343,9 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             out = dataclasses.replace(out, x=split.to_whole(out.x))
         solver_status = out.solver_status
         if out.bound is not None:
-            best = max(best, out.bound)
-            log.bound = _finite(best)
-            progress.report(bound=best)
+            st.best = max(st.best, out.bound)
+            log.bound = _finite(st.best)
+            progress.report(bound=st.best)
         it = Iteration(active=int(active.sum()), rows=int(model.n_rows), status=str(out.status),
                        objective=out.objective, bound=out.bound, failing=None, seconds=seconds,
                        by_reduction=first is not None)
@@ -341,7 +354,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             return None, None, Status.INFEASIBLE, solver_status, log
         if first is None:
             if out.x is None:
-                return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
+                return st.incumbent, _finite(st.best), Status.TIME_LIMIT, solver_status, log
             g, _ = read_assignment(am, out.x, k_criteria, solver, lm=sub)  # R(A) holds k-anonymity everywhere
         used, failing, fails = _failing(am, request, g)
         it.failing = int(fails.shape[0])
@@ -349,28 +362,28 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
             released, groups, cost = am.release(g)
             release = Release.verified(am.table, request, released, cost=cost, groups=groups)
             log.converged = out.status == Status.OPTIMAL
-            if not log.converged and incumbent is not None and incumbent.objective < release.objective:
-                release = incumbent  # stopped early: a repair's table may be better
+            if not log.converged and st.incumbent is not None and st.incumbent.objective < release.objective:
+                release = st.incumbent  # stopped early: a repair's table may be better
             status = Status.OPTIMAL if log.converged else Status.TIME_LIMIT
-            return release, _finite(best), status, solver_status, log
+            return release, _finite(st.best), status, solver_status, log
         if out.status != Status.OPTIMAL and first is None:
             # stopped with a solution that fails: no time for another model
-            return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
+            return st.incumbent, _finite(st.best), Status.TIME_LIMIT, solver_status, log
         pending = (it, g, failing, used, bool(active.any()))
         if max_failing is not None and fails.shape[0] > max_failing * used.shape[0]:
             # the relaxations would soon hold most rows: repair (the whole model starts from its table), hand over
-            if repaired(pending, hand_over=True):
+            if st.repaired(pending, hand_over=True):
                 log.converged = True
-                return incumbent, _finite(best), Status.OPTIMAL, solver_status, log
+                return st.incumbent, _finite(st.best), Status.OPTIMAL, solver_status, log
             log.handed_over = True
-            return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
+            return st.incumbent, _finite(st.best), Status.TIME_LIMIT, solver_status, log
         if out.status != Status.OPTIMAL:
             # R(∅) by the reduction, not proven: every later R(A) is a larger MILP than the one it stood in for;
             # its table, repaired in the time left, is what this stage gives (the search improves it next)
-            if repaired(pending, seconds=None if deadline is None else deadline - time.perf_counter()):
+            if st.repaired(pending, seconds=None if deadline is None else deadline - time.perf_counter()):
                 log.converged = True
-                return incumbent, _finite(best), Status.OPTIMAL, solver_status, log
-            return incumbent, _finite(best), Status.TIME_LIMIT, solver_status, log
+                return st.incumbent, _finite(st.best), Status.OPTIMAL, solver_status, log
+            return st.incumbent, _finite(st.best), Status.TIME_LIMIT, solver_status, log
         if np.all(active[fails]):  # pragma: no cover - R(A) holds their rows, so its groups meet them
             raise VerificationError("row generation: a group fails criteria whose rows the model holds")
         active[fails] = True
