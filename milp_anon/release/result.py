@@ -187,8 +187,8 @@ class ReductionLog:
     #: the LP rounding's verified objective (:func:`milp_anon.search.lp_rounding.round_k_anonymity`) and its seconds, or ``None``
     rounding_objective: float | None = None
     rounding_seconds: float | None = None
-    #: the support round (:meth:`milp_anon.reduction.LagrangianReduction.support_round`): its candidates,
-    #: pairs, status, objective, seconds and the search beside it; ``None`` where it did not run
+    #: the support round's record; the round was removed as no gain (``scale_reduction_support_round_8qi_k5.md``),
+    #: so always ``None``: kept because REPORT.json's keys stay
     support_round: dict | None = None
     #: the search beside the column generation (:meth:`milp_anon.reduction.LagrangianReduction.bounds_beside_search`):
     #: ``guide_seconds`` (when the master's point was handed over), ``rounding`` (its rounding's objective),

@@ -19,7 +19,7 @@ __all__ = ["BYTES_PER_PAIR", "TreePeak", "allowance", "available_memory_bytes", 
 #: bytes this process holds per (type, candidate) pair of the candidate layer, models aside, at its peak: the
 #: pairs (16), the Lagrangian reduction's block prices at the best multipliers (16; during the column
 #: generation a one-byte mask per outcome, :func:`milp_anon.bounds.lagrangian.block_values`; priced in chunks,
-#: :data:`milp_anon.bounds.lagrangian.PRICE_CHUNK`), its master's column per pair (9), the LP point (8),
+#: ``Tuning.price_chunk``), its master's column per pair (9), the LP point (8),
 #: the pair bounds and their sorted copy (16), the incumbent's rows per pair (8), masks and the copies the
 #: enumeration concatenates. Measured: Adult, 8 QIs with hierarchies (``lm``), k = 2, 63.9 M pairs, a 600-s
 #: run's own peak 7,263 MiB, 119 bytes per pair with the interpreter and the table

@@ -335,7 +335,6 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
     cheaper than the last, as it is found. ``memory``: the last calls' on this table and request, continued
     (:class:`SearchMemory`; a fresh one where none is given). ``sub_solve`` solves each sub-problem
     (:data:`SubSolve`: the pipeline's own solve)."""
-    solve = sub_solve
 
     t0 = time.perf_counter()
     deadline = t0 + seconds
@@ -390,8 +389,8 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
                 break
             limit = min(SUB_LIMIT, left)
             with progress.muted():
-                res = solve(sub, sub_request, dataclasses.replace(solver, time_limit=limit, gap=0.0, lns=0.0),
-                            start=now)
+                res = sub_solve(sub, sub_request, dataclasses.replace(solver, time_limit=limit, gap=0.0, lns=0.0),
+                                start=now)
             log.solved += 1
             if res.is_optimal:
                 log.proven += 1
@@ -649,7 +648,6 @@ def resolve_failing(table: Table, request, released, groups: np.ndarray, failing
     within ``seconds`` or outgrew :data:`RESOLVE_MAX_ROWS` rows. Cost: one
     pipeline run per piece and growth step, on a few classes each (``sub_solve``, :data:`SubSolve`).
     """
-    solve = sub_solve
 
     if unavailable(request) is not None or not np.any(failing):
         return None
@@ -687,9 +685,9 @@ def resolve_failing(table: Table, request, released, groups: np.ndarray, failing
         if rows.size > RESOLVE_MAX_ROWS:
             return None
         with progress.muted():
-            res = solve(_sub_table(table, rows), sub_request,
-                        dataclasses.replace(solver, time_limit=min(left, max(SUB_LIMIT, left / len(todo))),
-                                            gap=0.0, lns=0.0))
+            res = sub_solve(_sub_table(table, rows), sub_request,
+                            dataclasses.replace(solver, time_limit=min(left, max(SUB_LIMIT, left / len(todo))),
+                                                gap=0.0, lns=0.0))
         if res.table is not None:
             q[3] = (rows, res.table[released.columns].to_numpy())
             continue
@@ -708,7 +706,8 @@ def resolve_failing(table: Table, request, released, groups: np.ndarray, failing
         sub = _sub_table(table, rows)
         start = Release.verified(sub, sub_request, out.iloc[rows].reset_index(drop=True))
         with progress.muted():
-            res = solve(sub, sub_request, dataclasses.replace(solver, time_limit=left, gap=0.0, lns=0.0), start=start)
+            res = sub_solve(sub, sub_request, dataclasses.replace(solver, time_limit=left, gap=0.0, lns=0.0),
+                            start=start)
         if res.table is not None and res.objective < start.objective - 1e-9:
             out.iloc[rows] = res.table[released.columns].to_numpy()
     return Release.verified(table, request, out, source=RESOLVE_SOURCE), rows
