@@ -41,6 +41,7 @@ from milp_anon.runtime.cleanup import exit_on_signals
 from milp_anon.runtime.errors import InfeasibleRequest, InputError, MilpAnonError, SolverError, VerificationError
 from milp_anon.runtime.interrupt import stop_on_sigint
 from milp_anon.runtime.progress import ProgressPrinter, reporting
+from milp_anon.runtime.status import counted, format_gap
 from milp_anon.scoring import score_release
 from milp_anon.solvers import SolverOptions
 from milp_anon.solvers.options import parse_highs_option
@@ -534,8 +535,15 @@ def cmd_inspect(args) -> int:
     _say(f"pairs         {info['n_pairs']} assignment pairs (unit, candidate)")
     _say(f"model         {info['n_variables']} variables ({info['n_integer']} integer), "
           f"{info['n_constraints']} constraints, {info['n_nonzeros']} nonzeros (estimated before building)")
-    _say(f"memory        about {info['bytes_highs'] / 2**20:.0f} MiB to solve with HiGHS, "
-          f"{info['bytes_pulp'] / 2**20:.0f} MiB with a PuLP model")
+    if info.get("solved_by") == "lagrangian reduction":
+        # the whole model is never built here: its estimate is an upper bound, never a reason to refuse
+        _say(f"memory        the whole model: at most about {info['bytes_highs'] / 2**20:,.0f} MiB with HiGHS "
+             f"({info['bytes_pulp'] / 2**20:,.0f} MiB as a PuLP model); a solve runs the Lagrangian reduction, "
+             "whose restricted models are far smaller, each checked against the memory allowed when built")
+    else:
+        _say(f"memory        about {info['bytes_highs'] / 2**20:,.0f} MiB to solve with HiGHS, "
+             f"{info['bytes_pulp'] / 2**20:,.0f} MiB with a PuLP model (checked against the memory allowed "
+             "before the model is built)")
     lag = info.get("lagrangian")
     if lag:
         _say(f"LP bound      {lag['lp_bound']:.4f} by column generation ({lag['iterations']} rounds, "
@@ -618,16 +626,17 @@ def cmd_gap(args) -> int:
 
 
 def _pct(x) -> str:
-    return "n/a" if x is None else ("infinite" if x == float("inf") else f"{100 * x:.4g} %")
+    return "n/a" if x is None else format_gap(x)
 
 
 def _gap_lines(rep) -> list[str]:
     """The gap summary: "optimum" only for a proven optimum, else best known, bound and the gap's range."""
-    withheld = f", {rep.withheld_records} withheld records" if rep.max_suppressed_records is not None else ""
-    lines = [f"valid      yes ({rep.n_groups} classes{withheld})", f"cost       {rep.cost:,.6g}"]
+    withheld = ("" if rep.max_suppressed_records is None
+                else f", {counted(rep.withheld_records, 'withheld record')}")
+    lines = [f"valid      yes ({counted(rep.n_groups, 'class', 'classes')}{withheld})", f"cost       {rep.cost:,.6g}"]
     src = "" if rep.optimum_source in (None, "solved") else f"; from {rep.optimum_source}"
     limit = ("" if rep.max_suppressed_records is None
-             else f"; may withhold {rep.max_suppressed_records} records")
+             else f"; may withhold {counted(rep.max_suppressed_records, 'record')}")
     if rep.optimum is not None:
         lines += [f"optimum    {rep.optimum:,.6g} (proven optimal{limit}{src})", f"gap        {_pct(rep.gap)}"]
     elif rep.best_known is not None:

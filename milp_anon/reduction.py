@@ -400,10 +400,11 @@ class LagrangianReduction:
     def run(self) -> Outcome:
         limit = self.solver.time_limit
         lp_limit = None if limit is None else 0.5 * limit
-        if self.search_beside_lp(lp_limit):
-            pb, lp_search = self.bounds_beside_search(lp_limit)
-        else:
-            pb, lp_search = self.bounds_fn(self.instance, self.request, self.grid, self.solver, lp_limit), None
+        with progress.phase("lp"):  # timed by the bounds themselves (pb.seconds), shown while they run
+            if self.search_beside_lp(lp_limit):
+                pb, lp_search = self.bounds_beside_search(lp_limit)
+            else:
+                pb, lp_search = self.bounds_fn(self.instance, self.request, self.grid, self.solver, lp_limit), None
         self.log = pb.log
         self.log.lp_search = lp_search
         self.timings.add("lp", pb.seconds)

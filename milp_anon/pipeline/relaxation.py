@@ -141,6 +141,8 @@ class LpRoundingLog:
     #: suppression), ``None`` where it gained nothing or does not apply
     refined: float | None = None
     model_skipped: bool = False
+    #: why the whole model was not run, in words (the summary's), when ``model_skipped``
+    model_skipped_why: str | None = None
     #: the large-neighbourhood search run beside the LP (:class:`~milp_anon.search.lns.LnsLog` as a dict), if any
     search: dict | None = None
     #: the slack LP (t-closeness with room for the rounding), when it ran: its status, objective (at its

@@ -397,7 +397,7 @@ def _whole_model_skipped(instance: Instance, start: Release, relaxed, relaxed_so
         why = "its LP relaxation cannot raise the bound: the restricted model ran instead"
     else:
         why = "its restricted LP did not finish, and the group blocks' dual is at least the LP's"
-    lp_log = dataclasses.replace(lp_log, model_skipped=True)
+    lp_log = dataclasses.replace(lp_log, model_skipped=True, model_skipped_why=why)
     return Outcome(start, relaxed, Status.TIME_LIMIT, solver_status=f"the whole model skipped ({why})",
                    size=size,
                    candidate_counts=dict(instance.candidates.counts), warm_start_cost=ws_cost, grid=grid,
@@ -732,6 +732,11 @@ def inspect(table: Table, request, *, lp: bool = False, time_limit: float | None
         cands = instance.candidates
         info.update(candidates=dict(cands.counts), n_candidates=cands.n_candidates,
                     n_pairs=instance.n_unit_pairs(), **estimate(instance, request.criteria).as_dict())
+        # what the memory figures mean for a solve with default options: the whole model's estimate refuses a
+        # model only where the whole model is built; the reduction builds restricted models, each checked alone
+        reduced = request.model.reduction != "none" and _reduction.unavailable(
+            request, SolverOptions(), cands, table.n) is None
+        info["solved_by"] = "lagrangian reduction" if reduced else "whole model"
         if lp:
             info["lagrangian"] = _reduction.threshold_table(instance, request, time_limit)
     info["seconds"] = round(timings.stop().total, 3)

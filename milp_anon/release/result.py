@@ -22,17 +22,12 @@ import numpy as np
 import pandas as pd
 
 from milp_anon.runtime import progress
-from milp_anon.runtime.status import Status
+from milp_anon.runtime.status import Status, counted, format_gap
 
 __all__ = ["ModelSize", "ReductionLog", "Result", "Round", "Timings"]
 
 #: where a released table comes from when no heuristic replaced the solver's
 SOLVER = "solver"
-
-
-def _count(n: int, noun: str) -> str:
-    """``n`` and ``noun``, plural unless one (the summary's counts: "1 model", "2 models")."""
-    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def _clean(v):
@@ -102,11 +97,12 @@ class Timings:
 
     @contextmanager
     def phase(self, name: str):
-        """Time the block as (part of) phase ``name`` (and tell a progress listener)."""
-        progress.report(phase=name)
+        """Time the block as (part of) phase ``name``; a progress listener shows ``name`` while it runs
+        (:func:`~milp_anon.runtime.progress.phase`)."""
         t = time.perf_counter()
         try:
-            yield
+            with progress.phase(name):
+                yield
         finally:
             self.add(name, time.perf_counter() - t)
 
@@ -448,15 +444,14 @@ class Result:
         if self.class_sizes:
             cs = self.class_size_summary()
             lines.append(f"class sizes   min {cs['min']}  median {cs['median']:g}  max {cs['max']}  "
-                         f"({cs['n_classes']} classes)")
-        gap = "-" if self.gap is None else f"{100 * self.gap:.4g} %"
-        lines.append(f"bound         {fmt(self.bound)}   gap {gap}"
+                         f"({counted(cs['n_classes'], 'class', 'classes')})")
+        lines.append(f"bound         {fmt(self.bound)}   gap {format_gap(self.gap)}"
                      + (f"   ({self.bound_source})" if self.bound_source else ""))
         if self.groups is not None:
             lines.append(f"groups        {self.n_groups}" + (f"   (released: {self.fallback})" if self.fallback else ""))
         if self.withheld:
             shown = ", ".join(str(i + 1) for i in self.withheld[:10]) + (" ..." if len(self.withheld) > 10 else "")
-            lines.append(f"withheld      {_count(len(self.withheld), 'record')} (data rows {shown}), left out of the table")
+            lines.append(f"withheld      {counted(len(self.withheld), 'record')} (data rows {shown}), left out of the table")
         lines.append(f"rows          {fmt(s.n_rows)}   t_in {fmt(s.t_in)}")
         if c:
             lines.append(
@@ -497,7 +492,8 @@ class Result:
                 lines.append(f"fixing {i:<6} {below}: {fmt(rnd.pairs)} pairs{held}, {fmt(rnd.candidates)} "
                              f"candidates{cl} -> "
                              f"{status}" + (f"; incumbent {rnd.objective:g}" if rnd.objective is not None else "")
-                             + (f"; round bound {rnd.bound:g}" if rnd.bound is not None else "")
+                             + (f"; its restricted model's own bound {rnd.bound:g}" if rnd.bound is not None
+                                else "")
                              + (f"; search beside it {rnd.search['start']:g} -> {rnd.search['end']:g}"
                                 if rnd.search else ""))
         return lines
@@ -508,10 +504,11 @@ class Result:
         rg = self.row_generation
         if rg is not None:
             last = rg.iterations[-1] if rg.iterations else None
-            lines.append(f"row gen.      {_count(len(rg.iterations), 'model')}; criteria rows on "
+            lines.append(f"row gen.      {counted(len(rg.iterations), 'model')}; criteria rows on "
                          f"{fmt(last.active if last else 0)} of {fmt(rg.candidates)} candidates"
                          + ("; proven (a verified table at a relaxation's bound)" if rg.converged else
-                            "; handed over to the whole model (too many groups failed)" if rg.handed_over else
+                            "; stopped, too many groups failing the criteria: handed over to the LP rounding and "
+                            "the whole model (below)" if rg.handed_over else
                             "; not converged"))
         return lines
 
@@ -539,7 +536,8 @@ class Result:
                             + (f", table {lr.model_objective:g}" if lr.model_objective is not None else "")
                             + (f", search beside it {lr.model_search['start']:g} -> {lr.model_search['end']:g}"
                                if lr.model_search else ""))
-                         + ("; the whole model skipped" if lr.model_skipped else "")
+                         + (f"; the whole model not run: {lr.model_skipped_why or 'its LP would not finish'}"
+                            if lr.model_skipped else "")
                          + (f"; search beside the whole model {lr.whole_search['start']:g} -> "
                             f"{lr.whole_search['end']:g}" if lr.whole_search else ""))
         return lines

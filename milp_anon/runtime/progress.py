@@ -22,7 +22,9 @@ import threading
 import time
 from dataclasses import dataclass, replace
 
-__all__ = ["Progress", "ProgressPrinter", "muted", "relaxed", "report", "reporter", "reporting"]
+from milp_anon.runtime.status import format_gap
+
+__all__ = ["Progress", "ProgressPrinter", "muted", "phase", "relaxed", "report", "reporter", "reporting"]
 
 _log = logging.getLogger("milp_anon.runtime.progress")
 
@@ -35,6 +37,8 @@ class Progress:
     elapsed: float = 0.0
     incumbent: float | None = None
     bound: float | None = None
+    #: the dual bound of the model a round of the reduction solves now: a bound of that restricted model only,
+    #: not of the problem (``formulations/reduction.md``); never shown as the run's bound
     round_bound: float | None = None
 
     @property
@@ -49,10 +53,10 @@ class Progress:
     def line(self) -> str:
         """One line of text: elapsed, phase, incumbent, bound, gap."""
         fmt = lambda v: "-" if v is None else f"{v:,.6g}"  # noqa: E731
-        gap = "  gap -" if self.gap is None else f"  gap {100 * self.gap:.3g} %"
-        rb = "" if self.round_bound is None else f"  (round bound {fmt(self.round_bound)})"
+        # one bound: the proven one. A round's restricted model's own bound (``round_bound``) bounds only that
+        # model, starts near 0 in each round and may fall between rounds: beside the run's, it reads as the run's
         return (f"{self.elapsed:7.1f} s  {self.phase:<24} incumbent {fmt(self.incumbent)}  bound {fmt(self.bound)}"
-                f"{gap}{rb}")
+                f"  gap {format_gap(self.gap)}")
 
 
 class _Listener:
@@ -94,6 +98,20 @@ def report(**fields) -> None:
     """Tell the listener, if any: ``phase``, ``incumbent``, ``bound`` (proven), ``solver_bound``
     (HiGHS's dual bound), ``solver_bound_is_global``. A listener that fails never breaks the solve."""
     _send(fields, _relaxed_here())
+
+
+@contextlib.contextmanager
+def phase(label: str):
+    """The block runs phase ``label``: the listener shows it, then, when the block ends, the label it showed
+    before (the enclosing phase's) — a progress line never names a phase that has ended."""
+    listener = _current
+    before = None if listener is None else listener.state.phase
+    report(phase=label)
+    try:
+        yield
+    finally:
+        if before is not None and _current is listener:
+            report(phase=before)
 
 
 def reporter():

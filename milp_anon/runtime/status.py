@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["Status"]
+__all__ = ["Status", "counted", "format_gap"]
 
 
 class Status(StrEnum):
@@ -43,3 +43,19 @@ class Status(StrEnum):
     def has_table(self) -> bool:
         """Whether a result with this status carries a verified table."""
         return self in (Status.OPTIMAL, Status.GAP_LIMIT, Status.TIME_LIMIT)
+
+
+def format_gap(gap: float | None) -> str:
+    """A relative gap as every line of the toolkit prints it: three significant digits, in percent (``0.935 %``,
+    ``12.8 %``, ``0 %``); ``-`` when there is none, ``infinite`` when the bound is not positive."""
+    if gap is None:
+        return "-"
+    if gap == float("inf"):
+        return "infinite"
+    return f"{100 * gap:.3g} %"
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and ``noun``, plural (``plural``, default ``noun + "s"``) unless one: "1 model", "2 models",
+    "1,024 records", "1 class"."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"

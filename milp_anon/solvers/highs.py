@@ -122,17 +122,28 @@ def subscribe_progress(h, send, every: float = 1.0) -> None:
     h.cbMipImprovingSolution.subscribe(on_improving)
 
 
-def _subscribe_user_stop(h) -> None:
+#: HiGHS's own words for a stop its callback asked for, which it says whoever asked (the pipeline or the user)
+HIGHS_INTERRUPTED = "Interrupted by user"
+
+
+def _stopped(stops: list, why: str, e) -> None:
+    """Interrupt HiGHS from a callback, keeping why (HiGHS says "Interrupted by user" whoever asked)."""
+    if not stops:
+        stops.append(why)
+    e.data_in.user_interrupt = True
+
+
+def _subscribe_user_stop(h, stops: list) -> None:
     """Interrupt HiGHS once the user asked to stop (:mod:`milp_anon.runtime.interrupt`), in any of its loops."""
     def check(e):
         if interrupt.stop_requested():
-            e.data_in.user_interrupt = True
+            _stopped(stops, "interrupted by the user", e)
 
     for event in (h.cbMipInterrupt, h.cbSimplexInterrupt, h.cbIpmInterrupt):
         event.subscribe(check)
 
 
-def _subscribe_stop(h, stop: StopAtBound, grid: ObjectiveGrid) -> None:
+def _subscribe_stop(h, stop: StopAtBound, grid: ObjectiveGrid, stops: list) -> None:
     t_start = time.perf_counter()
     found = [math.inf]  # the best solution's objective (mip_primal_bound is the cutoff before any solution)
 
@@ -144,20 +155,20 @@ def _subscribe_stop(h, stop: StopAtBound, grid: ObjectiveGrid) -> None:
         # leaves model status Interrupt with the bound reached
         if math.isfinite(stop.known) and math.isfinite(found[0]) and grid.equal(found[0], stop.known):
             # a solution at a bound proven outside the solve: optimal, the rest would re-prove it
-            e.data_in.user_interrupt = True
+            _stopped(stops, f"stopped by the pipeline: a table at the bound {stop.known:g} proven before", e)
             return
         if time.perf_counter() - t_start < stop.after:
             return
         bound = grid.ceil(float(e.data_out.mip_dual_bound))
         if bound is not None and bound >= stop.bound - 1e-9:
-            e.data_in.user_interrupt = True
+            _stopped(stops, f"stopped by the pipeline: its bound reached {stop.bound:g}", e)
 
     if math.isfinite(stop.known):
         h.cbMipImprovingSolution.subscribe(improving)
     h.cbMipInterrupt.subscribe(at_bound)
 
 
-def _subscribe_cut_pool(h, pool: dict, stop: bool = False) -> None:
+def _subscribe_cut_pool(h, pool: dict, stops: list, stop: bool = False) -> None:
     """Keep the cuts HiGHS holds in its LP when its root's separation ends (``kCallbackMipGetCutPool``, called
     once, before the search): ``pool`` gets ``lower``, ``upper`` and the rows as ``start`` (one more than
     the cuts), ``index``, ``value``, on the model's own columns (presolve off). ``stop``: interrupt HiGHS
@@ -174,7 +185,7 @@ def _subscribe_cut_pool(h, pool: dict, stop: bool = False) -> None:
 
     def interrupt_after(e):
         if pool:
-            e.data_in.user_interrupt = True
+            _stopped(stops, "stopped by the pipeline once its root's cuts were kept", e)
 
     h.cbMipGetCutPool.subscribe(keep)
     if stop:
@@ -209,10 +220,11 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
     lm.to_highs(h)
     if on_improving is not None:
         h.cbMipImprovingSolution.subscribe(on_improving)
+    stops: list = []  # why a callback interrupted HiGHS, in the pipeline's words
     if stop_bound is not None:
-        _subscribe_stop(h, stop_bound, grid)
+        _subscribe_stop(h, stop_bound, grid, stops)
     if cut_pool is not None:
-        _subscribe_cut_pool(h, cut_pool, stop_at_cut_pool)
+        _subscribe_cut_pool(h, cut_pool, stops, stop_at_cut_pool)
     if on_progress is not None or progress.listening():
         subscribe_progress(h, on_progress or progress.reporter())  # HiGHS's thread calls it
     if hint is not None:
@@ -222,7 +234,7 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
             # a 389 k-column round (6 QIs on Adult), longer than a 5-s limit; with a start it finds nothing
             h.setOptionValue(FEASIBILITY_JUMP, False)
     if interrupt.armed():
-        _subscribe_user_stop(h)
+        _subscribe_user_stop(h, stops)
     if options.time_limit is not None and "time_limit" not in dict(options.highs_options):  # the caller's own wins
         h.setOptionValue("time_limit", max(MIN_SOLVE_SECONDS, options.time_limit - (time.perf_counter() - t0)))
     h.HandleUserInterrupt = True
@@ -246,6 +258,9 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
             wait = 0.25 if deadline is None else max(0.0, min(0.25, deadline - time.perf_counter()))
             done, _ = h.wait(wait)
             if not done and ((deadline is not None and time.perf_counter() >= deadline) or interrupt.stop_requested()):
+                stops.append("interrupted by the user" if interrupt.stop_requested() else
+                             f"stopped by the pipeline {watchdog_margin(options.time_limit):.0f} s past the time "
+                             "limit, which HiGHS overran")
                 h.cancelSolve()
                 h.wait()
                 cancelled = True
@@ -262,6 +277,8 @@ def solve_highs(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, on_i
             break
     secs = time.perf_counter() - t0
     status, x, obj, bound, raw = map_status(h, grid)
+    if stops and raw == HIGHS_INTERRUPTED:
+        raw = stops[0]
     row_dual, multiplier_bound = None, None
     if pieces:
         row_dual, multiplier_bound = best_dual, (best if np.isfinite(best) else None)

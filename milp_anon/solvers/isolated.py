@@ -182,7 +182,8 @@ def solve_isolated(lm, options: SolverOptions, grid: ObjectiveGrid, hint=None, *
         untrack_process(proc)
     secs = time.perf_counter() - t0
     at_end = hard_end is not None and time.perf_counter() > hard_end + options.tuning.hard_end_grace
-    raw = "interrupted by the user" if stopped_by_user else "cancelled" if cancelled else \
+    raw = "interrupted by the user" if stopped_by_user else "stopped by the pipeline" \
+        if cancelled else \
         f"killed at the memory allowed ({max_memory_bytes / 2**30:.1f} GiB, this process and all it started) " \
         f"after {secs:.0f} s" if over_memory else \
         f"killed at the caller's end after {secs:.0f} s" if at_end else \

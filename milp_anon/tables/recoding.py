@@ -240,11 +240,17 @@ class Generalization(Recoding):
         return lambda level, leaves, total: (leaves - 1) / (total - 1) if total > 1 else (1.0 if level else 0.0)
 
     def describe(self) -> str:
+        """What is recoded how and what it costs: the hierarchies' cost names only the columns it applies to
+        (intervals cost their width, value sets their size, whatever ``cost`` says; other QIs are suppressed)."""
         cost = self.cost if isinstance(self.cost, str) else "weights"
         scheme = ", full-domain" if self.scheme == "full-domain" else ""
-        cells = "".join(f"; {name}: {', '.join(cols)}" for name, cols in
-                        (("intervals", self.intervals), ("value sets", self.value_sets)) if cols)
-        return f"generalization ({cost}; hierarchies: {', '.join(self.hierarchies) or 'none'}{cells}{scheme})"
+        parts = [f"{cost}; hierarchies: {', '.join(self.hierarchies)}"] if self.hierarchies else []
+        parts += [f"{name}: {', '.join(cols)} ({what})" for name, cols, what in
+                  (("intervals", self.intervals, "cost: width over the column's range"),
+                   ("value sets", self.value_sets, "cost: (|S| - 1)/(|D| - 1)")) if cols]
+        if not parts:
+            parts = [f"{cost}; hierarchies: none"]
+        return f"generalization ({'; '.join(parts)}; other QIs suppressed{scheme})"
 
     def __repr__(self) -> str:  # one line, not every hierarchy row
         cols = ", ".join(f"{c}: {len(h.paths)} values, height {h.height}" for c, h in self.hierarchies.items())
