@@ -61,22 +61,28 @@ def run(case) -> dict:
     result = request.solve(table, ma.SolverOptions(time_limit=LIMIT))
     return {"table": name, "qi": len(qis), "criterion": crit, "recoding": "intervals: age" if recoding else
             "suppression", "reduce": reduce, "solved_by": info["solved_by"], "pairs": info["n_pairs"],
-            "estimate_mb": round(info["bytes_highs"] / 2**20), "status": str(result.status),
+            "estimate_mb": round(info["bytes_highs"] / 2**20),
+            "process_mb": round(info["process_bytes"] / 2**20), "status": str(result.status),
             "seconds": round(time.perf_counter() - t0, 1), "measured_until": time.time()}
 
 
 def main() -> None:
     rows = run_serial(run, CASES)
-    for r in rows:
-        r["estimate_over_peak"] = round(r["estimate_mb"] / max(r["tree_peak_mb"], 1), 2)
+    for r in rows:  # what inspect prints: the model with what the process holds, or the whole model's upper bound
+        said = r["estimate_mb"] + (r["process_mb"] if r["solved_by"] == "whole model" else 0)
+        r["inspect_mb"] = said
+        r["inspect_over_peak"] = round(said / max(r["tree_peak_mb"], 1), 2)
     columns = [("table", "table"), ("qi", "QIs"), ("criterion", "criterion"), ("recoding", "recoding"),
                ("reduce", "--reduce"), ("solved_by", "solved by"), ("pairs", "pairs"),
-               ("estimate_mb", "estimate (MiB)"), ("tree_peak_mb", "measured peak (MiB)"),
-               ("estimate_over_peak", "estimate / peak"), ("status", "status"), ("seconds", "seconds")]
+               ("estimate_mb", "model estimate (MiB)"), ("process_mb", "process at inspect (MiB)"),
+               ("inspect_mb", "inspect says (MiB)"), ("tree_peak_mb", "measured peak (MiB)"),
+               ("inspect_over_peak", "inspect / peak"), ("status", "status"), ("seconds", "seconds")]
     intro = (provenance_line("memory_estimate") + f". Each solve with a {LIMIT:.0f}-s limit, default options "
              "otherwise; the peak is the process tree's (the solve and any HiGHS child) largest resident memory at "
-             "one time. Where a solve runs the Lagrangian reduction the whole model is never built: its estimate "
-             "is an upper bound that refuses nothing (the rounds are checked one by one), and `inspect` says so.")
+             "one time. Where the whole model is built, `inspect` says the model's estimate plus what the process "
+             "holds with the candidates (what `check_memory` compares with the memory allowed). Where a solve runs "
+             "the Lagrangian reduction the whole model is never built: its estimate is an upper bound that refuses "
+             "nothing (the rounds are checked one by one), and `inspect` says so.")
     write_results("benchmarks/results/memory_estimate", rows, "inspect's memory estimate against the measured peak",
                   columns, intro)
 

@@ -541,9 +541,11 @@ def cmd_inspect(args) -> int:
              f"({info['bytes_pulp'] / 2**20:,.0f} MiB as a PuLP model); a solve runs the Lagrangian reduction, "
              "whose restricted models are far smaller, each checked against the memory allowed when built")
     else:
-        _say(f"memory        about {info['bytes_highs'] / 2**20:,.0f} MiB to solve with HiGHS, "
-             f"{info['bytes_pulp'] / 2**20:,.0f} MiB with a PuLP model (checked against the memory allowed "
-             "before the model is built)")
+        held = info["process_bytes"]
+        _say(f"memory        about {(info['bytes_highs'] + held) / 2**20:,.0f} MiB to solve with HiGHS, "
+             f"{(info['bytes_pulp'] + held) / 2**20:,.0f} MiB with a PuLP model (the model, and the "
+             f"{held / 2**20:,.0f} MiB this process holds with the candidates; checked against the memory "
+             "allowed before the model is built)")
     lag = info.get("lagrangian")
     if lag:
         _say(f"LP bound      {lag['lp_bound']:.4f} by column generation ({lag['iterations']} rounds, "

@@ -96,3 +96,16 @@ def test_a_restricted_model_stopped_at_its_bound_says_the_pipeline_stopped_it():
         if out.status != "optimal":
             assert out.solver_status.startswith("stopped by the pipeline: its bound reached")
     assert any(s.startswith("stopped by the pipeline") for s in said), said
+
+
+def test_inspect_says_what_its_memory_figure_is():
+    """Before: the whole model's estimate printed as what a solve needs, also where the solve runs the
+    reduction and never builds that model (11.8 GiB printed, 0.9 GiB measured)."""
+    table = _wide_table()
+    reduced = ma.Request(ma.KAnonymity(3)).inspect(table)
+    assert reduced["solved_by"] == "lagrangian reduction" and reduced["process_bytes"] > 0
+    whole = ma.Request(ma.KAnonymity(3), reduction="none").inspect(table)
+    assert whole["solved_by"] == "whole model"
+    sensitive = ma.Table.from_frame(table.frame.assign(s=[str(i % 3) for i in range(table.n)]), list("abcd"), ["s"])
+    assert ma.Request(ma.KAnonymity(3), ma.LDiversity(2, kind="distinct")).inspect(sensitive)["solved_by"] \
+        == "whole model"

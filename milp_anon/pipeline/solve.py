@@ -35,7 +35,7 @@ from milp_anon.release.verified import Outcome, Release
 from milp_anon.runtime import interrupt, progress
 from milp_anon.runtime.errors import InfeasibleRequest, InputError, SolverError, VerificationError
 from milp_anon.runtime.grid import ObjectiveGrid
-from milp_anon.runtime.memory import cap_bytes
+from milp_anon.runtime.memory import cap_bytes, resident_memory_bytes
 from milp_anon.runtime.status import Status
 from milp_anon.search import lns as _lns
 from milp_anon.search.full_domain import solve_full_domain
@@ -737,6 +737,9 @@ def inspect(table: Table, request, *, lp: bool = False, time_limit: float | None
         reduced = request.model.reduction != "none" and _reduction.unavailable(
             request, SolverOptions(), cands, table.n) is None
         info["solved_by"] = "lagrangian reduction" if reduced else "whole model"
+        # a model is refused when it and what the process holds pass the memory allowed (check_memory): the
+        # process (interpreter, table, candidates) is most of a small model's peak
+        info["process_bytes"] = resident_memory_bytes()
         if lp:
             info["lagrangian"] = _reduction.threshold_table(instance, request, time_limit)
     info["seconds"] = round(timings.stop().total, 3)
