@@ -236,3 +236,35 @@ def test_certify_refuses_bad_certificate_paths_before_any_work(proof, tmp_path, 
         assert what is None or what in err
     assert not (tmp_path / "c.json").exists() and not (tmp_path / "no").exists()
     assert cc.main([str(tmp_path / "missing.json")]) == 2
+
+
+@settings(max_examples=25, deadline=None)
+@given(small_tables(n=(4, 12), m=(1, 4), k=(2, 4)))
+def test_every_reduction_proof_gives_a_certificate_that_holds(case):
+    """Whatever the rounds, the conflict cliques and the rank rows of the report, the certificate of an optimal
+    reduction holds, and says the objective of the released table."""
+    frame, qi, k = case
+    table = ma.Table.from_frame(frame, qi)
+    r = ma.anonymize(table, ma.KAnonymity(k), reduction="lagrangian", tuning=ma.Tuning(lp_rounding=False))
+    if r.status != "optimal":
+        return
+    cert = exact_certificate(table, ma.Request(ma.KAnonymity(k)), json.loads(r.to_json()), r.table)
+    assert cc.check(json.loads(json.dumps(cert)))[-1].startswith("OPTIMAL")
+    assert Fraction(cert["objective"]) == pytest.approx(r.objective)
+
+
+def test_an_unconfirmed_round_is_said_and_fails(proof, tmp_path, capsys, monkeypatch):
+    """The second engine stopped at its limit: the certificate is written, says so, and does not hold (exit 6)."""
+    import milp_anon.certify as certify_module
+    from milp_anon.runtime.status import Status
+    from milp_anon.solvers import SolveOutcome
+
+    monkeypatch.setattr(certify_module, "solve_model",
+                        lambda *a, **kw: SolveOutcome(Status.TIME_LIMIT, None, None, None, "stopped", 1.0))
+    orig, rep, rel = _files(tmp_path, *proof[1:4])
+    cert = tmp_path / "cert.json"
+    code = main(["certify", str(orig), str(rep), "--sep", ";", "--qi", QI, "--k", "10", "--certificate", str(cert),
+                 "--released", str(rel), "--engine-time-limit", "1"])
+    out = capsys.readouterr()
+    assert code == 6 and "UNCONFIRMED" in out.out and "not confirmed by a second engine" in out.err
+    assert cert.exists() and cc.main([str(cert), "--quiet"]) == 1
