@@ -27,6 +27,12 @@ the rounds whose restriction leaves some row type without a pair) reaches
 the lower bound by itself, 3 is not needed (``solver_free``): the rounds
 only found the table — on Adult with 8 QIs and k = 2, ``L(π, μ)`` is the
 optimum 17,032.
+
+:func:`exact_certificate` writes the same proof as a file that a third party checks with
+:mod:`milp_anon.certificate_check` (standard library only, exact arithmetic): the instance, the multipliers rounded
+to dyadic rationals (finer until the exact bound is as high as the float one), the packing rows, the released
+assignment, and — when ``L(π, μ)`` and the type bound fall short of the objective — the one restricted model at
+``G`` = the objective, re-solved by a second engine (CBC, or SCIP) instead of resting on HiGHS's word.
 """
 
 from __future__ import annotations

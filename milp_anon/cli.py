@@ -383,7 +383,7 @@ def _add_bench_command(sub) -> None:
 def _add_certify_command(sub) -> None:
     """The ``certify`` command's flags."""
     c = sub.add_parser("certify", help="re-check a reduction's Lagrangian bound and fixing from the table alone "
-                                       "(no solver)")
+                                       "(no solver); --certificate: write an exact certificate")
     c.add_argument("original", metavar="ORIGINAL.csv", help="the input table of the solve")
     c.add_argument("report_in", metavar="REPORT.json", help="the solve's report (with reduction multipliers)")
     c.add_argument("--certificate", default=None, metavar="CERT.json",
