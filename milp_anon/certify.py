@@ -285,7 +285,8 @@ def exact_certificate(table, request, report: dict, released, engine: str = "cbc
                     "n_rows": int(table.n)},
         "k": k, "rows_per_type": [int(x) for x in types.counts],
         "cost": {"denominator": D, "numerators": w.tolist()},
-        "pairs": {"type": cands.pair_type.astype(np.int64).tolist(), "candidate": cands.pair_cand.astype(np.int64).tolist()},
+        "pairs": {"type": cands.pair_type.astype(np.int64).tolist(),
+                  "candidate": cands.pair_cand.astype(np.int64).tolist()},
     }
     cert["instance_sha256"] = check.instance_sha256(cert)
     g = _assignment(instance, table, request, released)
@@ -404,7 +405,9 @@ def _round(instance, request, grid, cert, b, S, cliques, rhs, engine, time_limit
         add_clique_rows(am, cliques, cands, kept, rhs)
     out = solve_model(am.lm, options, grid)
     said = {"engine": _engine_version(engine), "status": str(out.status), "seconds": round(out.seconds, 3),
-            "claim": str(G), "confirmed": False}
+            "claim": str(G), "confirmed": False,
+            # the model's rows by kind (assignment, links, groups of k, clique rows): nothing else cuts OPT(K)
+            "model": {"columns": int(am.lm.n_cols), **{name: int(b.size) for name, b in am.lm.row_blocks.items()}}}
     if out.status == Status.INFEASIBLE:
         said["confirmed"], said["value"] = True, "infeasible"
     elif out.status == Status.OPTIMAL and out.objective is not None:

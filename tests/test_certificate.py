@@ -51,6 +51,8 @@ def test_a_certificate_with_a_confirmed_round_holds(proof):
     assert said[-1].startswith("OPTIMAL") and Fraction(cert["objective"]) == 1815
     (rnd,) = cert["rounds"]
     assert rnd["engine"]["confirmed"] and rnd["engine"]["engine"].startswith("CBC")
+    # the engine's model is the checker's problem over K: no other rows cut OPT(K)
+    assert set(rnd["engine"]["model"]) <= {"columns", "assign", "link", "kanon", "conflict_cliques"}
     assert any("CBC" in line and "confirmed" in line for line in said)
     # L(π) alone is short of the optimum (so the round is needed), and the type bound too
     assert not any(line.startswith("L(π, μ)") and line.endswith("OPT >= 1815") for line in said)
