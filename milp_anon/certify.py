@@ -27,22 +27,39 @@ the rounds whose restriction leaves some row type without a pair) reaches
 the lower bound by itself, 3 is not needed (``solver_free``): the rounds
 only found the table — on Adult with 8 QIs and k = 2, ``L(π, μ)`` is the
 optimum 17,032.
+
+:func:`exact_certificate` writes the same proof as a file that a third party checks with
+:mod:`milp_anon.certificate_check` (standard library only, exact arithmetic): the instance, the multipliers rounded
+to dyadic rationals (finer until the exact bound is as high as the float one), the packing rows, the released
+assignment, and — when ``L(π, μ)`` and the type bound fall short of the objective — the one restricted model at
+``G`` = the objective, re-solved by a second engine (CBC, or SCIP) instead of resting on HiGHS's word.
 """
 
 from __future__ import annotations
 
+import math
+import subprocess
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
+import pulp
 
+from milp_anon import certificate_check as check
 from milp_anon.bounds.conflicts import clique_bounds
 from milp_anon.bounds.lagrangian import block_prices
+from milp_anon.formulations import build
 from milp_anon.pipeline.solve import prepare
+from milp_anon.reduction import add_clique_rows
 from milp_anon.release.result import Timings
-from milp_anon.runtime.errors import InputError
+from milp_anon.release.verified import Release
+from milp_anon.runtime.errors import InputError, VerificationError
 from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.runtime.status import Status
+from milp_anon.search.starts import release_pairs
+from milp_anon.solvers import SolverOptions, solve_model
 
-__all__ = ["Certificate", "certify"]
+__all__ = ["Certificate", "certify", "exact_certificate"]
 
 
 @dataclass
@@ -73,23 +90,7 @@ def certify(table, request, report: dict) -> Certificate:
     One pass from the report to the verdict: the problem checked against the report, the multipliers'
     bound and the cliques recomputed, then each round (:func:`_round_checks`) and the closing comparison."""
 
-    red = report.get("reduction") if isinstance(report, dict) else None
-    if not isinstance(red, dict) or not red.get("multipliers"):
-        raise InputError("the report has no reduction multipliers: only a solve through the Lagrangian reduction "
-                         "(k-anonymity alone, --reduce auto or lagrangian) can be certified")
-    prov = report.get("provenance") or {}
-    if prov.get("input_sha256") is not None and table.source_sha256 is not None \
-            and prov["input_sha256"] != table.source_sha256:
-        raise InputError("the report was made from another input file (SHA-256 differs)")
-    for key, here in (("criteria", [c.describe() for c in request.criteria]),
-                      ("recoding", request.recoding.describe())):
-        if key in prov and prov[key] != here:
-            raise InputError(f"the report solved another problem: {key} {prov[key]!r}, here {here!r}")
-    if not request.k_alone:
-        raise InputError("certify covers the reduction of k-anonymity alone")
-    instance, _, why = prepare(table, request, Timings())
-    if why:
-        raise InputError(f"the request is infeasible here ({why}): nothing to certify")
+    red, instance = _problem(table, request, report)
     types, cands = instance.types, instance.candidates
     pi = np.asarray(red["multipliers"], dtype=float)
     checks = []
@@ -145,6 +146,29 @@ def certify(table, request, report: dict) -> Certificate:
     solver_free = not solver_side or grid.equal(lower, from_table)  # from_table reaches lower
     ok = all(c for c, _ in checks)
     return Certificate(ok, float(lagrangian), type_bound, lower, checks, solver_side, solver_free and ok)
+
+
+def _problem(table, request, report: dict):
+    """``(the report's reduction log, the instance regenerated from the table)``, after checking that the report
+    solved this table and this problem (:class:`InputError` otherwise)."""
+    red = report.get("reduction") if isinstance(report, dict) else None
+    if not isinstance(red, dict) or not red.get("multipliers"):
+        raise InputError("the report has no reduction multipliers: only a solve through the Lagrangian reduction "
+                         "(k-anonymity alone, --reduce auto or lagrangian) can be certified")
+    prov = report.get("provenance") or {}
+    if prov.get("input_sha256") is not None and table.source_sha256 is not None \
+            and prov["input_sha256"] != table.source_sha256:
+        raise InputError("the report was made from another input file (SHA-256 differs)")
+    for key, here in (("criteria", [c.describe() for c in request.criteria]),
+                      ("recoding", request.recoding.describe())):
+        if key in prov and prov[key] != here:
+            raise InputError(f"the report solved another problem: {key} {prov[key]!r}, here {here!r}")
+    if not request.k_alone:
+        raise InputError("certify covers the reduction of k-anonymity alone")
+    instance, _, why = prepare(table, request, Timings())
+    if why:
+        raise InputError(f"the request is infeasible here ({why}): nothing to certify")
+    return red, instance
 
 
 def _round_checks(red: dict, n_pairs: int, thresholds: np.ndarray, floor: np.ndarray, cliques, lower: float,
@@ -224,3 +248,184 @@ def _not_packing_rows(cliques, rhs, cands, counts, k: int) -> list:
                 if counts[held].sum() >= 2 * k:
                     wrong.append((a, b))
     return wrong
+
+
+#: the multipliers are rounded to multiples of 2^-bits, finer until the exact bounds reach the float ones (any
+#: multipliers give a valid bound; rounding only moves its value); ``None``: each float as the exact dyadic it is
+PI_BITS = (20, 32, 48, None)
+#: the engines a restricted model can be re-solved by (PuLP's names): CBC ships with PuLP; SCIP needs the extra
+ENGINES = {"cbc": "PULP_CBC_CMD", "scip": "SCIP_PY"}
+
+
+def exact_certificate(table, request, report: dict, released, engine: str = "cbc",
+                      engine_time_limit: float | None = 600.0) -> dict:
+    """The certificate that :mod:`milp_anon.certificate_check` checks (``docs/certify.md``), as a JSON-ready dict.
+
+    ``released``: the released table (a data frame, rows in the input's order) whose assignment the report's
+    objective is the cost of. The multipliers and packing rows are the report's, rounded to rationals; the exact
+    bounds are the checker's own functions. When they fall short of the objective, one restricted model settles
+    it: ``K``, the pairs whose exact bound lies below ``G`` = the objective (those of candidates still holding
+    ``k`` rows through them), with the packing rows; ``OPT >= min(OPT(K), G)``. Its ``OPT(K) >= G`` is then
+    re-solved by ``engine`` (``cbc`` or ``scip``), and the certificate says which engine confirmed it. The model
+    is the one a reduction round builds over ``K`` (:func:`milp_anon.formulations.build`, the clique rows of
+    :func:`milp_anon.reduction.add_clique_rows`): any superset of ``S(G)`` keeps the bound, and the smallest
+    is the fastest to re-solve."""
+    red, instance = _problem(table, request, report)
+    types, cands = instance.types, instance.candidates
+    grid = ObjectiveGrid.of_costs(cands.cost)
+    D = grid.denominator
+    if not D:
+        raise InputError("the costs lie on no grid of 1/10^6: no exact certificate")
+    w = np.rint(np.asarray(cands.cost, dtype=float) * D).astype(np.int64)
+    k = int(request.min_group_size())
+    cert: dict = {
+        "format": "milp-anon certificate 1",
+        "problem": {"input_sha256": table.source_sha256, "qi": list(table.qi),
+                    "criteria": [c.describe() for c in request.criteria], "recoding": request.recoding.describe(),
+                    "n_rows": int(table.n)},
+        "k": k, "rows_per_type": [int(x) for x in types.counts],
+        "cost": {"denominator": D, "numerators": w.tolist()},
+        "pairs": {"type": cands.pair_type.astype(np.int64).tolist(),
+                  "candidate": cands.pair_cand.astype(np.int64).tolist()},
+    }
+    cert["instance_sha256"] = check.instance_sha256(cert)
+    g = _assignment(instance, table, request, released)
+    used = np.flatnonzero(g)
+    cost = int(np.dot(g[used], w[cands.pair_cand[used]]))
+    objective = Fraction(cost, D)
+    if report.get("objective") is None or abs(float(objective) - report["objective"]) > 1e-6 * max(1.0, abs(objective)):
+        raise InputError(f"the released table costs {float(objective):,.6g}, the report says {report.get('objective')}")
+    cert["assignment"] = {"pairs": used.tolist(), "rows": g[used].tolist()}
+    cert["objective"] = str(objective)
+    cliques = red.get("cliques") or []
+    rhs = red.get("clique_rhs") or [1] * len(cliques)
+    mu = np.maximum(np.asarray(red.get("clique_multipliers") or [0.0] * len(cliques), dtype=float), 0.0)
+    pi = np.asarray(red["multipliers"], dtype=float)
+    if pi.shape[0] != types.t_in:
+        raise InputError(f"{pi.shape[0]} multipliers for {types.t_in} row types")
+    target = _float_lower(cert, pi, mu, cliques, rhs, D)
+    for bits in PI_BITS:  # the coarsest rounding whose exact bound is as high as the float one
+        _rationals(cert, pi, mu, cliques, rhs, bits)
+        L, b = check.blocks(cert, *_scaled_multipliers(cert))
+        S = _scale(cert)
+        lower = max(_ticks(L, S, D), _type_bound(b, cert, S, D))
+        if lower >= target:
+            break
+    cert["rounds"] = []
+    if lower < cost:  # one restricted model at G = the objective: what L(π, μ) alone leaves
+        cert["rounds"].append(_round(instance, request, grid, cert, b, S, cliques, rhs, engine, engine_time_limit))
+    cert["lower_bound"] = str(objective)
+    return cert
+
+
+def _assignment(instance, table, request, released) -> np.ndarray:
+    """``(P,)`` integer rows of each pair in the released table (verified first)."""
+    try:
+        rel = Release.verified(table, request, released)
+    except VerificationError as exc:
+        raise InputError(f"the released table does not verify: {exc}") from None
+    g, cand_of_row = release_pairs(instance, instance.candidates.pair_type, instance.candidates.pair_cand, rel)
+    if np.any(cand_of_row < 0):
+        raise InputError(f"{int((cand_of_row < 0).sum())} released rows are no candidate of the reduction")
+    return np.rint(g).astype(np.int64)
+
+
+def _float_lower(cert, pi, mu, cliques, rhs, D) -> int:
+    """The float bound (``L(π, μ)`` and the type bound, on the grid, in steps ``1/D``) the exact one aims at."""
+    n = np.asarray(cert["rows_per_type"], dtype=float)
+    w = np.asarray(cert["cost"]["numerators"], dtype=float) / D
+    pt, pc = (np.asarray(cert["pairs"][key], dtype=np.int64) for key in ("type", "candidate"))
+    prices = block_prices(pi, n, w, pt, pc, cert["k"])
+    L, b = prices.bound, prices.pair_bounds(pc)
+    if cliques:
+        L, b = clique_bounds(prices, cliques, mu, pc, np.asarray(rhs, dtype=float))
+    grid = ObjectiveGrid(D)
+    floor = np.full(n.shape[0], np.inf)
+    np.minimum.at(floor, pt, grid.ceil_array(b))
+    return int(round(max(grid.ceil(L), float(floor.max())) * D))
+
+
+def _rationals(cert, pi, mu, cliques, rhs, bits) -> None:
+    """The multipliers ``π`` and ``μ`` as integers over a power of two (``bits``; ``None``: exactly)."""
+    def dyadic(x):
+        if bits is not None:
+            d = 1 << bits
+            return {"denominator": d, "numerators": [int(v) for v in np.rint(np.asarray(x) * d)]}
+        fr = [Fraction(float(v)) for v in x]  # a float is a dyadic rational: exactly
+        d = max((f.denominator for f in fr), default=1)
+        return {"denominator": d, "numerators": [int(f * d) for f in fr]}
+
+    cert["multipliers"] = dyadic(pi)
+    cert["packing_rows"] = {"members": [[int(j) for j in q] for q in cliques], "rhs": [int(r) for r in rhs],
+                            "multipliers": dyadic(np.maximum(mu, 0.0))}
+
+
+def _scale(cert) -> int:
+    return math.lcm(cert["cost"]["denominator"], cert["multipliers"]["denominator"],
+                    cert["packing_rows"]["multipliers"]["denominator"])
+
+
+def _scaled_multipliers(cert) -> tuple:
+    """``(π·S, μ·S, S)`` as integers, the arguments of :func:`milp_anon.certificate_check.blocks`."""
+    S = _scale(cert)
+    pi, mu = cert["multipliers"], cert["packing_rows"]["multipliers"]
+    return ([x * (S // pi["denominator"]) for x in pi["numerators"]],
+            [x * (S // mu["denominator"]) for x in mu["numerators"]], S)
+
+
+def _ticks(x: int, S: int, D: int) -> int:
+    return -((-x * D) // S)
+
+
+def _type_bound(b, cert, S, D) -> int:
+    best: dict = {}
+    for i, x in zip(cert["pairs"]["type"], b):
+        if x is not None:
+            best[i] = min(best.get(i, x), x)
+    return _ticks(max(best.values()), S, D) if len(best) == len(cert["rows_per_type"]) else 0
+
+
+def _round(instance, request, grid, cert, b, S, cliques, rhs, engine, time_limit) -> dict:
+    """The restricted model at ``G`` = the objective over the exact ``S(G)``, re-solved by ``engine``."""
+    cands, counts, k = instance.candidates, instance.types.counts, cert["k"]
+    D, G = cert["cost"]["denominator"], Fraction(cert["objective"])
+    below = np.array([x is not None and _ticks(x, S, D) < G * D for x in b], dtype=bool)
+    kept = cands.kept_pairs(below, counts, k)
+    rnd: dict = {"G": str(G), "pairs": np.flatnonzero(kept).tolist(), "engine": None}
+    covered = np.zeros(instance.types.t_in, dtype=bool)
+    covered[cands.pair_type[kept]] = True
+    if not covered.all():
+        return rnd  # a row type without a pair below G: OPT >= G with no solver
+    if engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r}: {', '.join(ENGINES)}")
+    options = SolverOptions(solver=ENGINES[engine], time_limit=time_limit)
+    sub = cands.restrict_pairs(kept, counts, k, "lagrangian")
+    am = build(instance.with_candidates(sub), request)
+    if cliques:
+        add_clique_rows(am, cliques, cands, kept, rhs)
+    out = solve_model(am.lm, options, grid)
+    said = {"engine": _engine_version(engine), "status": str(out.status), "seconds": round(out.seconds, 3),
+            "claim": str(G), "confirmed": False,
+            # the model's rows by kind (assignment, links, groups of k, clique rows): nothing else cuts OPT(K)
+            "model": {"columns": int(am.lm.n_cols), **{name: int(b.size) for name, b in am.lm.row_blocks.items()}}}
+    if out.status == Status.INFEASIBLE:
+        said["confirmed"], said["value"] = True, "infeasible"
+    elif out.status == Status.OPTIMAL and out.objective is not None:
+        value = Fraction(round(grid.ceil(out.objective) * D), D)
+        said["value"], said["confirmed"] = str(value), value >= G
+    rnd["engine"] = said
+    return rnd
+
+
+def _engine_version(engine: str) -> str:
+    """The engine's name and version, as it reports them."""
+    if engine == "scip":
+        import pyscipopt  # type: ignore[import-not-found]
+
+        return f"SCIP {pyscipopt.Model().version()} (pyscipopt {pyscipopt.__version__})"
+    try:
+        text = subprocess.run([pulp.PULP_CBC_CMD().path, "-quit"], capture_output=True, text=True, timeout=30).stdout
+        version = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Version"))
+    except (OSError, StopIteration, subprocess.SubprocessError):
+        version = "?"
+    return f"CBC {version} (through PuLP {pulp.__version__})"

@@ -29,12 +29,13 @@ import math
 import os
 import sys
 
+from milp_anon import certificate_check
 from milp_anon._version import __version__
 from milp_anon.api import Request
 from milp_anon.bench import load_suite, run_suite
 from milp_anon.bench.export import export_suite
 from milp_anon.bench.runner import render_existing
-from milp_anon.certify import certify
+from milp_anon.certify import certify, exact_certificate
 from milp_anon.pipeline.solve import model_format, write_model_file
 from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
 from milp_anon.runtime.cleanup import exit_on_signals
@@ -139,7 +140,7 @@ _COUNT = _number(int, 0, what="a whole number >= 0")
 def _input_files(args) -> list[str]:
     """Every file the command reads (no output may be one of them)."""
     files = [getattr(args, a, None) for a in ("input", "original", "anonymized", "patterns", "sensitive_hierarchy",
-                                              "optimum_from")]
+                                              "optimum_from", "report_in", "released")]
     files += [spec.split("=", 1)[1] for spec in getattr(args, "hierarchy", None) or [] if "=" in spec]
     return [f for f in files if f]
 
@@ -383,10 +384,20 @@ def _add_bench_command(sub) -> None:
 def _add_certify_command(sub) -> None:
     """The ``certify`` command's flags."""
     c = sub.add_parser("certify", help="re-check a reduction's Lagrangian bound and fixing from the table alone "
-                                       "(no solver)")
+                                       "(no solver); --certificate: write an exact certificate")
     c.add_argument("original", metavar="ORIGINAL.csv", help="the input table of the solve")
     c.add_argument("report_in", metavar="REPORT.json", help="the solve's report (with reduction multipliers)")
-    _add_table_args(c, sep_help="delimiter of ORIGINAL.csv (default ',')")
+    c.add_argument("--certificate", default=None, metavar="CERT.json",
+                   help="also write an exact certificate, which python -m milp_anon.certificate_check CERT.json "
+                        "(standard library only) re-checks; needs --released")
+    c.add_argument("--released", default=None, metavar="RELEASED.csv",
+                   help="the solve's released table (its --out, same delimiter): the certificate's assignment")
+    c.add_argument("--engine", choices=("cbc", "scip"), default="cbc",
+                   help="second engine re-solving the restricted model a certificate needs (default cbc; "
+                        "scip needs the 'scip' extra)")
+    c.add_argument("--engine-time-limit", type=_NONNEG, default=600.0, metavar="SEC",
+                   help="the second engine's time limit (default 600; 0: none)")
+    _add_table_args(c, sep_help="delimiter of ORIGINAL.csv and RELEASED.csv (default ',')")
     _add_recoding_args(c)
     _add_output_args(c)
 
@@ -668,24 +679,57 @@ def cmd_bench(args) -> int:
 def cmd_certify(args) -> int:
     if args.sensitive:
         raise InputError("certify covers the reduction of k-anonymity alone (no --sensitive)")
-    try:
-        report = json.loads(read_text(args.report_in, "report"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{args.report_in}: not a JSON report ({exc.msg})") from None
-    table = Table.from_csv(args.original, _split(args.qi), None, sep=_sep(args.sep))
-    request = Request([KAnonymity(args.k or 1)], recoding=_recoding(args))
-    cert = certify(table, request, report)
-    _say(*cert.lines())
-    if cert.ok:
+    if args.certificate is not None and args.released is None:
+        raise InputError("--certificate needs --released RELEASED.csv (the assignment it certifies)")
+    with Outputs(_input_files(args)) as outputs:
+        path = outputs.add(args.certificate, "certificate")
+        if path == "-":
+            raise InputError("--certificate needs a file, not '-'")
+        try:
+            report = json.loads(read_text(args.report_in, "report"))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{args.report_in}: not a JSON report ({exc.msg})") from None
+        table = Table.from_csv(args.original, _split(args.qi), None, sep=_sep(args.sep))
+        request = Request([KAnonymity(args.k or 1)], recoding=_recoding(args))
+        cert = certify(table, request, report)
+        _say(*cert.lines())
+        if not cert.ok:
+            print("milp-anon: the certificate does not check (see the FAIL lines)", file=sys.stderr)
+            return EXIT_DISAGREE
         if not cert.solver_free:
             _say(f"certified: L(π) and the fixing of every round recomputed from the table; with the HiGHS bounds "
                  f"above, the optimum is at least {cert.lower_bound:,.6g}")
         else:  # the Lagrangian bound alone reached the verified table (rounds, if any, only found it)
             _say(f"certified without any solver: L(π) and the type bound, recomputed from the table, show the "
                  f"optimum is at least {cert.lower_bound:,.6g}")
-        return EXIT_OK
-    print("milp-anon: the certificate does not check (see the FAIL lines)", file=sys.stderr)
-    return EXIT_DISAGREE
+        if path is None:
+            return EXIT_OK
+        return _write_certificate(args, outputs, path, table, request, report)
+
+
+def _write_certificate(args, outputs: Outputs, path: str, table, request, report: dict) -> int:
+    """The exact certificate (:func:`~milp_anon.certify.exact_certificate`) written to ``path`` whole, then
+    re-checked by :mod:`milp_anon.certificate_check`: exit 0 when it holds (every round it needs confirmed by the
+    second engine), else 6 (the file is still written, so what was not confirmed can be re-solved)."""
+    released = read_csv(args.released, _sep(args.sep))
+    cert = exact_certificate(table, request, report, released, engine=args.engine,
+                             engine_time_limit=args.engine_time_limit or None)
+    for rnd in cert["rounds"]:
+        eng = rnd["engine"]
+        if eng is not None:
+            _say(f"engine {eng['engine']}: the restricted model over {len(rnd['pairs']):,} pairs, {eng['status']} "
+                 f"({eng.get('value', 'no value')}) in {eng['seconds']:,.3g} s: OPT(K) >= {eng['claim']} "
+                 + ("confirmed" if eng["confirmed"] else "UNCONFIRMED"))
+    written = outputs.commit({path: lambda fh: json.dump(cert, fh, separators=(",", ":"))})
+    try:
+        said, failed = certificate_check.check(cert), None
+    except certificate_check.Failed as exc:
+        said, failed = [], str(exc)
+    _say(*(f"exact     {line}" for line in said), *(f"wrote {p}" for p in written))
+    if failed is not None:
+        print(f"milp-anon: the exact certificate does not hold: {failed}", file=sys.stderr)
+        return EXIT_DISAGREE
+    return EXIT_OK
 
 
 def cmd_export(args) -> int:
