@@ -546,17 +546,18 @@ def cmd_inspect(args) -> int:
     _say(f"pairs         {info['n_pairs']} assignment pairs (unit, candidate)")
     _say(f"model         {info['n_variables']} variables ({info['n_integer']} integer), "
           f"{info['n_constraints']} constraints, {info['n_nonzeros']} nonzeros (estimated before building)")
+    held = info["process_bytes"]
+    highs, pulp = (info["bytes_highs"] + held) / 2**20, (info["bytes_pulp"] + held) / 2**20
     if info.get("solved_by") == "lagrangian reduction":
         # the whole model is never built here: its estimate is an upper bound, never a reason to refuse
-        _say(f"memory        the whole model: at most about {info['bytes_highs'] / 2**20:,.0f} MiB with HiGHS "
-             f"({info['bytes_pulp'] / 2**20:,.0f} MiB as a PuLP model); a solve runs the Lagrangian reduction, "
-             "whose restricted models are far smaller, each checked against the memory allowed when built")
+        _say(f"memory        at most about {highs:,.0f} MiB: the whole model's estimate with HiGHS and the "
+             f"{held / 2**20:,.0f} MiB this process holds ({pulp:,.0f} MiB with a PuLP model); a solve runs the "
+             "Lagrangian reduction, which never builds the whole model and checks each restricted model it builds "
+             "against the memory allowed")
     else:
-        held = info["process_bytes"]
-        _say(f"memory        about {(info['bytes_highs'] + held) / 2**20:,.0f} MiB to solve with HiGHS, "
-             f"{(info['bytes_pulp'] + held) / 2**20:,.0f} MiB with a PuLP model (the model, and the "
-             f"{held / 2**20:,.0f} MiB this process holds with the candidates; checked against the memory "
-             "allowed before the model is built)")
+        _say(f"memory        about {highs:,.0f} MiB to solve with HiGHS, {pulp:,.0f} MiB with a PuLP model (the "
+             f"model, and the {held / 2**20:,.0f} MiB this process holds with the candidates; checked against the "
+             "memory allowed before the model is built)")
     lag = info.get("lagrangian")
     if lag:
         _say(f"LP bound      {lag['lp_bound']:.4f} by column generation ({lag['iterations']} rounds, "
