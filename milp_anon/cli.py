@@ -59,7 +59,9 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports bad arguments in one line with exit code 2."""
 
     def error(self, message):
-        raise InputError(f"{self.prog}: {message}")
+        # the caller prints "milp-anon: error: ": name the subcommand only ("solve: ..."), never the program twice
+        command = self.prog.removeprefix("milp-anon").strip()
+        raise InputError(f"{command}: {message}" if command else message)
 
 
 def _split(s: str | None) -> list[str]:

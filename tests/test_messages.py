@@ -109,3 +109,14 @@ def test_inspect_says_what_its_memory_figure_is():
     sensitive = ma.Table.from_frame(table.frame.assign(s=[str(i % 3) for i in range(table.n)]), list("abcd"), ["s"])
     assert ma.Request(ma.KAnonymity(3), ma.LDiversity(2, kind="distinct")).inspect(sensitive)["solved_by"] \
         == "whole model"
+
+
+def test_a_bad_argument_names_the_program_once(capsys):
+    """Before: ``milp-anon: error: milp-anon: unrecognized arguments: -q``."""
+    from milp_anon.cli import main
+
+    assert main(["solve", "in.csv", "--qi", "a", "--out", "o.csv", "-q"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "milp-anon: error: unrecognized arguments: -q"
+    assert main(["solve", "in.csv"]) == 2
+    assert capsys.readouterr().err.strip().startswith("milp-anon: error: solve: the following arguments")
