@@ -663,9 +663,11 @@ def cmd_gap(args) -> int:
         written = outputs.commit({report: lambda fh: fh.write(json.dumps(rep.to_dict(), indent=2) + "\n")}
                                  if report else None)
     if rep.ignored_columns:
-        why = ["the release's row numbering" if c == "index" else "not in the release, neither QI nor sensitive"
-               for c in rep.ignored_columns]
-        _say("ignored    " + "; ".join(f"{c} ({w})" for c, w in zip(rep.ignored_columns, why)))
+        left = [c for c in rep.ignored_columns if c != "index"]
+        _say("ignored    " + "; ".join(([] if len(left) == len(rep.ignored_columns) else
+                                         ["index (the release's row numbering)"])
+                                        + ([f"{', '.join(left)} (not in the release, neither QI nor sensitive)"]
+                                           if left else [])))
     if not rep.valid:
         print(f"milp-anon: invalid anonymized table: {rep.violation}", file=sys.stderr)
         code = EXIT_INVALID
