@@ -66,7 +66,9 @@ class Request(Problem):
         options = merged_options(SolverOptions, solver, solver_options)
         table = as_table(table)
         with _progress.reporting(progress):
-            return pipeline.solve(table, self, options)
+            result = pipeline.solve(table, self, options)
+        # the risk and utility users read, from the released table (the pipeline's own sub-solves skip them)
+        return result.with_measures(table.frame, table.qi, self.recoding)
 
     def inspect(self, table, *, lp: bool = False, time_limit: float | None = None) -> dict:
         """Sizes of every stage without solving (:func:`milp_anon.pipeline.solve.inspect`)."""

@@ -38,6 +38,7 @@ from milp_anon.bench.runner import render_existing
 from milp_anon.certify import certify, exact_certificate
 from milp_anon.pipeline.solve import model_format, write_model_file
 from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
+from milp_anon.release.result import measure_lines
 from milp_anon.runtime.cleanup import exit_on_signals
 from milp_anon.runtime.errors import InfeasibleRequest, InputError, MilpAnonError, SolverError, VerificationError
 from milp_anon.runtime.interrupt import stop_on_sigint
@@ -205,6 +206,9 @@ def _add_recoding_args(p):
     g.add_argument("--value-set", action="append", default=[], metavar="COL",
                    help="categorical QI whose cells may be sets a,b of its values (repeatable; cost: "
                         "(|S| - 1)/(|D| - 1))")
+    g.add_argument("--weight", action="append", default=[], metavar="COL=W",
+                   help="per-column importance (repeatable): every cell cost of QI column COL times W > 0 "
+                        "(suppression and generalization alike; gap scores with the same weights)")
     g.add_argument("--scheme", default="local", choices=["local", "full-domain"],
                    help="local (default): each row recoded on its own (the MILP); full-domain: one level per column "
                         "for every row, as ARX's and anjana's global recoding (an exact lattice search)")
@@ -246,7 +250,29 @@ def _request(args, criteria):
                    max_suppressed_records=args.max_suppressed_records)
 
 
+def _weights(args) -> dict:
+    """``--weight COL=W ...`` as ``{COL: W}``: each a QI column, ``W`` a finite number > 0, once."""
+    out: dict[str, float] = {}
+    qi = _split(getattr(args, "qi", "") or "")
+    for spec in getattr(args, "weight", None) or []:
+        col, eq, text = spec.partition("=")
+        col = col.strip()
+        try:
+            w = float(text)
+        except ValueError:
+            w = math.nan
+        if not eq or not col or not math.isfinite(w) or w <= 0:
+            raise InputError(f"--weight takes COL=W with W a finite number > 0, got {spec!r}")
+        if col not in qi:
+            raise InputError(f"--weight {spec}: {col!r} is not a QI column (--qi)")
+        if col in out:
+            raise InputError(f"--weight: column {col!r} is given two weights")
+        out[col] = w
+    return out
+
+
 def _recoding(args):
+    weights = _weights(args)
     specs = getattr(args, "hierarchy", []) or []
     intervals = [c for spec in getattr(args, "interval", None) or [] for c in _split(spec)]
     value_sets = [c for spec in getattr(args, "value_set", None) or [] for c in _split(spec)]
@@ -258,11 +284,12 @@ def _recoding(args):
         if getattr(args, "scheme", "local") != "local":
             raise InputError("--patterns recodes each row by a pattern: it does not combine with --scheme full-domain")
         text = read_text(args.patterns, "patterns file")
-        return Patterns([ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")])
+        return Patterns([ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")],
+                        weights=weights)
     if not specs and not intervals and not value_sets:
         if getattr(args, "cost", None):
             raise InputError("--cost needs at least one --hierarchy COL=FILE")
-        return Suppression(scheme=getattr(args, "scheme", "local"))
+        return Suppression(scheme=getattr(args, "scheme", "local"), weights=weights)
     if getattr(args, "cost", None) and not specs:
         raise InputError("--cost sets hierarchy node costs: it needs at least one --hierarchy COL=FILE")
     hier = {}
@@ -275,7 +302,7 @@ def _recoding(args):
             raise InputError(f"two hierarchies for column {col!r}")
         hier[col] = Hierarchy.from_csv(path)
     return Generalization(hier, cost=args.cost or "height", scheme=getattr(args, "scheme", "local"),
-                          intervals=tuple(intervals), value_sets=tuple(value_sets))
+                          intervals=tuple(intervals), value_sets=tuple(value_sets), weights=weights)
 
 
 def _add_table_args(p, *, sep_help="delimiter for reading and writing (default ',')"):
@@ -363,6 +390,9 @@ def _add_gap_command(sub) -> None:
     m.add_argument("--optimum-from", default=None, metavar="REPORT.json",
                    help="take the optimum (or bound) from a report of 'milp-anon solve' on the same input, "
                         "criteria and recoding instead of solving again")
+    m.add_argument("--score-only", action="store_true",
+                   help="score the release alone (validity, cost, risk, utility) without computing an optimum; "
+                        "the report's optimum keys are null")
     _add_criteria_args(g)
     _add_recoding_args(g)
     _add_solver_args(g)
@@ -624,13 +654,22 @@ def cmd_gap(args) -> int:
         if args.max_suppressed_records is not None and not args.record_suppression and args.id is None:
             raise InputError("--max-suppressed-records needs --record-suppression (or --id)")
         ignore = [c for spec in args.ignore for c in _split(spec)]
+        if args.score_only and args.optimum_from is not None:
+            raise InputError("--score-only computes no optimum: it does not combine with --optimum-from")
         with _progress_printer() as printer, reporting(printer):
-            rep = score_release(table, released, criteria, recoding, options, id_column=args.id, ignore=ignore,
+            rep = score_release(table, released, criteria, recoding, options, solve=not args.score_only,
+                                id_column=args.id, ignore=ignore,
                                 count_column=args.count,
                                 record_suppression=args.record_suppression,
                                 max_withheld=args.max_suppressed_records, optimum_from=args.optimum_from)
         written = outputs.commit({report: lambda fh: fh.write(json.dumps(rep.to_dict(), indent=2) + "\n")}
                                  if report else None)
+    if rep.ignored_columns:
+        left = [c for c in rep.ignored_columns if c != "index"]
+        _say("ignored    " + "; ".join(([] if len(left) == len(rep.ignored_columns) else
+                                         ["index (the release's row numbering)"])
+                                        + ([f"{', '.join(left)} (not in the release, neither QI nor sensitive)"]
+                                           if left else [])))
     if not rep.valid:
         print(f"milp-anon: invalid anonymized table: {rep.violation}", file=sys.stderr)
         code = EXIT_INVALID
@@ -650,6 +689,9 @@ def _gap_lines(rep) -> list[str]:
     withheld = ("" if rep.max_suppressed_records is None
                 else f", {counted(rep.withheld_records, 'withheld record')}")
     lines = [f"valid      yes ({counted(rep.n_groups, 'class', 'classes')}{withheld})", f"cost       {rep.cost:,.6g}"]
+    lines += measure_lines(rep.risk, rep.utility, width=11)
+    if rep.score_only:
+        return lines + ["optimum    not computed (--score-only)"]
     src = "" if rep.optimum_source in (None, "solved") else f"; from {rep.optimum_source}"
     limit = ("" if rep.max_suppressed_records is None
              else f"; may withhold {counted(rep.max_suppressed_records, 'record')}")

@@ -29,6 +29,8 @@ import pandas as pd
 
 from milp_anon.api import Request
 from milp_anon.privacy import verify as _verify
+from milp_anon.privacy.risk import prosecutor_risk
+from milp_anon.privacy.utility import utility_metrics
 from milp_anon.runtime.errors import InputError, VerificationError
 from milp_anon.tables.files import read_text
 from milp_anon.tables.table import Table
@@ -64,6 +66,13 @@ class GapReport:
     withheld_records: int = 0
     max_suppressed_records: int | None = None
     optimum_source: str | None = None
+    #: the prosecutor risk and ARX's utility metrics of a valid release (as in ``milp-anon solve``'s REPORT.json)
+    risk: dict | None = None
+    utility: dict | None = None
+    #: columns left out without ``--ignore`` where the reading was unambiguous (:func:`unambiguous_ignores`)
+    ignored_columns: list | None = None
+    #: scored without an optimum (``--score-only``): the optimum's keys are then ``None``
+    score_only: bool = False
 
     def to_dict(self) -> dict:
         return {k: (None if isinstance(v, float) and math.isinf(v) else v) for k, v in asdict(self).items()}
@@ -293,7 +302,29 @@ def _optimum_from(path: str, table, request: Request) -> dict:
     return {"status": rep["status"], "objective": rep["objective"], "bound": rep.get("bound")}
 
 
-def _comparable(table, released: pd.DataFrame, recoding, id_column, ignore: list, count_column):
+#: the row numbering anjana adds to its output
+INDEX_COLUMN = "index"
+
+
+def unambiguous_ignores(table, released: pd.DataFrame, id_column=None, ignore=()) -> list[str]:
+    """Columns a peer's table differs by that can be left out without ``--ignore``: an added column
+    ``index`` (anjana) whose values are distinct whole numbers all in ``0..n−1`` or all in ``1..n`` (``n``
+    input rows: a row numbering, also when records were dropped), and the input's columns the release leaves
+    out that are neither QI nor sensitive (anonypy keeps only those). Anything else stays an error."""
+    original, n, out = table.frame, len(table.frame), []
+    skip = set(ignore) | ({id_column} if id_column else set())
+    if INDEX_COLUMN in released.columns and INDEX_COLUMN not in original.columns and INDEX_COLUMN not in skip:
+        text = released[INDEX_COLUMN].astype(str).str.strip()
+        if len(text) and text.str.fullmatch(r"[0-9]+").all():
+            nums = text.astype(np.int64)
+            if not nums.duplicated().any() and (nums.max() < n or (nums.min() >= 1 and nums.max() <= n)):
+                out.append(INDEX_COLUMN)
+    roles = set(table.qi) | set(table.sensitive)
+    out += [c for c in original.columns if c not in released.columns and c not in roles and c not in skip]
+    return out
+
+
+def _comparable(table, released: pd.DataFrame, recoding, id_column, ignore: list, count_column, auto=()):
     """``(table, released)`` with the same columns in the same order: aggregated rows repeated
     (``count_column``), list cells unwrapped, the ``ignore`` columns dropped from both; bad input raises
     :class:`InputError` naming the column."""
@@ -303,6 +334,7 @@ def _comparable(table, released: pd.DataFrame, recoding, id_column, ignore: list
     if count_column is not None:
         released = _expand_counts(released, count_column, original, id_column)
     released = _unwrap_lists(released, table.qi)
+    given, ignore = bool(ignore), list(ignore) + [c for c in auto if c not in ignore]
     for c in ignore:
         if c in table.qi or c in table.sensitive:
             raise InputError(f"--ignore {c}: a QI or sensitive column cannot be ignored")
@@ -323,7 +355,7 @@ def _comparable(table, released: pd.DataFrame, recoding, id_column, ignore: list
         raise InputError("the anonymized table must have the original's columns"
                          + (f"; missing {', '.join(missing)}" if missing else "")
                          + (f"; unexpected {', '.join(extra)}" if extra else "")
-                         + ("" if ignore else " (leave columns out with --ignore COL)"))
+                         + ("" if given else " (leave columns out with --ignore COL)"))
     released = released[list(original.columns)].reset_index(drop=True)
     return table, released
 
@@ -331,7 +363,8 @@ def _comparable(table, released: pd.DataFrame, recoding, id_column, ignore: list
 def score_release(table, released: pd.DataFrame, criteria, recoding=None, options=None, solve: bool = True, *,
                   id_column: str | None = None, ignore=(), record_suppression: bool = False,
                   count_column: str | None = None,
-                  max_withheld: int | None = None, optimum_from: str | None = None) -> GapReport:
+                  max_withheld: int | None = None, optimum_from: str | None = None,
+                  auto_ignore: bool = True) -> GapReport:
     """Check ``released`` against ``table`` and the criteria, and compare its cost with the optimum.
 
     Parameters
@@ -345,7 +378,8 @@ def score_release(table, released: pd.DataFrame, criteria, recoding=None, option
     options
         :class:`~milp_anon.solvers.SolverOptions` for the optimum.
     solve
-        Also find the optimum (skipped for an invalid table).
+        Also find the optimum (skipped for an invalid table); ``False`` scores the table alone (validity,
+        cost, risk, utility: ``milp-anon gap --score-only``), the optimum's fields left ``None``.
     id_column
         Match rows by this column (in both tables) instead of by position; the input's rows missing from
         the release are then suppressed records, as with ``record_suppression``.
@@ -356,6 +390,9 @@ def score_release(table, released: pd.DataFrame, criteria, recoding=None, option
         bipartite matching).
     ignore
         Columns left out of the comparison (dropped from both tables).
+    auto_ignore
+        Also leave out, and list in ``ignored_columns``, the columns :func:`unambiguous_ignores` finds (an
+        added ``index`` numbering, the input's non-QI, non-sensitive columns the release leaves out).
     record_suppression
         Rows the release lacks, and rows with every QI cell at its root, are
         withheld records (module docstring).
@@ -365,9 +402,12 @@ def score_release(table, released: pd.DataFrame, criteria, recoding=None, option
         A REPORT.json of ``milp-anon solve`` on the same problem: its status,
         objective and bound are used instead of solving again.
     """
-    table, released = _comparable(table, released, recoding, id_column, list(ignore or ()), count_column)
+    ignore = list(ignore or ())
+    auto = unambiguous_ignores(table, released, id_column, ignore) if auto_ignore else []
+    table, released = _comparable(table, released, recoding, id_column, ignore, count_column, auto)
     original = table.frame
-    report = GapReport(valid=False, cost=None, optimum=None, gap=None, status=None, n_rows=len(released))
+    report = GapReport(valid=False, cost=None, optimum=None, gap=None, status=None, n_rows=len(released),
+                       ignored_columns=auto or None, score_only=not solve)
     try:
         full, missing = _align(table, released, recoding, id_column=id_column,
                                record_suppression=record_suppression or id_column is not None,
@@ -396,6 +436,8 @@ def score_release(table, released: pd.DataFrame, criteria, recoding=None, option
             report.violation = str(exc).removeprefix("verification failed: ")
             continue
         report.cost, report.n_groups, report.violation = v.cost, v.n_groups, None
+        report.risk = {"prosecutor": prosecutor_risk(full, table.qi, withheld)}
+        report.utility = utility_metrics(original, full, table.qi, recoding, withheld)
         break
     request = Request(criteria, recoding=recoding, max_suppressed_records=report.max_suppressed_records)
     got = _optimum_from(optimum_from, table, request) if optimum_from is not None and solve else None

@@ -243,7 +243,8 @@ def rounded_release(instance, request, pair_unit, pair_cand, g, label: str, dead
     released, groups, cost = rounded
     release = Release.verified(instance.table, request, released, cost=cost, groups=groups, source=label)
     objective, refined = release.objective, None
-    if isinstance(request.recoding, Suppression) and request.recoding.scheme == "local":
+    if isinstance(request.recoding, Suppression) and request.recoding.scheme == "local" \
+            and not request.recoding.weights:  # (the refinement counts cells unweighted)
         # the rounding trims failing groups whole-table-wise; their large classes split further
         better, cost = refine_release(instance.table, request.criteria, release.table, deadline)
         if cost < release.objective - 1e-9:

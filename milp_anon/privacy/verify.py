@@ -370,6 +370,9 @@ def verify_release(original, released, qi, criteria, sensitive=(), claimed_cost=
         by_column = generalization_by_column(original, released, qi, recoding)
     else:
         by_column = suppression_by_column(original, released, qi)
+    weights = dict(getattr(recoding, "weights", ()) or ())
+    if weights:  # per-column importance: each cell cost of a column times the column's weight
+        by_column = {c: v * weights.get(c, 1) for c, v in by_column.items()}
     cost = sum(by_column.values())
     all_values = {c: original[c].astype(str).to_numpy() for c in sensitive}
     n_withheld = 0

@@ -21,10 +21,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from milp_anon.privacy.risk import prosecutor_risk
+from milp_anon.privacy.utility import utility_metrics
 from milp_anon.runtime import progress
 from milp_anon.runtime.status import Status, counted, format_gap
 
-__all__ = ["ModelSize", "ReductionLog", "Result", "Round", "Timings"]
+__all__ = ["ModelSize", "ReductionLog", "Result", "Round", "Timings", "measure_lines"]
 
 #: where a released table comes from when no heuristic replaced the solver's
 SOLVER = "solver"
@@ -37,6 +39,22 @@ def _clean(v):
     if isinstance(v, float) and not math.isfinite(v):
         return None
     return v
+
+
+def measure_lines(risk: dict | None, utility: dict | None, width: int = 14) -> list[str]:
+    """One ``risk`` line and one ``utility`` line of a summary (none for what is ``None``)."""
+    lines = []
+    pr = (risk or {}).get("prosecutor")
+    if pr:
+        g = lambda v: "-" if v is None else f"{v:.4g}"  # noqa: E731
+        share = "" if pr["records_above_share"] is None else f" ({100 * pr['records_above_share']:.3g} %)"
+        lines.append("risk".ljust(width) + f"prosecutor max {g(pr['max'])}  average {g(pr['average'])}  "
+                     f"{pr['records_above']} records above {pr['threshold']:g}{share}")
+    if utility:
+        lines.append("utility".ljust(width) + f"loss {utility['loss']:.4g}  precision {utility['precision']:.4g}  "
+                     f"non-uniform entropy {utility['non_uniform_entropy']:.6g} bits  discernibility "
+                     f"{utility['discernibility']:.6g}  AECS {utility['aecs']:.4g}")
+    return lines
 
 
 @dataclass
@@ -321,6 +339,11 @@ class Result:
     #: its objective (``rounded``) and after the refinement (``refined``, or ``None``), the ``heuristic`` table's
     #: it was compared with, whether it was ``used`` as the start instead, ``seconds``
     blocks_rounding: dict | None = None
+    #: re-identification risk of the released table (:mod:`milp_anon.privacy.risk`): ``{"prosecutor": {max,
+    #: average, records_above, records_above_share, threshold}}``; set by :meth:`with_measures`
+    risk: dict | None = None
+    #: ARX's utility metrics of the released table (:func:`milp_anon.privacy.utility.utility_metrics`)
+    utility: dict | None = None
 
     def __post_init__(self):
         try:
@@ -388,9 +411,31 @@ class Result:
             out["withheld_records"] = len(self.withheld)
             out["withheld_rows"] = [i + 1 for i in self.withheld]  # data rows, 1-based
             out["suppressed_records"] = list(out["withheld_rows"])  # issue 17's contract: the same rows by that name
+        if self.risk is not None:
+            out["risk"] = self.risk
+        if self.utility is not None:
+            out["utility"] = self.utility
         if self.provenance:
             out["provenance"] = self.provenance
         return out
+
+    def with_measures(self, original: pd.DataFrame, qi, recoding=None) -> Result:
+        """This result with ``risk`` and ``utility`` computed from its released table and ``original`` (the
+        input frame): the withheld records are the rows :attr:`withheld` names. Unchanged without a table."""
+        if self.table is None:
+            return self
+        full = original.copy()
+        rows = original.index.get_indexer(self.table.index)
+        if (rows < 0).any() or len(set(rows.tolist())) != len(rows):  # labels that do not name input rows
+            rows = np.setdiff1d(np.arange(len(original)), np.asarray(self.withheld, dtype=np.int64))
+        mask = np.zeros(len(original), dtype=bool)
+        mask[list(self.withheld)] = True
+        for c in qi:
+            col = full[c].astype(object).to_numpy(copy=True)
+            col[rows] = self.table[c].astype(object).to_numpy()
+            full[c] = col
+        return dataclasses.replace(self, risk={"prosecutor": prosecutor_risk(full, qi, mask)},
+                                   utility=utility_metrics(original, full, qi, recoding, mask))
 
     @property
     def cost_normalized(self) -> float | None:
@@ -426,7 +471,7 @@ class Result:
             return " rows with a recoded cell" if objective == "rows" else " output groups"
         share = self.cost_normalized
         recoding = origin.get("recoding", "suppression")
-        if recoding.startswith(("suppression", "pattern")):
+        if recoding.startswith(("suppression", "pattern")) and "weights" not in recoding:
             return " suppressed cells" + ("" if share is None else f" ({100 * share:.3g} % of the QI cells)")
         return f" ({recoding})" + ("" if share is None else f"; {share:.4g} per QI cell")
 
@@ -445,6 +490,7 @@ class Result:
             cs = self.class_size_summary()
             lines.append(f"class sizes   min {cs['min']}  median {cs['median']:g}  max {cs['max']}  "
                          f"({counted(cs['n_classes'], 'class', 'classes')})")
+        lines += measure_lines(self.risk, self.utility)
         lines.append(f"bound         {fmt(self.bound)}   gap {format_gap(self.gap)}"
                      + (f"   ({self.bound_source})" if self.bound_source else ""))
         if self.groups is not None:

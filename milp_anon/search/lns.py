@@ -419,6 +419,8 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
 def _refined(table: Table, request, released, best: Release, deadline: float, log: LnsLog, on_better):
     """A pass's refinement (:func:`improve`, cell suppression): ``(best, released, groups)`` after splitting the
     large classes of ``released`` (``best``'s table) where that is cheaper, reported as found; else ``None``."""
+    if request.recoding.weights:  # the refinement counts cells unweighted
+        return None
     refined, cost = refine_release(table, request.criteria, released, deadline - 1.0)
     if cost < best.objective - 1e-9:  # ``released`` is ``best``'s table here; its cost is its objective
         best = Release.verified(table, request, refined, source=LNS_SOURCE)

@@ -81,15 +81,58 @@ def record_cost(lattices) -> float | int:
     return int(total) if all(float(c).is_integer() for c in costs) else float(total)
 
 
+def column_weights(weights) -> tuple:
+    """Per-column importance ``{column: w}`` (``w > 0``, finite) as the tuple of pairs a recoding keeps;
+    ``InputError`` naming the first bad one."""
+    if weights is None:
+        return ()
+    items = weights.items() if isinstance(weights, dict) else weights
+    out: dict[str, float] = {}
+    try:
+        pairs = [(str(c), w) for c, w in items]
+    except (TypeError, ValueError):
+        raise InputError("weights must be a dict {column: weight}") from None
+    for col, w in pairs:
+        if isinstance(w, bool) or not isinstance(w, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(float(w)) or float(w) <= 0:
+            raise InputError(f"weight of column {col!r} must be a finite number > 0, got {w!r}")
+        if col in out:
+            raise InputError(f"column {col!r} has two weights")
+        out[col] = float(w)
+    return tuple(out.items())
+
+
+def weighted(lattices: list, table, weights: tuple) -> list:
+    """``lattices`` (in ``table.qi`` order) with each named column's node costs times its weight: every cell
+    cost of the column, suppression and generalization alike, scaled (per-column importance)."""
+    if not weights:
+        return lattices
+    w = dict(weights)
+    unknown = [c for c in w if c not in table.qi]
+    if unknown:
+        raise InputError(f"weight given for column(s) that are not QI columns: {', '.join(unknown)}")
+    return [lat if w.get(col, 1.0) == 1.0 else ColumnLattice(lat.height, lat.anc, lat.names, lat.level,
+                                                             lat.cost * w[col], lat.cells)
+            for col, lat in zip(table.qi, lattices)]
+
+
+def _weights_text(weights: tuple) -> str:
+    return "" if not weights else "; weights " + ", ".join(f"{c} {w:g}" for c, w in weights)
+
+
 class Recoding:
     """Base class of recodings.
 
     ``scheme``: ``"local"`` recodes each row on its own (the MILP);
     ``"full-domain"`` recodes each column to one level for every row
     (ARX's global recoding; :mod:`milp_anon.search.full_domain`).
+    ``weights``: per-column importance, ``((column, w), ...)`` from a dict
+    ``{column: w}`` (``w > 0``): each cell cost of a column times its weight
+    (:func:`weighted`); the verifier recounts with the same weights.
     """
 
     scheme = "local"
+    weights: tuple = ()
 
     def lattices(self, table) -> list[ColumnLattice]:  # pragma: no cover - interface
         raise NotImplementedError
@@ -123,15 +166,17 @@ class Suppression(Recoding):
     ``scheme="full-domain"`` each column is kept or suppressed whole."""
 
     scheme: str = "local"
+    weights: tuple = ()
 
     def __post_init__(self):
         _check_scheme(self.scheme)
+        object.__setattr__(self, "weights", column_weights(self.weights))
 
     def lattices(self, table) -> list[ColumnLattice]:
-        return [_suppression_lattice(v) for v in table.values]
+        return weighted([_suppression_lattice(v) for v in table.values], table, self.weights)
 
     def describe(self) -> str:
-        return "suppression" + (", full-domain" if self.scheme == "full-domain" else "")
+        return "suppression" + (", full-domain" if self.scheme == "full-domain" else "") + _weights_text(self.weights)
 
 
 @dataclass(frozen=True)
@@ -158,6 +203,9 @@ class Generalization(Recoding):
     value_sets
         Categorical QI columns released as value sets ``a,b`` (cost
         ``(|S| − 1)/(|D| − 1)``).
+    weights
+        ``{column: w}``, ``w > 0``: every cell cost of the column (its hierarchy's, its cells', its
+        suppression's) times ``w`` (per-column importance; :class:`Recoding`).
     """
 
     hierarchies: dict = field(default_factory=dict)
@@ -165,9 +213,11 @@ class Generalization(Recoding):
     scheme: str = "local"
     intervals: tuple = ()
     value_sets: tuple = ()
+    weights: tuple = ()
 
     def __post_init__(self):
         _check_scheme(self.scheme)
+        object.__setattr__(self, "weights", column_weights(self.weights))
         for name in ("intervals", "value_sets"):
             cols = getattr(self, name)
             cols = (cols,) if isinstance(cols, str) else tuple(str(c) for c in cols)
@@ -220,7 +270,7 @@ class Generalization(Recoding):
                 continue
             h.check_values(values, col)
             out.append(_hierarchy_lattice(h, values, self._cost_of(col, h), col))
-        return out
+        return weighted(out, table, self.weights)
 
     def _cost_of(self, col, h: Hierarchy):
         if isinstance(self.cost, dict) and col in self.cost:
@@ -250,7 +300,7 @@ class Generalization(Recoding):
                    ("value sets", self.value_sets, "cost: (|S| - 1)/(|D| - 1)")) if cols]
         if not parts:
             parts = [f"{cost}; hierarchies: none"]
-        return f"generalization ({'; '.join(parts)}; other QIs suppressed{scheme})"
+        return f"generalization ({'; '.join(parts)}; other QIs suppressed{scheme}{_weights_text(self.weights)})"
 
     def __repr__(self) -> str:  # one line, not every hierarchy row
         cols = ", ".join(f"{c}: {len(h.paths)} values, height {h.height}" for c, h in self.hierarchies.items())
@@ -330,8 +380,10 @@ class Patterns(Recoding):
     """
 
     patterns: tuple = ()
+    weights: tuple = ()
 
     def __post_init__(self):
+        object.__setattr__(self, "weights", column_weights(self.weights))
         pats = list(self.patterns)
         if not pats:
             raise InputError("the pattern set is empty")
@@ -357,7 +409,7 @@ class Patterns(Recoding):
 
     def lattices(self, table) -> list[ColumnLattice]:
         self.masks(table)  # validate
-        return [_suppression_lattice(v) for v in table.values]
+        return weighted([_suppression_lattice(v) for v in table.values], table, self.weights)
 
     def describe(self) -> str:
-        return f"patterns ({len(self.patterns)})"
+        return f"patterns ({len(self.patterns)}){_weights_text(self.weights)}"
