@@ -27,7 +27,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, exact
+from milp_anon.privacy.criteria import DeltaPresence, KAnonymity, KMap, LDiversity, PSensitivity, TCloseness, exact
 from milp_anon.tables.recoding import Generalization, Patterns
 
 MAX_ROWS = 12
@@ -76,6 +76,8 @@ def group_condition(criteria, sensitive: dict):
     for crit in criteria:
         if isinstance(crit, KAnonymity):
             k = max(k, crit.k)
+            continue
+        if isinstance(crit, (KMap, DeltaPresence)):  # judged on the block's release: _population_cost
             continue
         cols = [crit.column] if crit.column is not None else list(sensitive)
         for col in cols:
@@ -191,6 +193,65 @@ def _block_cost_fn(arr, columns, recoding):
     return cost
 
 
+def _population_cost(arr, columns, recoding, criteria):
+    """Cost of releasing a block as one class under k-map / δ-presence: the cheapest released vector — per
+    column the block's value or ``*`` (``*`` only where it varies), or with a hierarchy any ancestor of the
+    block's values from their lowest common one up — whose population matches meet every criterion; ``None``
+    if none does. A population record matches when every released cell covers its value (the value itself,
+    ``*``, or the hierarchy node on its path at that level); counted record by record."""
+    if isinstance(recoding, Generalization) and (recoding.intervals or recoding.value_sets):
+        raise ValueError("brute force covers k-map and delta-presence with suppression, hierarchies and patterns")
+    hier = recoding.hierarchies if isinstance(recoding, Generalization) else {}
+    costs = _node_costs(recoding, columns)
+    cols = [list(map(str, arr[:, c])) for c in range(arr.shape[1])]
+    stars = None
+    if isinstance(recoding, Patterns):
+        stars = {frozenset(c for c, k_ in enumerate(
+            [ch in "1□" for ch in p] if isinstance(p, str) else [c in p for c in columns]) if not k_)
+            for p in recoding.patterns}
+    pops = [[tuple(str(x) for x in r) for r in crit.population[columns].to_numpy().tolist()] for crit in criteria]
+
+    def covers(c, lvl, node, value):
+        h = hier.get(columns[c])
+        if h is None:
+            return lvl == 1 or value == node
+        return value in h.paths and h.paths[value][lvl] == node
+
+    def cost(block):
+        options = []
+        for c, name in enumerate(columns):
+            vals = {cols[c][r] for r in block}
+            h = hier.get(name)
+            if h is None:
+                options.append([(0, next(iter(vals))), (1, "*")] if len(vals) == 1 else [(1, "*")])
+                continue
+            lvl = 0
+            while len({h.paths[v][lvl] for v in vals}) > 1:
+                lvl += 1
+            path = h.paths[next(iter(vals))]
+            options.append([(lv, path[lv]) for lv in range(lvl, h.height + 1)])
+        best = None
+        for vec in itertools.product(*options):
+            if stars is not None and frozenset(c for c, (lv, _) in enumerate(vec) if lv > 0) not in stars:
+                continue
+            good = True
+            for crit, pop in zip(criteria, pops):
+                matches = sum(all(covers(c, lv, node, rec[c]) for c, (lv, node) in enumerate(vec)) for rec in pop)
+                if isinstance(crit, KMap):
+                    good &= matches >= crit.k
+                else:
+                    good &= matches > 0 and exact(crit.dmin) <= Fraction(len(block), matches) <= exact(crit.dmax)
+            if not good:
+                continue
+            total = sum((Fraction(lv) if costs[c] is None else costs[c][(lv, node)]) * len(block)
+                        for c, (lv, node) in enumerate(vec))
+            if best is None or total < best:
+                best = total
+        return best
+
+    return cost
+
+
 def _node_costs(recoding, columns):
     """Per column ``{(level, node): cost}`` from the cost definitions (``None`` without a hierarchy)."""
     hier = recoding.hierarchies if hasattr(recoding, "hierarchies") else {}
@@ -271,6 +332,9 @@ def brute_force(table, criteria, sensitive: dict | None = None, recoding=None, c
         return 0, ()
     columns = list(columns) if columns is not None else [f"q{c}" for c in range(arr.shape[1])]
     block_cost = _block_cost_fn(arr, columns, recoding)
+    population = [c for c in criteria if isinstance(c, (KMap, DeltaPresence))]
+    if population:
+        block_cost = _population_cost(arr, columns, recoding, population)
     if max_withheld is not None:  # t-closeness still compares with the whole table's distribution
         record = _record_cost(recoding, columns)
         plain = _partition_search(n, k, ok, block_cost)
