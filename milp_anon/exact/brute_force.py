@@ -193,12 +193,12 @@ def _block_cost_fn(arr, columns, recoding):
     return cost
 
 
-def _population_cost(arr, columns, recoding, criteria):
-    """Cost of releasing a block as one class under k-map / δ-presence: the cheapest released vector — per
-    column the block's value or ``*`` (``*`` only where it varies), or with a hierarchy any ancestor of the
-    block's values from their lowest common one up — whose population matches meet every criterion; ``None``
-    if none does. A population record matches when every released cell covers its value (the value itself,
-    ``*``, or the hierarchy node on its path at that level); counted record by record."""
+def _population_options(arr, columns, recoding, criteria):
+    """``options(block)``: the released vectors a block may take as one class under k-map / δ-presence, as
+    ``(cost, vector)`` cheapest first — per column the block's value or ``*`` (``*`` only where it varies), or
+    with a hierarchy any ancestor of the block's values from their lowest common one up — whose population
+    matches meet every criterion. A population record matches when every released cell covers its value
+    (the value itself, ``*``, or the hierarchy node on its path at that level); counted record by record."""
     if isinstance(recoding, Generalization) and (recoding.intervals or recoding.value_sets):
         raise ValueError("brute force covers k-map and delta-presence with suppression, hierarchies and patterns")
     hier = recoding.hierarchies if isinstance(recoding, Generalization) else {}
@@ -217,21 +217,21 @@ def _population_cost(arr, columns, recoding, criteria):
             return lvl == 1 or value == node
         return value in h.paths and h.paths[value][lvl] == node
 
-    def cost(block):
-        options = []
+    def options(block):
+        per_col = []
         for c, name in enumerate(columns):
             vals = {cols[c][r] for r in block}
             h = hier.get(name)
             if h is None:
-                options.append([(0, next(iter(vals))), (1, "*")] if len(vals) == 1 else [(1, "*")])
+                per_col.append([(0, next(iter(vals))), (1, "*")] if len(vals) == 1 else [(1, "*")])
                 continue
             lvl = 0
             while len({h.paths[v][lvl] for v in vals}) > 1:
                 lvl += 1
             path = h.paths[next(iter(vals))]
-            options.append([(lv, path[lv]) for lv in range(lvl, h.height + 1)])
-        best = None
-        for vec in itertools.product(*options):
+            per_col.append([(lv, path[lv]) for lv in range(lvl, h.height + 1)])
+        out = []
+        for vec in itertools.product(*per_col):
             if stars is not None and frozenset(c for c, (lv, _) in enumerate(vec) if lv > 0) not in stars:
                 continue
             good = True
@@ -241,15 +241,48 @@ def _population_cost(arr, columns, recoding, criteria):
                     good &= matches >= crit.k
                 else:
                     good &= matches > 0 and exact(crit.dmin) <= Fraction(len(block), matches) <= exact(crit.dmax)
-            if not good:
-                continue
-            total = sum((Fraction(lv) if costs[c] is None else costs[c][(lv, node)]) * len(block)
-                        for c, (lv, node) in enumerate(vec))
-            if best is None or total < best:
-                best = total
-        return best
+            if good:
+                total = sum((Fraction(lv) if costs[c] is None else costs[c][(lv, node)]) * len(block)
+                            for c, (lv, node) in enumerate(vec))
+                out.append((total, vec))
+        return sorted(out, key=lambda x: x[0])
 
-    return cost
+    return options
+
+
+def _distinct_release_search(k, ok, options):
+    """``best(rows)``: the cheapest partition of ``rows`` into blocks meeting ``ok`` (at least ``k`` rows), each
+    released as one of ``options(block)``, no two blocks as the same vector (an equivalence class is every
+    row released as that vector: two blocks released alike are one class, which δ-presence may forbid).
+    Every set partition is listed; the vectors are chosen depth first with the cheapest rest as a bound."""
+
+    @cache
+    def opts(block):
+        return options(block) if len(block) >= k and ok(block) else []
+
+    def best(remaining):
+        top = [None, None]
+        for part in set_partitions(sorted(remaining)):
+            part = [tuple(sorted(b)) for b in part]
+            lists = [opts(b) for b in part]
+            if any(not x for x in lists):
+                continue
+            rest = [sum(x[0][0] for x in lists[i:]) for i in range(len(lists))] + [0]
+
+            def dfs(i, cost, used):
+                if top[0] is not None and cost + rest[i] >= top[0]:
+                    return
+                if i == len(lists):
+                    top[0], top[1] = cost, tuple(part)
+                    return
+                for c, vec in lists[i]:
+                    if vec not in used:
+                        dfs(i + 1, cost + c, used | {vec})
+
+            dfs(0, Fraction(0), frozenset())
+        return (top[0], top[1]) if top[0] is not None else (None, None)
+
+    return best
 
 
 def _node_costs(recoding, columns):
@@ -333,11 +366,11 @@ def brute_force(table, criteria, sensitive: dict | None = None, recoding=None, c
     columns = list(columns) if columns is not None else [f"q{c}" for c in range(arr.shape[1])]
     block_cost = _block_cost_fn(arr, columns, recoding)
     population = [c for c in criteria if isinstance(c, (KMap, DeltaPresence))]
-    if population:
-        block_cost = _population_cost(arr, columns, recoding, population)
+    search = _partition_search(n, k, ok, block_cost) if not population else \
+        _distinct_release_search(k, ok, _population_options(arr, columns, recoding, population))
     if max_withheld is not None:  # t-closeness still compares with the whole table's distribution
         record = _record_cost(recoding, columns)
-        plain = _partition_search(n, k, ok, block_cost)
+        plain = search
         top = (None, None)
         for size in range(min(max_withheld, n) + 1):
             for out in combinations(range(n), size):
@@ -348,7 +381,7 @@ def brute_force(table, criteria, sensitive: dict | None = None, recoding=None, c
                 if top[0] is None or total < top[0]:
                     top = (total, sub_blocks + ((("withheld",) + out),) if out else sub_blocks)
         return top
-    return _partition_search(n, k, ok, block_cost)(frozenset(range(n)))
+    return search(frozenset(range(n)))
 
 
 def _partition_search(n, k, ok, block_cost):
