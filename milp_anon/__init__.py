@@ -25,7 +25,7 @@ from __future__ import annotations
 from milp_anon._version import __version__
 from milp_anon.api import ModelOptions, Request, anonymize
 from milp_anon.instance.candidates import Candidates, suppression_candidates
-from milp_anon.privacy.criteria import Criterion, KAnonymity, LDiversity, PSensitivity, TCloseness
+from milp_anon.privacy.criteria import Criterion, DeltaPresence, KAnonymity, KMap, LDiversity, PSensitivity, TCloseness
 from milp_anon.release.result import ModelSize, ReductionLog, Result, Round, Timings
 from milp_anon.runtime import errors
 from milp_anon.runtime.errors import InputError, MilpAnonError, ModelTooLargeError, SolverError, VerificationError
@@ -42,10 +42,12 @@ __all__ = [
     "__version__",
     "Candidates",
     "Criterion",
+    "DeltaPresence",
     "Generalization",
     "Hierarchy",
     "InputError",
     "KAnonymity",
+    "KMap",
     "LDiversity",
     "MilpAnonError",
     "ModelOptions",

@@ -68,7 +68,7 @@ class Request(Problem):
         with _progress.reporting(progress):
             result = pipeline.solve(table, self, options)
         # the risk and utility users read, from the released table (the pipeline's own sub-solves skip them)
-        return result.with_measures(table.frame, table.qi, self.recoding)
+        return result.with_measures(table.frame, table.qi, self.recoding, self.criteria)
 
     def inspect(self, table, *, lp: bool = False, time_limit: float | None = None) -> dict:
         """Sizes of every stage without solving (:func:`milp_anon.pipeline.solve.inspect`)."""

@@ -37,7 +37,7 @@ from milp_anon.bench.export import export_suite
 from milp_anon.bench.runner import render_existing
 from milp_anon.certify import certify, exact_certificate
 from milp_anon.pipeline.solve import model_format, write_model_file
-from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity, TCloseness
+from milp_anon.privacy.criteria import DeltaPresence, KAnonymity, KMap, LDiversity, PSensitivity, TCloseness
 from milp_anon.release.result import measure_lines
 from milp_anon.runtime.cleanup import exit_on_signals
 from milp_anon.runtime.errors import InfeasibleRequest, InputError, MilpAnonError, SolverError, VerificationError
@@ -143,7 +143,7 @@ _COUNT = _number(int, 0, what="a whole number >= 0")
 def _input_files(args) -> list[str]:
     """Every file the command reads (no output may be one of them)."""
     files = [getattr(args, a, None) for a in ("input", "original", "anonymized", "patterns", "sensitive_hierarchy",
-                                              "optimum_from", "report_in", "released")]
+                                              "optimum_from", "report_in", "released", "population")]
     files += [spec.split("=", 1)[1] for spec in getattr(args, "hierarchy", None) or [] if "=" in spec]
     return [f for f in files if f]
 
@@ -190,6 +190,48 @@ def _add_criteria_args(p):
     g.add_argument("--order", default=None, help="value order for --distance ordered: v1,v2,...")
     g.add_argument("--sensitive-hierarchy", default=None, metavar="FILE",
                    help="ARX hierarchy of the sensitive values for --distance hierarchical")
+    _add_population_args(p)
+
+
+def _add_population_args(p):
+    g = p.add_argument_group("criteria against a population table (the input's rows are a subset of it)")
+    g.add_argument("--population", default=None, metavar="FILE",
+                   help="the population table: the QI columns at least, read with --sep")
+    g.add_argument("--k-map", type=_WHOLE, default=None, metavar="K",
+                   help="k-map: every class matches at least K population records")
+    g.add_argument("--delta-presence", default=None, metavar="MIN,MAX",
+                   help="delta-presence: every class's rows over its matching population records in [MIN, MAX]")
+
+
+def _delta_range(text: str) -> tuple[float, float]:
+    """``MIN,MAX`` of ``--delta-presence``: two numbers with ``0 <= MIN <= MAX <= 1``."""
+    parts = text.split(",")
+    try:
+        lo, hi = (float(x) for x in parts) if len(parts) == 2 else (math.nan, math.nan)
+    except ValueError:
+        lo = hi = math.nan
+    if not (0 <= lo <= hi <= 1):
+        raise InputError(f"--delta-presence takes MIN,MAX with 0 <= MIN <= MAX <= 1, got {text!r}")
+    return lo, hi
+
+
+def _population_criteria(args) -> list:
+    """k-map and δ-presence from ``--population``, ``--k-map`` and ``--delta-presence``."""
+    path, k, delta = getattr(args, "population", None), getattr(args, "k_map", None), getattr(args, "delta_presence",
+                                                                                               None)
+    if path is None:
+        if k is not None or delta is not None:
+            raise InputError("--k-map and --delta-presence need --population FILE")
+        return []
+    if k is None and delta is None:
+        raise InputError("--population needs --k-map K or --delta-presence MIN,MAX")
+    bounds = _delta_range(delta) if delta is not None else None  # checked before the file is read
+    try:
+        population = read_csv(path, _sep(args.sep))
+    except InputError as exc:
+        raise InputError(f"--population: {exc}") from None
+    out = [KMap(k, population)] if k is not None else []
+    return out + ([DeltaPresence(*bounds, population)] if bounds is not None else [])
 
 
 def _add_recoding_args(p):
@@ -491,8 +533,10 @@ def _criteria(args):
         crits.append(TCloseness(t, distance=args.distance, order=order, hierarchy=args.sensitive_hierarchy))
     elif getattr(args, "order", None) or getattr(args, "sensitive_hierarchy", None):
         raise InputError("--order and --sensitive-hierarchy need --t")
+    crits += _population_criteria(args)
     if args.k is None and not crits:
-        raise InputError("give --k (the k of k-anonymity) or another criterion (--p, --l, --t)")
+        raise InputError("give --k (the k of k-anonymity) or another criterion (--p, --l, --t, --k-map, "
+                         "--delta-presence)")
     return [KAnonymity(args.k if args.k is not None else 1)] + crits
 
 

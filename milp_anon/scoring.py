@@ -29,7 +29,7 @@ import pandas as pd
 
 from milp_anon.api import Request
 from milp_anon.privacy import verify as _verify
-from milp_anon.privacy.risk import prosecutor_risk
+from milp_anon.privacy.risk import risk_report
 from milp_anon.privacy.utility import utility_metrics
 from milp_anon.runtime.errors import InputError, VerificationError
 from milp_anon.tables.files import read_text
@@ -436,7 +436,7 @@ def score_release(table, released: pd.DataFrame, criteria, recoding=None, option
             report.violation = str(exc).removeprefix("verification failed: ")
             continue
         report.cost, report.n_groups, report.violation = v.cost, v.n_groups, None
-        report.risk = {"prosecutor": prosecutor_risk(full, table.qi, withheld)}
+        report.risk = risk_report(full, table.qi, criteria, recoding, withheld)
         report.utility = utility_metrics(original, full, table.qi, recoding, withheld)
         break
     request = Request(criteria, recoding=recoding, max_suppressed_records=report.max_suppressed_records)

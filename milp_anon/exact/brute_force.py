@@ -27,7 +27,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, exact
+from milp_anon.privacy.criteria import DeltaPresence, KAnonymity, KMap, LDiversity, PSensitivity, TCloseness, exact
 from milp_anon.tables.recoding import Generalization, Patterns
 
 MAX_ROWS = 12
@@ -76,6 +76,8 @@ def group_condition(criteria, sensitive: dict):
     for crit in criteria:
         if isinstance(crit, KAnonymity):
             k = max(k, crit.k)
+            continue
+        if isinstance(crit, (KMap, DeltaPresence)):  # judged on the block's release: _population_cost
             continue
         cols = [crit.column] if crit.column is not None else list(sensitive)
         for col in cols:
@@ -191,6 +193,98 @@ def _block_cost_fn(arr, columns, recoding):
     return cost
 
 
+def _population_options(arr, columns, recoding, criteria):
+    """``options(block)``: the released vectors a block may take as one class under k-map / δ-presence, as
+    ``(cost, vector)`` cheapest first — per column the block's value or ``*`` (``*`` only where it varies), or
+    with a hierarchy any ancestor of the block's values from their lowest common one up — whose population
+    matches meet every criterion. A population record matches when every released cell covers its value
+    (the value itself, ``*``, or the hierarchy node on its path at that level); counted record by record."""
+    if isinstance(recoding, Generalization) and (recoding.intervals or recoding.value_sets):
+        raise ValueError("brute force covers k-map and delta-presence with suppression, hierarchies and patterns")
+    hier = recoding.hierarchies if isinstance(recoding, Generalization) else {}
+    costs = _node_costs(recoding, columns)
+    cols = [list(map(str, arr[:, c])) for c in range(arr.shape[1])]
+    stars = None
+    if isinstance(recoding, Patterns):
+        stars = {frozenset(c for c, k_ in enumerate(
+            [ch in "1□" for ch in p] if isinstance(p, str) else [c in p for c in columns]) if not k_)
+            for p in recoding.patterns}
+    pops = [[tuple(str(x) for x in r) for r in crit.population[columns].to_numpy().tolist()] for crit in criteria]
+
+    def covers(c, lvl, node, value):
+        h = hier.get(columns[c])
+        if h is None:
+            return lvl == 1 or value == node
+        return value in h.paths and h.paths[value][lvl] == node
+
+    def options(block):
+        per_col = []
+        for c, name in enumerate(columns):
+            vals = {cols[c][r] for r in block}
+            h = hier.get(name)
+            if h is None:
+                per_col.append([(0, next(iter(vals))), (1, "*")] if len(vals) == 1 else [(1, "*")])
+                continue
+            lvl = 0
+            while len({h.paths[v][lvl] for v in vals}) > 1:
+                lvl += 1
+            path = h.paths[next(iter(vals))]
+            per_col.append([(lv, path[lv]) for lv in range(lvl, h.height + 1)])
+        out = []
+        for vec in itertools.product(*per_col):
+            if stars is not None and frozenset(c for c, (lv, _) in enumerate(vec) if lv > 0) not in stars:
+                continue
+            good = True
+            for crit, pop in zip(criteria, pops):
+                matches = sum(all(covers(c, lv, node, rec[c]) for c, (lv, node) in enumerate(vec)) for rec in pop)
+                if isinstance(crit, KMap):
+                    good &= matches >= crit.k
+                else:
+                    good &= matches > 0 and exact(crit.dmin) <= Fraction(len(block), matches) <= exact(crit.dmax)
+            if good:
+                total = sum((Fraction(lv) if costs[c] is None else costs[c][(lv, node)]) * len(block)
+                            for c, (lv, node) in enumerate(vec))
+                out.append((total, vec))
+        return sorted(out, key=lambda x: x[0])
+
+    return options
+
+
+def _distinct_release_search(k, ok, options):
+    """``best(rows)``: the cheapest partition of ``rows`` into blocks meeting ``ok`` (at least ``k`` rows), each
+    released as one of ``options(block)``, no two blocks as the same vector (an equivalence class is every
+    row released as that vector: two blocks released alike are one class, which δ-presence may forbid).
+    Every set partition is listed; the vectors are chosen depth first with the cheapest rest as a bound."""
+
+    @cache
+    def opts(block):
+        return options(block) if len(block) >= k and ok(block) else []
+
+    def best(remaining):
+        top = [None, None]
+        for part in set_partitions(sorted(remaining)):
+            part = [tuple(sorted(b)) for b in part]
+            lists = [opts(b) for b in part]
+            if any(not x for x in lists):
+                continue
+            rest = [sum(x[0][0] for x in lists[i:]) for i in range(len(lists))] + [0]
+
+            def dfs(i, cost, used):
+                if top[0] is not None and cost + rest[i] >= top[0]:
+                    return
+                if i == len(lists):
+                    top[0], top[1] = cost, tuple(part)
+                    return
+                for c, vec in lists[i]:
+                    if vec not in used:
+                        dfs(i + 1, cost + c, used | {vec})
+
+            dfs(0, Fraction(0), frozenset())
+        return (top[0], top[1]) if top[0] is not None else (None, None)
+
+    return best
+
+
 def _node_costs(recoding, columns):
     """Per column ``{(level, node): cost}`` from the cost definitions (``None`` without a hierarchy)."""
     hier = recoding.hierarchies if hasattr(recoding, "hierarchies") else {}
@@ -271,9 +365,12 @@ def brute_force(table, criteria, sensitive: dict | None = None, recoding=None, c
         return 0, ()
     columns = list(columns) if columns is not None else [f"q{c}" for c in range(arr.shape[1])]
     block_cost = _block_cost_fn(arr, columns, recoding)
+    population = [c for c in criteria if isinstance(c, (KMap, DeltaPresence))]
+    search = _partition_search(n, k, ok, block_cost) if not population else \
+        _distinct_release_search(k, ok, _population_options(arr, columns, recoding, population))
     if max_withheld is not None:  # t-closeness still compares with the whole table's distribution
         record = _record_cost(recoding, columns)
-        plain = _partition_search(n, k, ok, block_cost)
+        plain = search
         top = (None, None)
         for size in range(min(max_withheld, n) + 1):
             for out in combinations(range(n), size):
@@ -284,7 +381,7 @@ def brute_force(table, criteria, sensitive: dict | None = None, recoding=None, c
                 if top[0] is None or total < top[0]:
                     top = (total, sub_blocks + ((("withheld",) + out),) if out else sub_blocks)
         return top
-    return _partition_search(n, k, ok, block_cost)(frozenset(range(n)))
+    return search(frozenset(range(n)))
 
 
 def _partition_search(n, k, ok, block_cost):

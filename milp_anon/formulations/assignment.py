@@ -192,7 +192,8 @@ class AssignmentModel:
             key = self.pair_cand * V + self.units.sensitive[self.pair_unit, col]
             M = np.bincount(key, weights=g, minlength=C * V).reshape(C, V)
             counts.append(np.rint(M[used]).astype(np.int64))
-        return GroupCounts.of(table, np.rint(size[used]).astype(np.int64), counts)
+        pop = None if self.cands.population is None else self.cands.population[used]  # k-map, δ-presence
+        return GroupCounts.of(table, np.rint(size[used]).astype(np.int64), counts, population=pop)
 
     def check(self, used: np.ndarray, g: np.ndarray, criteria) -> str | None:
         """Why the integral assignment ``g`` (with candidates ``used``) is not a release meeting

@@ -20,7 +20,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from milp_anon.privacy.criteria import Criterion, KAnonymity, LDiversity, PSensitivity, TCloseness, exact
+from milp_anon.privacy.criteria import (
+    Criterion,
+    DeltaPresence,
+    KAnonymity,
+    KMap,
+    LDiversity,
+    PSensitivity,
+    TCloseness,
+    exact,
+)
 from milp_anon.runtime.errors import InputError
 
 __all__ = ["ClosenessForm", "CriterionRows", "closeness_form", "rows_of"]
@@ -327,8 +336,42 @@ def _room(crit: TCloseness, table, col: int) -> float:
     return 1.0 if d_min is None else d_min
 
 
+class KMapRows(CriterionRows):
+    """k-map: ``y_j = 0`` where ``pop(j) < k`` (``formulations/population.md``). The candidate layer has already
+    dropped those candidates (:meth:`KMap.prune`), so this adds rows only where a caller kept them."""
+
+    def estimate(self, crit, dims):
+        return 0, 0, 0, 0
+
+    def add(self, crit: KMap, am):
+        bad = np.flatnonzero(np.asarray(am.cands.population) < crit.k)
+        if bad.size:
+            am.lm.add_rows("kmap", bad.size, rows=np.arange(bad.size), cols=am.y[bad], vals=np.ones(bad.size),
+                           upper=0.0)
+
+
+class DeltaPresenceRows(CriterionRows):
+    """δ-presence: ``⌈δ_min pop(j)⌉ y_j <= Σ_u g_uj <= ⌊δ_max pop(j)⌋ y_j`` (``formulations/population.md``).
+
+    The class's size is whole, so the rounded bounds are the criterion itself; for fixed ``y`` they are
+    integral bounds on the arc of candidate ``j`` in ROW ASSIGNMENT's flow, so ``g`` stays continuous (as for
+    k-anonymity's row)."""
+
+    def estimate(self, crit, dims):
+        return 0, 2 * dims["C"], 2 * (dims["P"] + dims["C"]), 0
+
+    def add(self, crit: DeltaPresence, am):
+        C, P = am.cands.n_candidates, am.pair_cand.shape[0]
+        lo, hi = crit.size_bounds(am.cands.population)
+        rows, cols = np.concatenate([am.pair_cand, np.arange(C)]), np.concatenate([am.g, am.y])
+        am.lm.add_rows("dpresence_min", C, rows=rows, cols=cols,
+                       vals=np.concatenate([np.ones(P), -lo.astype(float)]), lower=0.0)
+        am.lm.add_rows("dpresence_max", C, rows=rows, cols=cols,
+                       vals=np.concatenate([np.ones(P), -hi.astype(float)]), upper=0.0)
+
+
 _ROWS = {KAnonymity: KAnonymityRows(), PSensitivity: PSensitivityRows(), LDiversity: LDiversityRows(),
-         TCloseness: TClosenessRows()}
+         TCloseness: TClosenessRows(), KMap: KMapRows(), DeltaPresence: DeltaPresenceRows()}
 
 
 def rows_of(crit: Criterion) -> CriterionRows:

@@ -61,6 +61,9 @@ class Candidates:
         Candidate counts after each stage: ``generated`` (distinct
         projections over all level vectors), ``closure_only`` (closed, any
         support), ``support`` (support only), ``kept`` (after every rule).
+    population
+        ``(C,)`` ``pop(j)``, the population records each candidate's tuple covers (k-map, δ-presence:
+        :func:`population_matches`), or ``None`` without a population table.
     """
 
     nodes: np.ndarray
@@ -71,6 +74,7 @@ class Candidates:
     pair_cand: np.ndarray
     codes: np.ndarray
     counts: dict = field(default_factory=dict)
+    population: np.ndarray | None = None
 
     @property
     def keep(self) -> np.ndarray:
@@ -108,6 +112,7 @@ class Candidates:
             pair_cand=new_id[self.pair_cand[pairs]],
             codes=self.codes[keep],
             counts=counts,
+            population=None if self.population is None else self.population[keep],
         )
 
     def restrict_pairs(self, keep_pairs: np.ndarray, counts_per_type: np.ndarray, min_size: int,
@@ -527,4 +532,61 @@ def _with_cell_closure(cands: Candidates, types: RowTypes, lattices) -> Candidat
     out = cands.subset(closed, "closure")
     out.counts.update(counts)
     out.counts["kept"] = out.n_candidates
+    return out
+
+
+# --- matches in a population table (k-map, δ-presence) -----------------------------------------------------------
+
+def population_nodes(lattices, values: np.ndarray, hierarchies) -> list[np.ndarray]:
+    """Per QI column ``c``, ``(T, H_c + 1)``: the node id in ``lattices[c]`` of the ancestor of each population
+    type's value (``values[:, c]``, strings) at every level, ``-1`` where that ancestor is no node of the lattice.
+
+    The lattices are the input's: a population value the input lacks has no level-0 node (no candidate keeps
+    it) but still has its ancestors — the root always, and, with a hierarchy (``hierarchies[c]``, else ``None``:
+    a value or ``*``), every node above it that lies above some input value too. A value a hierarchy lacks is
+    refused beforehand (:meth:`~milp_anon.privacy.criteria.KMap.check_recoding`); here it has only the root."""
+    out = []
+    for c, lat in enumerate(lattices):
+        node_id = {(int(lv), str(name)): i for i, (name, lv) in enumerate(zip(lat.names, lat.level))}
+        root = lat.names[int(lat.anc[0, lat.height])] if lat.anc.shape[0] else "*"
+        uniq, inv = np.unique(values[:, c].astype(str), return_inverse=True)
+        h = hierarchies[c]
+        table = np.full((uniq.size, lat.height + 1), -1, dtype=np.int64)
+        for u, v in enumerate(uniq):
+            path = h.paths.get(v) if h is not None else (v, root)
+            if path is None:
+                path = (None,) * lat.height + (root,)
+            for lv, name in enumerate(path):
+                table[u, lv] = node_id.get((lv, name), -1)
+        out.append(table[inv.ravel()])
+    return out
+
+
+def population_matches(cands: Candidates, lattices, nodes, counts: np.ndarray) -> np.ndarray:
+    """``(C,)`` ``pop(j)``: the population records candidate ``j``'s released tuple covers.
+
+    A population type (``nodes``: :func:`population_nodes`, ``counts`` its records) is covered by ``j``
+    exactly when in every column its ancestor at ``j``'s level is ``j``'s node. The candidates are grouped
+    by level vector; per vector the population types are projected once and counted per projection, and each
+    candidate reads its own (``O(level vectors · T · m)``, in numpy)."""
+    C, m = cands.n_candidates, len(lattices)
+    out = np.zeros(C, dtype=np.int64)
+    if C == 0 or counts.shape[0] == 0:
+        return out
+    levels, inv = np.unique(cands.levels, axis=0, return_inverse=True)
+    inv = inv.ravel()
+    radices = [lat.n_nodes for lat in lattices]
+    cols = list(range(m))
+    for i in range(levels.shape[0]):
+        js = np.flatnonzero(inv == i)
+        proj = np.column_stack([nodes[c][:, levels[i, c]] for c in cols]) if m else np.zeros((counts.size, 0), int)
+        ok = np.all(proj >= 0, axis=1)
+        if not ok.any():
+            continue
+        key = _group_keys(np.concatenate([proj[ok], cands.nodes[js]]), radices, cols)  # one keying for both
+        kp, kc = key[:int(ok.sum())], key[int(ok.sum()):]
+        uk, pinv = np.unique(kp, return_inverse=True)
+        total = np.bincount(pinv.ravel(), weights=counts[ok], minlength=uk.size).round().astype(np.int64)
+        at = np.minimum(np.searchsorted(uk, kc), uk.size - 1)
+        out[js] = np.where(uk[at] == kc, total[at], 0)
     return out

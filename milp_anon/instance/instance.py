@@ -15,9 +15,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from milp_anon.instance.candidates import Candidates, TooManyPairs, lattice_candidates, pattern_candidates
+from milp_anon.instance.candidates import (
+    Candidates,
+    TooManyPairs,
+    lattice_candidates,
+    pattern_candidates,
+    population_matches,
+    population_nodes,
+)
 from milp_anon.runtime import memory
-from milp_anon.tables.recoding import ColumnLattice, Patterns, record_cost
+from milp_anon.runtime.errors import InputError
+from milp_anon.tables.recoding import ColumnLattice, Generalization, Patterns, record_cost
 from milp_anon.tables.rowtypes import RowTypes, Units
 from milp_anon.tables.table import Table
 
@@ -62,6 +70,9 @@ class Instance:
             return (f"{rows.size} row(s) fit no candidate, more than the {max_withheld} records that may be "
                     "withheld")
         shown = ", ".join(str(int(r) + 1) for r in rows[:10]) + (" ..." if rows.size > 10 else "")
+        if self.candidates.population is not None:  # k-map, δ-presence dropped every release of these rows
+            return (f"{rows.size} row(s) fit no release whose population matches a class of them can meet "
+                    f"(data rows {shown})")
         return (f"{rows.size} row(s) fit no pattern with enough compatible rows (data rows {shown}); "
                 "add a pattern that suppresses more, e.g. the all-suppressed one")
 
@@ -75,7 +86,7 @@ def collapse(table: Table, request) -> tuple[RowTypes, Units]:
 def generate_candidates(table: Table, request, types: RowTypes, units: Units, lattices) -> Candidates:
     """The candidates of the request's recoding, pruned by every criterion (all rules exact)."""
     L = request.min_group_size()
-    closure = request.model.closure_applies
+    closure = request.model.closure_applies and all(c.closure_safe for c in request.criteria)
     gb = request.model.max_memory_gb
     limit = memory.pair_limit(gb)  # the layer's own memory: refused before it is all held
     try:
@@ -85,9 +96,24 @@ def generate_candidates(table: Table, request, types: RowTypes, units: Units, la
             cands = lattice_candidates(types, lattices, L, closure=closure, max_pairs=limit)
     except TooManyPairs as exc:
         raise memory.layer_too_large(exc.n_pairs, gb, partial=True) from None
+    cands = with_population(cands, table, request, lattices)
     for c in request.criteria:
         cands = c.prune(table, units, cands, min_size=L)
     return cands
+
+
+def with_population(cands: Candidates, table: Table, request, lattices) -> Candidates:
+    """``cands`` with ``pop(j)`` (:func:`~milp_anon.instance.candidates.population_matches`) when a criterion reads
+    a population table (k-map, δ-presence; all of them the same table), else as they are."""
+    crits = [c for c in request.criteria if hasattr(c, "population_types")]
+    if not crits:
+        return cands
+    if any(not c.population.equals(crits[0].population) for c in crits[1:]):
+        raise InputError("k-map and delta-presence must be given the same population table")
+    values, counts = crits[0].population_types(table.qi)
+    hier = request.recoding.hierarchies if isinstance(request.recoding, Generalization) else {}
+    nodes = population_nodes(lattices, values, [hier.get(c) for c in table.qi])
+    return dataclasses.replace(cands, population=population_matches(cands, lattices, nodes, counts))
 
 
 def group_floors(instance: Instance, request) -> np.ndarray:

@@ -237,6 +237,8 @@ class Problem:
         object.__setattr__(self, "model", merged_options(ModelOptions, model, model_options))
         if self.recoding.scheme == "full-domain":
             check_full_domain(self)
+        for c in self.criteria:
+            c.check_recoding(self.recoding)
 
     # -- what the request implies ---------------------------------------------------
     @property

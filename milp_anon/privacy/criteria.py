@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from dataclasses import field as dataclasses_field
 from fractions import Fraction
 
 import numpy as np
@@ -36,8 +37,8 @@ from milp_anon.privacy import emd
 from milp_anon.runtime.errors import InputError
 from milp_anon.tables.hierarchy import Hierarchy
 
-__all__ = ["Criterion", "GroupCounts", "KAnonymity", "LDiversity", "PSensitivity", "TCloseness", "exact",
-           "failing_groups", "first_violation", "group_test"]
+__all__ = ["Criterion", "DeltaPresence", "GroupCounts", "KAnonymity", "KMap", "LDiversity", "PSensitivity",
+           "TCloseness", "exact", "failing_groups", "first_violation", "group_test"]
 
 
 def _positive_int(value, what: str) -> int:
@@ -100,6 +101,10 @@ class GroupCounts:
     label
         How to name the groups in a message (``"the whole table"``); groups
         are named by their index otherwise.
+    population
+        ``(G,)`` per group the population records its released QI tuple covers (k-map, δ-presence), or
+        ``None`` where the groups' releases are not known (the population criteria then judge from the
+        bounds every release obeys: :class:`KMap`, :class:`DeltaPresence`).
     """
 
     size: np.ndarray
@@ -108,14 +113,16 @@ class GroupCounts:
     columns: tuple
     values: tuple
     label: str | None = None
+    population: np.ndarray | None = None
 
     @classmethod
-    def of(cls, table, size, counts=(), label: str | None = None) -> GroupCounts:
-        """Groups of ``table`` with the given sizes and (optionally) per-column counts."""
+    def of(cls, table, size, counts=(), label: str | None = None, population=None) -> GroupCounts:
+        """Groups of ``table`` with the given sizes and (optionally) per-column counts and population matches."""
         whole = tuple(np.bincount(table.sensitive_codes[:, s], minlength=len(v)).astype(np.int64)
                       for s, v in enumerate(table.sensitive_values))
         return cls(np.asarray(size, dtype=np.int64), tuple(counts), whole, tuple(table.sensitive),
-                   tuple(table.sensitive_values), label)
+                   tuple(table.sensitive_values), label,
+                   None if population is None else np.asarray(population, dtype=np.int64))
 
     @classmethod
     def whole_table(cls, table) -> GroupCounts:
@@ -136,7 +143,7 @@ class GroupCounts:
     def group(self, i: int) -> GroupCounts:
         """Group ``i`` alone."""
         return GroupCounts(self.size[i:i + 1], tuple(c[i:i + 1] for c in self.counts), self.whole, self.columns,
-                           self.values, self.label)
+                           self.values, self.label, None if self.population is None else self.population[i:i + 1])
 
     def name(self, i: int) -> str:
         """How group ``i`` is named in a message."""
@@ -174,6 +181,8 @@ class Criterion:
     name = "criterion"
     #: works on a sensitive column (the model then splits the assignment by sensitive values)
     needs_sensitive = False
+    #: closure and pattern dominance are exact for it (False: a coarser release than the rows' hull can be needed)
+    closure_safe = True
 
     def min_group_size(self) -> int:
         """Smallest group size any group meeting the criterion can have."""
@@ -189,6 +198,9 @@ class Criterion:
 
     def validate(self, table) -> None:
         """Raise :class:`InputError` if the criterion cannot be applied to ``table``."""
+
+    def check_recoding(self, recoding) -> None:
+        """Raise :class:`InputError` if the criterion is not modeled under ``recoding`` (default: it is)."""
 
     def violation(self, groups: GroupCounts) -> str | None:  # pragma: no cover - interface
         """Why the first failing group of ``groups`` fails the criterion, or ``None`` if all meet it."""
@@ -906,3 +918,234 @@ def least_diverse_size(m: np.ndarray, a: int, b: int, min_size: int, chunk: int 
         return np.minimum(mj, q[:, None]).sum(axis=1) >= s
 
     return _least_size(m, min_size, holds, chunk)
+
+
+# --- criteria against a population table: k-map and δ-presence ------------------------------------------------
+
+def population_frame(population, sep: str = ",") -> pd.DataFrame:
+    """The population table as a DataFrame of strings: a DataFrame, a :class:`~milp_anon.tables.table.Table`
+    (its rows) or the path of a delimited file (read with ``sep``, as the input is)."""
+    from milp_anon.tables.table import Table, read_csv  # the tables layer, below this one
+
+    if isinstance(population, Table):
+        population = population.frame
+    elif isinstance(population, (str, bytes)) or hasattr(population, "__fspath__"):
+        population = read_csv(population, sep=sep)
+    if not isinstance(population, pd.DataFrame):
+        raise InputError(f"the population must be a DataFrame, a Table or a file path, got {type(population).__name__}")
+    frame = population.copy()
+    frame.columns = [str(c) for c in frame.columns]
+    return frame.astype(object).apply(lambda col: col.map(lambda v: v if isinstance(v, str) else str(v)))
+
+
+class _PopulationCriterion(Criterion):
+    """A condition on each class's released QI tuple against a population table (Sweeney's k-map; Nergiz,
+    Atzori and Clifton's δ-presence), the input being a subset of the population (a research sample).
+
+    A population record *matches* a class when its QI values are covered by the class's released tuple
+    (a value, ``*``, a hierarchy node above it). Under local recoding a class is a candidate ``j`` (a
+    generalized tuple) and its matches ``pop(j)`` are fixed by ``j`` alone; classes released as overlapping
+    tuples (``(a, *)`` and ``(*, b)``) share the population records both cover, each counting them. This is
+    the reading for local recoding; ARX states both models for global recoding, where the classes partition
+    the population. The model prunes and constrains candidates by ``pop(j)``
+    (:func:`milp_anon.instance.candidates.population_matches`, ``formulations/population.md``).
+
+    Closure and pattern dominance are not exact here (a tuple coarser than its rows' hull covers more of
+    the population, which k-map may need), so they are off when such a criterion is given; interval and
+    value-set cells (enumerated as hulls) and full-domain generalization are not modeled.
+    """
+
+    closure_safe = False
+    sep: str = ","
+
+    def _set_population(self):
+        object.__setattr__(self, "population", population_frame(self.population, self.sep))
+
+    @property
+    def n_population(self) -> int:
+        """``N``, the population's records."""
+        return int(len(self.population))
+
+    def population_types(self, qi) -> tuple[np.ndarray, np.ndarray]:
+        """``(values, counts)``: the population's distinct QI tuples over ``qi`` (``(T, m)`` strings) and how
+        often each occurs."""
+        key = tuple(qi)
+        cache = self.__dict__.setdefault("_types_cache", {})
+        if key not in cache:
+            if len(self.population) == 0:
+                cache[key] = (np.zeros((0, len(key)), dtype=object), np.zeros(0, dtype=np.int64))
+            else:
+                vc = self.population[list(key)].value_counts(sort=False)
+                values = np.array([t if isinstance(t, tuple) else (t,) for t in vc.index], dtype=object)
+                cache[key] = (values.reshape(len(vc), len(key)), vc.to_numpy().astype(np.int64))
+        return cache[key]
+
+    def validate(self, table) -> None:
+        qi = list(table.qi)
+        missing = [c for c in qi if c not in self.population.columns]
+        if missing:
+            raise InputError(f"the population table has no column(s) {', '.join(missing)}: it needs the QI columns "
+                             f"({', '.join(qi)})")
+        have = self.population[qi].value_counts()
+        need = table.frame[qi].value_counts()
+        held = have.reindex(need.index, fill_value=0).to_numpy()
+        short = np.flatnonzero(need.to_numpy() > held)
+        if short.size:
+            i = short[0]
+            t = need.index[i]
+            values = ", ".join(f"{c}={v}" for c, v in zip(qi, t if isinstance(t, tuple) else (t,)))
+            raise InputError(f"the input is not a subset of the population table: QI values ({values}) occur "
+                             f"{int(need.iloc[i])} time(s) in the input, {int(held[i])} in the population")
+
+    def check_recoding(self, recoding) -> None:
+        from milp_anon.tables.recoding import Generalization
+
+        if getattr(recoding, "scheme", "local") == "full-domain":
+            raise InputError(f"{self.describe()} is modeled for local recoding, not for full-domain generalization")
+        if isinstance(recoding, Generalization):
+            if recoding.cell_columns:
+                raise InputError(f"{self.describe()} is not modeled with interval or value-set columns (a class's "
+                                 "cell may have to cover population values beyond its rows' hull)")
+            for col, h in recoding.hierarchies.items():
+                if col in self.population.columns:
+                    absent = sorted(set(self.population[col]) - set(h.paths))
+                    if absent:
+                        raise InputError(f"the population table's value {absent[0]!r} of {col!r} is not in that "
+                                         "column's hierarchy")
+
+    def _matches(self, cands) -> np.ndarray:
+        pop = getattr(cands, "population", None)
+        if pop is None:  # pragma: no cover - generate_candidates sets it
+            raise RuntimeError(f"{self.describe()}: the candidates' population matches were not computed")
+        return np.asarray(pop, dtype=np.int64)
+
+    def _population_note(self) -> str:
+        return f" against a population of {self.n_population} records"
+
+
+@dataclass(frozen=True)
+class KMap(_PopulationCriterion):
+    """k-map (Sweeney; ARX's ``KMap`` with a population table): every released class matches at least ``k``
+    records of the population — the population records whose QI values its released tuple covers.
+
+    ``population``: a DataFrame, a :class:`~milp_anon.tables.table.Table` or a file path (read with ``sep``)
+    holding the QI columns; the input's rows must be a sub-multiset of it on the QIs. Under local recoding
+    (:class:`_PopulationCriterion`) a class released as candidate ``j`` matches ``pop(j)`` records, so the
+    criterion is exactly "``j`` may be opened only if ``pop(j) >= k``": candidate pruning and nothing else.
+    A coarser tuple matches more records (monotone), and a class matches at least its own rows (the input
+    is in the population), so a class of ``k`` rows or more meets it however it is released.
+    """
+
+    k: int
+    population: object = dataclasses_field(compare=False, repr=False)
+    sep: str = ","
+
+    name = "k-map"
+
+    def __post_init__(self):
+        object.__setattr__(self, "k", _positive_int(self.k, "k of k-map"))
+        self._set_population()
+
+    def violation(self, groups: GroupCounts) -> str | None:
+        if groups.population is None:  # unknown release: it matches at least the group's own rows
+            bad = np.flatnonzero(groups.size < self.k)
+            if bad.size:
+                i = bad[0]
+                return (f"{groups.name(i)}: {int(groups.size[i])} rows, fewer than k = {self.k}, and the population "
+                        "records its release matches are not known here (k-map)")
+            return None
+        bad = np.flatnonzero(groups.population < self.k)
+        if bad.size:
+            i = bad[0]
+            return (f"{groups.name(i)}: its release matches {int(groups.population[i])} population records, fewer "
+                    f"than k = {self.k} (k-map)")
+        return None
+
+    def infeasibility(self, table) -> str | None:
+        # the fully suppressed tuple matches all N records and any tuple matches at most N
+        if self.n_population < self.k:
+            return f"{self.describe()}: the population has {self.n_population} records, fewer than k = {self.k}"
+        return None
+
+    def prune(self, table, units, cands, min_size: int = 1):
+        """Drop the candidates matching fewer than ``k`` population records: exact (the criterion itself)."""
+        keep = self._matches(cands) >= self.k
+        return cands if keep.all() else cands.subset(keep, stage="k-map population")
+
+    def describe(self) -> str:
+        return f"{self.k}-map{self._population_note()}"
+
+
+@dataclass(frozen=True)
+class DeltaPresence(_PopulationCriterion):
+    """δ-presence (Nergiz, Atzori and Clifton, SIGMOD 2007; ARX's ``DPresence``): for every released class,
+    ``δ_min <= |input rows in the class| / |population records matching the class| <= δ_max``.
+
+    ``population`` as for :class:`KMap`. Under local recoding a class released as candidate ``j`` with
+    ``s_j`` rows must have ``δ_min · pop(j) <= s_j <= δ_max · pop(j)``, i.e. ``⌈δ_min pop(j)⌉ <= s_j <=
+    ⌊δ_max pop(j)⌋`` (``s_j`` is whole). The bounds are read as exact rationals (:func:`exact`). Not
+    closed under union here: with overlapping classes the whole table as one group (ratio ``n/N``) can fail
+    while finer classes meet it, so the whole-table pre-check only refuses ``δ_max = 0``.
+    """
+
+    dmin: float
+    dmax: float
+    population: object = dataclasses_field(compare=False, repr=False)
+    sep: str = ","
+
+    name = "delta-presence"
+
+    def __post_init__(self):
+        object.__setattr__(self, "dmin", _real(self.dmin, "delta_min of delta-presence", lo=0, hi=1))
+        object.__setattr__(self, "dmax", _real(self.dmax, "delta_max of delta-presence", lo=0, hi=1))
+        if self.dmin > self.dmax:
+            raise InputError(f"delta-presence needs delta_min <= delta_max, got {self.dmin:g} > {self.dmax:g}")
+        self._set_population()
+
+    def size_bounds(self, pop) -> tuple[np.ndarray, np.ndarray]:
+        """``(lo, hi)``: the sizes a class matching ``pop`` population records may have, ``⌈δ_min pop⌉`` to
+        ``⌊δ_max pop⌋`` (integers)."""
+        pop = np.asarray(pop, dtype=np.int64)
+        a, b = exact(self.dmin), exact(self.dmax)
+        return -((-a.numerator * pop) // a.denominator), (b.numerator * pop) // b.denominator
+
+    def violation(self, groups: GroupCounts) -> str | None:
+        s = groups.size
+        if groups.population is None:  # unknown release: s <= matches <= N, so the ratio is in [s/N, 1]
+            lo, hi = self.size_bounds(np.full(s.shape, self.n_population))[0], self.size_bounds(s)[1]
+            bad = np.flatnonzero((s < lo) | (s > hi))
+            if bad.size:
+                i = bad[0]
+                return (f"{groups.name(i)}: {int(s[i])} rows, and the population records its release matches are "
+                        f"not known here (delta-presence in [{self.dmin:g}, {self.dmax:g}])")
+            return None
+        lo, hi = self.size_bounds(groups.population)
+        bad = np.flatnonzero((s < lo) | (s > hi))
+        if bad.size:
+            i = bad[0]
+            return (f"{groups.name(i)}: {int(s[i])} rows of {int(groups.population[i])} matching population records, "
+                    f"a share outside [{self.dmin:g}, {self.dmax:g}] (delta-presence)")
+        return None
+
+    def infeasibility(self, table) -> str | None:
+        # every class holds a row and matches at most N records: its share is > 0
+        if exact(self.dmax) == 0:
+            return f"{self.describe()}: delta_max = 0, and every class's share of its population records is above 0"
+        return None
+
+    def _least(self, cands, min_size: int) -> np.ndarray:
+        lo, hi = self.size_bounds(self._matches(cands))
+        lo = np.maximum(lo, max(int(min_size), 1))
+        return np.where(lo <= np.minimum(hi, cands.capacity), lo, -1)
+
+    def prune(self, table, units, cands, min_size: int = 1):
+        """Drop the candidates no group of ``min_size`` to ``cap_j`` compatible rows can be released as: exact
+        (a group released as ``j`` holds only ``j``'s compatible rows)."""
+        keep = self._least(cands, min_size) >= 0
+        return cands if keep.all() else cands.subset(keep, stage="delta-presence population")
+
+    def least_sizes(self, table, units, cands, min_size: int = 1):
+        return self._least(cands, min_size)
+
+    def describe(self) -> str:
+        return f"({self.dmin:g}, {self.dmax:g})-presence{self._population_note()}"

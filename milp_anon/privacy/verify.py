@@ -18,7 +18,16 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, _matrix_metric, exact
+from milp_anon.privacy.criteria import (
+    DeltaPresence,
+    KAnonymity,
+    KMap,
+    LDiversity,
+    PSensitivity,
+    TCloseness,
+    _matrix_metric,
+    exact,
+)
 from milp_anon.runtime.errors import OptionViolation, VerificationError
 from milp_anon.tables.recoding import Generalization, Patterns
 from milp_anon.tables.table import SUPPRESSED
@@ -400,6 +409,9 @@ def verify_release(original, released, qi, criteria, sensitive=(), claimed_cost=
             continue
         if classes is None:
             classes = _classes(released, qi)
+        if isinstance(crit, (KMap, DeltaPresence)):
+            _check_population(crit, released, qi, recoding, classes)
+            continue
         cols = [crit.column] if crit.column is not None else list(sensitive)
         if not cols:
             _fail(f"{crit.describe()} without a sensitive column")
@@ -500,3 +512,53 @@ def verify_options(original, released, qi, verification: Verification, *, budget
     if objective == "types":
         return float(n_types)
     return float(verification.cost)
+
+
+# --- k-map and δ-presence, from their definitions ------------------------------------------------------------
+
+def class_population_matches(released: pd.DataFrame, qi, population: pd.DataFrame, recoding=None, classes=None):
+    """``(classes, matches)``: the released table's equivalence classes (row indices) and, per class, the
+    population records whose QI values its released tuple covers, read cell by cell (:func:`cell_holds`: the
+    value, ``*``, a hierarchy node above it, a range ``lo-hi`` holding it, a value set ``a,b`` listing it).
+
+    Independent of the model's ``pop(j)``: every population value is compared with every distinct released
+    cell of its column, then a class counts the population records covered in every column."""
+    qi = list(qi)
+    released = released.reset_index(drop=True)
+    classes = _classes(released, qi) if classes is None else classes
+    missing = [c for c in qi if c not in population.columns]
+    if missing:
+        _fail(f"the population table has no column(s) {', '.join(missing)}")
+    types = Counter(map(tuple, population[qi].astype(str).to_numpy().tolist()))
+    keys = list(types)
+    weight = np.array([types[t] for t in keys], dtype=np.int64)
+    tuples = [tuple(str(released[c].iat[rows[0]]) for c in qi) for rows in classes]
+    covered = np.ones((len(classes), len(keys)), dtype=bool)
+    for c_idx, col in enumerate(qi):
+        pop_vals = [t[c_idx] for t in keys]
+        distinct = sorted(set(pop_vals))
+        at = {v: i for i, v in enumerate(distinct)}
+        code = np.array([at[v] for v in pop_vals], dtype=np.int64)
+        holds = {}
+        for g, tup in enumerate(tuples):
+            cell = tup[c_idx]
+            if cell not in holds:
+                holds[cell] = np.array([cell_holds(recoding, col, v, cell) for v in distinct], dtype=bool)
+            covered[g] &= holds[cell][code]
+    matches = covered.astype(np.int64) @ weight if keys else np.zeros(len(classes), dtype=np.int64)
+    return classes, [int(x) for x in matches]
+
+
+def _check_population(crit, released, qi, recoding, classes) -> None:
+    """k-map: every class matches at least ``k`` population records; δ-presence: every class's rows over its
+    matching population records lie in ``[δ_min, δ_max]`` (exact rationals)."""
+    classes, matches = class_population_matches(released, qi, crit.population, recoding, classes)
+    for rows, pop in zip(classes, matches):
+        if isinstance(crit, KMap):
+            if pop < crit.k:
+                _fail(f"a class of {len(rows)} rows matches {pop} population records, fewer than k = {crit.k} "
+                      f"({crit.describe()})")
+            continue
+        if pop == 0 or not exact(crit.dmin) <= Fraction(len(rows), pop) <= exact(crit.dmax):
+            _fail(f"a class of {len(rows)} rows matches {pop} population records, a share outside "
+                  f"[{crit.dmin:g}, {crit.dmax:g}] ({crit.describe()})")

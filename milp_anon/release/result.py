@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from milp_anon.privacy.risk import prosecutor_risk
+from milp_anon.privacy.risk import risk_report
 from milp_anon.privacy.utility import utility_metrics
 from milp_anon.runtime import progress
 from milp_anon.runtime.status import Status, counted, format_gap
@@ -49,7 +49,11 @@ def measure_lines(risk: dict | None, utility: dict | None, width: int = 14) -> l
         g = lambda v: "-" if v is None else f"{v:.4g}"  # noqa: E731
         share = "" if pr["records_above_share"] is None else f" ({100 * pr['records_above_share']:.3g} %)"
         lines.append("risk".ljust(width) + f"prosecutor max {g(pr['max'])}  average {g(pr['average'])}  "
-                     f"{pr['records_above']} records above {pr['threshold']:g}{share}")
+                     f"{counted(pr['records_above'], 'record')} above {pr['threshold']:g}{share}")
+    jr = (risk or {}).get("journalist")
+    if jr:
+        lines.append("".ljust(width) + f"journalist max {jr['max']:.4g}  average {jr['average']:.4g}  "
+                     f"{counted(jr['records_above'], 'record')} above {pr['threshold'] if pr else 0.2:g}")
     if utility:
         lines.append("utility".ljust(width) + f"loss {utility['loss']:.4g}  precision {utility['precision']:.4g}  "
                      f"non-uniform entropy {utility['non_uniform_entropy']:.6g} bits  discernibility "
@@ -419,9 +423,10 @@ class Result:
             out["provenance"] = self.provenance
         return out
 
-    def with_measures(self, original: pd.DataFrame, qi, recoding=None) -> Result:
+    def with_measures(self, original: pd.DataFrame, qi, recoding=None, criteria=()) -> Result:
         """This result with ``risk`` and ``utility`` computed from its released table and ``original`` (the
-        input frame): the withheld records are the rows :attr:`withheld` names. Unchanged without a table."""
+        input frame): the withheld records are the rows :attr:`withheld` names; the journalist risk too when a
+        criterion carries a population table. Unchanged without a table."""
         if self.table is None:
             return self
         full = original.copy()
@@ -434,7 +439,7 @@ class Result:
             col = full[c].astype(object).to_numpy(copy=True)
             col[rows] = self.table[c].astype(object).to_numpy()
             full[c] = col
-        return dataclasses.replace(self, risk={"prosecutor": prosecutor_risk(full, qi, mask)},
+        return dataclasses.replace(self, risk=risk_report(full, qi, criteria, recoding, mask),
                                    utility=utility_metrics(original, full, qi, recoding, mask))
 
     @property

@@ -124,7 +124,9 @@ def best_heuristic(table, request, *, whole_table: bool = True) -> Release | Non
         raise
     except MilpAnonError:  # a heuristic that cannot handle this input gives no table
         candidates = []
-    if whole_table:
+    # k-map, δ-presence: the whole table's hull may fail them; kept where the group test passes it for any release
+    if whole_table and (all(c.closure_safe for c in request.criteria)
+                        or group_test(table, request.criteria)(np.arange(table.n))):
         try:
             candidates.append(("whole table", release_blocks(table, [np.arange(table.n)], request.recoding), None))
         except MilpAnonError:  # e.g. no pattern suppresses every column that varies
