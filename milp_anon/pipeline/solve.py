@@ -753,6 +753,8 @@ def inspect(table: Table, request, *, lp: bool = False, time_limit: float | None
         reduced = request.model.reduction != "none" and _reduction.unavailable(
             request, SolverOptions(), cands, table.n) is None
         info["solved_by"] = "lagrangian reduction" if reduced else "whole model"
+        if _rows.needs_cuts(request):  # no whole model: the estimate is of the initial rows, before any cut
+            info["solved_by"] = "row generation with generated cuts (entropy l-diversity)"
         # a model is refused when it and what the process holds pass the memory allowed (check_memory): the
         # process (interpreter, table, candidates) is most of a small model's peak
         info["process_bytes"] = resident_memory_bytes()
