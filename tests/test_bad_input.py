@@ -125,6 +125,7 @@ BAD = [
     ("l-entropy-with-c", [*SOLVE_S, "--l", "2", "--l-kind", "entropy", "--c", "2"], None, 2, "recursive only"),
     ("l-entropy-types-objective", [*SOLVE_S, "--l", "2", "--l-kind", "entropy", "--objective", "types",
                                    "--budget", "100"], None, 2, "generated cuts"),
+    ("l-entropy-mps", [*SOLVE_S, "--l", "2", "--l-kind", "entropy", "--mps", "m.mps"], None, 2, "no whole model"),
     ("l-entropy-gap-without-l", [*GAP, "--sensitive", "occ", "--l-kind", "entropy"], None, 2, "need --l"),
     # -- choices and combinations -----------------------------------------------------------
     *[(f"choice-{o}", [*SOLVE_S, f"--{o}", "bogus"], None, 2, "invalid choice")
