@@ -180,9 +180,9 @@ def _add_criteria_args(p):
     g = p.add_argument_group("criteria on the sensitive column(s) (each applies to every --sensitive column)")
     g.add_argument("--p", type=_WHOLE, default=None, help="p-sensitivity (= distinct l-diversity)")
     g.add_argument("--l", type=_number(float, 1, what="a number >= 1"), default=None, help="l of l-diversity")
-    g.add_argument("--l-kind", default="frequency", choices=["frequency", "distinct", "recursive"],
+    g.add_argument("--l-kind", default="frequency", choices=["frequency", "distinct", "recursive", "entropy"],
                    help="kind of l-diversity (default frequency: no value in more than 1/l of a class's rows; "
-                        "ARX and pycanon default to distinct)")
+                        "entropy: each class's sensitive entropy >= log l; ARX and pycanon default to distinct)")
     g.add_argument("--c", type=_number(float, 0, low_open=True, what="a positive number"), default=None, help="c of recursive (c,l)-diversity")
     g.add_argument("--t", type=_number(float, 0, 1, what="a number in [0, 1]"), default=None, help="t of t-closeness (EMD), in [0, 1]")
     g.add_argument("--distance", default="equal", choices=["equal", "ordered", "hierarchical"],
@@ -522,7 +522,7 @@ def _criteria(args):
         kind = args.l_kind
         if kind in ("distinct", "recursive") and float(l_) != int(l_):
             raise InputError(f"--l must be a whole number for {kind} l-diversity, got {l_:g}")
-        crits.append(LDiversity(int(l_) if kind != "frequency" else l_, kind=kind,
+        crits.append(LDiversity(int(l_) if kind not in ("frequency", "entropy") else l_, kind=kind,
                                 c=args.c if kind == "recursive" else None))
         if args.c is not None and kind != "recursive":
             raise InputError("--c applies to --l-kind recursive only")

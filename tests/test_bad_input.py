@@ -138,6 +138,14 @@ BAD = [
       for v in ("0", "-1", "nan")],
     ("max-memory-tiny", [*SOLVE, "--max-memory-gb", "1e-12", "--reduce", "none"], None, 2, "GiB is allowed"),
     ("l-distinct-fraction", [*SOLVE_S, "--l", "2.5", "--l-kind", "distinct"], None, 2, "whole number"),
+    ("l-entropy-without-l", [*SOLVE_S, "--l-kind", "entropy"], None, 2, "need --l"),
+    *[(f"l-entropy-{v}", [*SOLVE_S, "--l", v, "--l-kind", "entropy"], None, 2, "--l: expected")
+      for v in ("0.5", "0", "-2", "nan")],
+    ("l-entropy-with-c", [*SOLVE_S, "--l", "2", "--l-kind", "entropy", "--c", "2"], None, 2, "recursive only"),
+    ("l-entropy-types-objective", [*SOLVE_S, "--l", "2", "--l-kind", "entropy", "--objective", "types",
+                                   "--budget", "100"], None, 2, "generated cuts"),
+    ("l-entropy-mps", [*SOLVE_S, "--l", "2", "--l-kind", "entropy", "--mps", "m.mps"], None, 2, "no whole model"),
+    ("l-entropy-gap-without-l", [*GAP, "--sensitive", "occ", "--l-kind", "entropy"], None, 2, "need --l"),
     # -- choices and combinations -----------------------------------------------------------
     *[(f"choice-{o}", [*SOLVE_S, f"--{o}", "bogus"], None, 2, "invalid choice")
       for o in ("l-kind", "distance", "objective", "reduce", "warm-start", "presolve", "isolate", "cost",
@@ -488,6 +496,8 @@ def test_api_anonymize_refuses_bad_options(table, options, phrase):
 @pytest.mark.parametrize("make,phrase", [
     (lambda: ma.KAnonymity(0), "at least 1"),
     (lambda: ma.LDiversity(float("nan")), "l"),
+    (lambda: ma.LDiversity(0.5, kind="entropy"), "l must be in"),
+    (lambda: ma.LDiversity(2, kind="entropy", c=2), "recursive"),
     (lambda: ma.TCloseness(2), "t must be in"),
     (lambda: ma.PSensitivity(1.5), "whole number"),
     (lambda: Hierarchy.from_rows([["30", "31", "*"], ["31", "30", "*"]]), "ambiguous"),

@@ -71,13 +71,14 @@ import dataclasses
 import math
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
 from milp_anon.bounds.lagrangian import BlockPrices, block_prices
 from milp_anon.formulations.rows import closeness_form
 from milp_anon.instance.instance import group_floors
-from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, exact
+from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, entropy_top_share, exact
 from milp_anon.runtime.tuning import Tuning
 
 # Whether t-closeness adds the ball's integer block (:func:`ball_blocks`) to the distinct and cap blocks where they
@@ -403,6 +404,15 @@ def request_blocks(instance, request) -> RequestBlocks | None:
                 f = exact(crit.l)
                 if f > 1:
                     specs.append(("cap", col, f.numerator, f.denominator))
+            elif crit.kind == "entropy":  # relaxed to what it implies: ⌈ℓ⌉ values, no share above p* (rounded up)
+                need = math.ceil(crit.l - 1e-12)
+                if need > 1:
+                    specs.append(("distinct", col, need, None))
+                p = entropy_top_share(crit.l, len(instance.table.sensitive_values[col]))
+                if p < 1 - 1e-5:
+                    cap = Fraction(math.ceil((p + 1e-6) * 10**6), 10**6)
+                    specs.append(("cap", col, cap.denominator, cap.numerator))
+                relaxed = True
             elif crit.l == 2:  # recursive: r_1 < c (|G| − r_1), i.e. (c + 1) r_1 < c |G|, a strict cap
                 c = exact(crit.c)
                 specs.append(("strict cap", col, c.numerator + c.denominator, c.numerator))

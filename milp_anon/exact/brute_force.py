@@ -88,6 +88,15 @@ def group_condition(criteria, sensitive: dict):
             elif isinstance(crit, LDiversity) and crit.kind == "frequency":
                 lf = exact(crit.l)
                 checks.append(lambda b, v=vals, lf=lf: lf * max(Counter(v[r] for r in b).values()) <= len(b))
+            elif isinstance(crit, LDiversity) and crit.kind == "entropy":
+                ell_e = exact(crit.l)
+
+                def ent(b, v=vals, ell_e=ell_e):
+                    # −Σ p log p >= log ℓ, exponentiated: Π_s (|b| / c_s)^{c_s} >= ℓ^{|b|}, in fractions
+                    c = Counter(v[r] for r in b).values()
+                    return math.prod(Fraction(len(b), x) ** x for x in c) >= ell_e ** len(b)
+
+                checks.append(ent)
             elif isinstance(crit, LDiversity):
                 cf, ell = exact(crit.c), crit.l
 

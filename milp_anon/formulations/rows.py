@@ -16,6 +16,7 @@ imported here, so that the model's module and this one do not import each other.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,11 +29,12 @@ from milp_anon.privacy.criteria import (
     LDiversity,
     PSensitivity,
     TCloseness,
+    entropy_top_share,
     exact,
 )
 from milp_anon.runtime.errors import InputError
 
-__all__ = ["ClosenessForm", "CriterionRows", "closeness_form", "rows_of"]
+__all__ = ["ClosenessForm", "CriterionRows", "add_gibbs_rows", "closeness_form", "entropy_cut", "rows_of"]
 
 
 class CriterionRows:
@@ -114,8 +116,8 @@ class LDiversityRows(CriterionRows):
         if crit.kind == "distinct":
             return _distinct_estimate(dims)
         cells = sum(min(dims["P"], dims["C"] * v) for v in dims["V"])
-        if crit.kind == "frequency":
-            return 0, cells, 2 * cells, 0
+        if crit.kind in ("frequency", "entropy"):  # entropy: the initial cuts (the generated ones come later)
+            return 0, cells + dims["C"], 3 * cells, 0
         return cells + 2 * dims["C"], 2 * cells + dims["C"], 8 * cells + 2 * dims["C"], 0
 
     def add(self, crit: LDiversity, am):
@@ -125,6 +127,9 @@ class LDiversityRows(CriterionRows):
         size = am.size_vars()
         for col in crit.columns(am.table):
             cell_cand, _, cvar = am.cells(col)
+            if crit.kind == "entropy":
+                _add_entropy_rows(crit, am, col, size)
+                continue
             if crit.kind == "frequency":
                 # ℓ · c_jσ <= s_j, with ℓ = a/b: a · c_jσ − b · s_j <= 0 (integer coefficients)
                 n_cells, lr = cell_cand.shape[0], exact(crit.l)
@@ -170,6 +175,107 @@ class LDiversityRows(CriterionRows):
                     cols=np.concatenate([cvar, T[cell_cand], size[cell_cand], am.y[cell_cand]]),
                     vals=np.concatenate([np.full(n_cells, b), np.full(n_cells, a), np.full(n_cells, -a),
                                          np.ones(n_cells)]), upper=0.0)
+
+
+# --- entropy ℓ-diversity: Gibbs cuts (formulations/l-diversity.md, "Entropy ℓ-diversity") ---------------------
+
+#: every Gibbs cut's coefficients are lowered by this: the cut then holds with ``−GIBBS_MARGIN · |G|`` to spare for
+#: every entropy ℓ-diverse group, far above the float error of its coefficients (below 1e-13 each)
+GIBBS_MARGIN = 1e-10
+#: a generated cut is scaled so that the group it was made from violates it by at least this (HiGHS's
+#: feasibility tolerances are 1e-7 and 1e-6) ...
+CUT_VIOLATION = 1e-4
+#: ... by a factor of at most this; a group violating its cut by less is not separated (the row generation stops
+#: without a proof)
+CUT_MAX_SCALE = 1e6
+
+
+def gibbs_coefficients(l, r) -> np.ndarray:
+    """``log r_s + log ℓ − GIBBS_MARGIN`` per value: the Gibbs cut ``Σ_s c_s (log r_s + log ℓ) <= 0`` of a
+    distribution ``r`` (``Σ r <= 1``, every ``r_s > 0``), which every entropy ℓ-diverse group's counts ``c``
+    meet: with ``q = c / |G|``, Gibbs' inequality gives ``Σ_s q_s log r_s <= Σ_s q_s log q_s = −H(q) <=
+    −log ℓ``; times ``|G|``. Homogeneous: an unused candidate (all counts 0) meets it."""
+    lr = exact(l)
+    return np.log(np.asarray(r, dtype=float)) + (math.log(lr.numerator) - math.log(lr.denominator)) - GIBBS_MARGIN
+
+
+def entropy_cut(l, counts) -> np.ndarray | None:
+    """The coefficients (one per value code) of a Gibbs cut that the group with ``counts`` (failing entropy
+    ℓ-diversity) violates by at least :data:`CUT_VIOLATION`, or ``None`` if none is found.
+
+    ``r`` is the group's own distribution ``q*``, smoothed onto the values it lacks: ``r = (1 − ε) q*`` on its
+    values and ``ε`` shared by the others. At ``c*`` the cut's left side is ``n (δ + log(1 − ε)) − n η``
+    (``δ = log ℓ − H(q*) > 0``, ``η`` the margin), so ``ε = 1 − e^{−δ/2}`` (at most 1/2) leaves
+    ``n δ / 2 − n η``, checked on the coefficients themselves; the row is scaled up to reach
+    :data:`CUT_VIOLATION` (by at most :data:`CUT_MAX_SCALE`)."""
+    c = np.asarray(counts, dtype=float)
+    n = c.sum()
+    if n <= 0:
+        return None
+    present = c > 0
+    q = c[present] / n
+    delta = math.log(exact(l)) - float(-(q * np.log(q)).sum())
+    r = np.zeros(c.shape[0])
+    absent = int((~present).sum())
+    eps = 0.0 if absent == 0 else min(0.5, -math.expm1(-max(delta, 0.0) / 2)) or 1e-12
+    r[present] = (1.0 - eps) * q
+    r[~present] = eps / max(absent, 1)
+    coef = gibbs_coefficients(l, r)
+    violation = math.fsum(c[present] * coef[present])
+    if not violation > 0 or violation * CUT_MAX_SCALE < CUT_VIOLATION:
+        return None
+    return coef * max(1.0, CUT_VIOLATION / violation)
+
+
+def add_gibbs_rows(am, col: int, cuts, cands: np.ndarray, tag: str) -> np.ndarray:
+    """Rows ``Σ_σ a_σ c_jσ <= 0`` of every cut ``a`` in ``cuts`` (coefficients per value code of sensitive
+    column ``col``) for every candidate in ``cands`` (indices of ``am``'s), on ``am``'s count cells; returns the
+    rows (cut-major)."""
+    cuts = [np.asarray(a, dtype=float) for a in cuts]
+    cands = np.asarray(cands, dtype=np.int64)
+    if not cuts or not cands.size:
+        return np.zeros(0, dtype=np.int64)
+    cell_cand, cell_val, cvar = am.cells(col)
+    at = np.full(am.cands.n_candidates, -1, dtype=np.int64)
+    at[cands] = np.arange(cands.size)
+    mine = np.flatnonzero(at[cell_cand] >= 0)
+    T, K = len(cuts), cands.size
+    rows = (np.arange(T)[:, None] * K + at[cell_cand[mine]][None, :]).ravel()
+    vals = np.stack([a[cell_val[mine]] for a in cuts]).ravel()
+    return am.lm.add_rows(tag, T * K, rows=rows, cols=np.tile(cvar[mine], T), vals=vals, upper=0.0)
+
+
+def _add_entropy_rows(crit: LDiversity, am, col: int, size: np.ndarray) -> None:
+    """The cuts every candidate gets from the start (each a Gibbs cut, :func:`gibbs_coefficients`):
+
+    * per count cell, the cap ``c_jσ <= p* s_j`` (:func:`~milp_anon.privacy.criteria.entropy_top_share` over the
+      ``V_j`` values candidate ``j``'s rows carry): the Gibbs cut of ``r = (p*, (1 − p*)/(V_j − 1), ...)``, the
+      tangent at the extreme point, written ``(A − B) c_jσ + B s_j <= 0`` with ``A, B`` its two coefficients;
+    * where some value's share of the table exceeds ``1/ℓ``, the Gibbs cut of the table's distribution.
+
+    The generated cuts follow in the row generation (:mod:`milp_anon.pipeline.row_generation`)."""
+    if exact(crit.l) <= 1:
+        return  # H >= 0 = log 1: nothing to ask
+    cell_cand, cell_val, cvar = am.cells(col)
+    C = am.cands.n_candidates
+    V_j = np.bincount(cell_cand, minlength=C)
+    A, B = np.zeros(C), np.zeros(C)
+    for v in np.unique(V_j[V_j >= 2]):
+        p = entropy_top_share(crit.l, int(v))
+        if p >= 1.0:
+            continue
+        a, b = gibbs_coefficients(crit.l, [p, (1.0 - p) / (v - 1)])
+        A[V_j == v], B[V_j == v] = a, b
+    cap = np.flatnonzero(A[cell_cand] > B[cell_cand])
+    if cap.size:
+        r = np.arange(cap.size)
+        am.lm.add_rows(f"ediv{col}_cap", cap.size, rows=np.concatenate([r, r]),
+                       cols=np.concatenate([cvar[cap], size[cell_cand[cap]]]),
+                       vals=np.concatenate([(A - B)[cell_cand[cap]], B[cell_cand[cap]]]), upper=0.0)
+    whole = np.bincount(am.table.sensitive_codes[:, col], minlength=len(am.table.sensitive_values[col]))
+    share = whole / whole.sum()
+    if share.max() * float(exact(crit.l)) > 1 and share.min() > 0:
+        add_gibbs_rows(am, col, [gibbs_coefficients(crit.l, share)], np.arange(C), f"ediv{col}_table")
 
 
 class TClosenessRows(CriterionRows):

@@ -56,8 +56,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from milp_anon.formulations import AssignmentModel, build, partial_split, read_assignment
+from milp_anon.formulations.rows import add_gibbs_rows, entropy_cut
 from milp_anon.instance.request import Problem
-from milp_anon.privacy.criteria import KAnonymity, failing_groups
+from milp_anon.privacy.criteria import KAnonymity, LDiversity, entropy_at_least, failing_groups, first_violation
 from milp_anon.reduction import LagrangianReduction, k_anonymity_bounds, k_relaxation_unavailable
 from milp_anon.release.result import ModelSize, Timings
 from milp_anon.release.verified import Release
@@ -70,7 +71,7 @@ from milp_anon.search.starts import release_pairs, release_start, whole_table_st
 from milp_anon.solvers import SolveOutcome, SolverOptions, StopAtBound, should_isolate, solve_model
 from milp_anon.tables.rowtypes import Units
 
-__all__ = ["Iteration", "RowGenerationLog", "repair", "row_generation", "unavailable"]
+__all__ = ["CutPool", "Iteration", "RowGenerationLog", "needs_cuts", "repair", "row_generation", "unavailable"]
 
 # The techniques (the solver options' :class:`~milp_anon.runtime.tuning.Tuning`): each ``R(A)`` with the units split
 # only for the candidates in ``A`` (``partial_split``, :class:`~milp_anon.formulations.partial_split.PartialSplit`,
@@ -84,6 +85,75 @@ __all__ = ["Iteration", "RowGenerationLog", "repair", "row_generation", "unavail
 # Lagrangian reduction of k-anonymity over the same candidates (``first_by_reduction``, :func:`_first_by_reduction`;
 # off: as every ``R(A)``); each ``R(A)`` after the first at the best bound of the earlier ones first
 # (``at_known_bound``, :func:`_solve_relaxation`; off: from its start, as the first).
+
+
+# --- entropy ℓ-diversity: its cuts generated (formulations/l-diversity.md, "Entropy ℓ-diversity") -------------
+
+def cut_criteria(criteria) -> list:
+    """The criteria whose model rows are cuts generated here, not an exact description: entropy ℓ-diversity."""
+    return [c for c in criteria if isinstance(c, LDiversity) and c.kind == "entropy"]
+
+
+def needs_cuts(request) -> bool:
+    """Whether ``request`` holds a criterion modeled by generated cuts (:func:`cut_criteria`): it is solved by
+    the row generation only, never as a whole model (whose solutions need not meet it)."""
+    return bool(cut_criteria(request.criteria))
+
+
+class CutPool:
+    """The Gibbs cuts generated so far (:func:`~milp_anon.formulations.rows.entropy_cut`): each valid for every
+    candidate, so every candidate in ``A`` gets every one. Only grows, so each ``R(A)`` restricts the earlier."""
+
+    def __init__(self, request, table):
+        self.cuts = []  # (criterion index, column, coefficients)
+        self.keys = set()  # (criterion index, column, counts) of the groups cut
+        self.crits = [(i, c) for i, c in enumerate(request.criteria) if isinstance(c, LDiversity)
+                      and c.kind == "entropy"]
+        self.table = table
+
+    def __bool__(self) -> bool:
+        return bool(self.crits)
+
+    def separate(self, am: AssignmentModel, g: np.ndarray, fails: np.ndarray, was_active: np.ndarray) -> str | None:
+        """Add a cut for every failing group's counts (``fails``: candidates, ``was_active``: which had the cuts
+        when solved); why some group cannot be cut off (the iteration then stops unproven), or ``None``."""
+        known = set(self.keys)  # the groups cut before this model was solved (their cuts were in it)
+        counts = am.group_counts(g)
+        size = np.bincount(am.pair_cand, weights=am.split(g)[0], minlength=am.cands.n_candidates)
+        used = np.flatnonzero(size > 0)
+        at = {int(j): i for i, j in enumerate(used)}
+        for j in fails:
+            row = at[int(j)]
+            for ci, crit in self.crits:
+                for col in crit.columns(self.table):
+                    c = counts.counts[col][row]
+                    if entropy_at_least(c, crit.l):
+                        continue
+                    key = (ci, col, tuple(int(x) for x in c))
+                    if key in self.keys:
+                        if was_active[j] and key in known:  # its cut was in that model, yet HiGHS gave it again
+                            return f"a Gibbs cut did not separate the group {list(key[2])} (solver tolerance)"
+                        continue
+                    coef = entropy_cut(crit.l, c)
+                    if coef is None:
+                        return f"no Gibbs cut separates the group {list(key[2])} by a safe margin"
+                    self.keys.add(key)
+                    self.cuts.append((ci, col, coef))
+        return None
+
+    def add_to(self, am: AssignmentModel, cands: np.ndarray) -> int:
+        """Every cut, as rows of ``am`` (its ``lm``) for its candidates ``cands``; returns the rows added."""
+        added = 0
+        for col in sorted({col for _, col, _ in self.cuts}):
+            coefs = [a for _, c, a in self.cuts if c == col]
+            added += add_gibbs_rows(am, col, coefs, cands, f"ediv{col}_cut").shape[0]
+        return added
+
+
+def _modeled(criteria) -> list:
+    """The criteria whose rows describe them exactly (all but :func:`cut_criteria`'s)."""
+    cut = cut_criteria(criteria)
+    return [c for c in criteria if not any(c is x for x in cut)]
 
 
 def unavailable(request, solver: SolverOptions) -> str | None:
@@ -159,7 +229,7 @@ FIRST_SHARE = 0.3
 
 
 def repair(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveGrid, used: np.ndarray,
-           best: Release | None, seconds: float) -> Release | None:
+           best: Release | None, seconds: float, pool: CutPool | None = None) -> Release | None:
     """A verified release from the whole model restricted to the candidates ``used`` (an ``R(A)``
     solution's), the whole-table candidate and those of ``best``; ``None`` if none was found in time.
 
@@ -175,12 +245,16 @@ def repair(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveG
         _, of_row = release_pairs(inst, am.pair_unit, am.pair_cand, best)
         keep[of_row[of_row >= 0]] = True
     sub = build(inst.with_candidates(cands.subset(keep, "repair")), request)
+    if pool:  # entropy ℓ-diversity: the cuts so far; its solution is then tested below, not taken on trust
+        pool.add_to(sub, np.arange(sub.cands.n_candidates))
     hint = release_start(sub, best) if best is not None else whole_table_start(sub)
     with progress.muted():  # a restriction: its bound is not the problem's (its verified table is reported)
         out = solve_model(sub.lm, dataclasses.replace(solver, time_limit=seconds), grid, hint=hint)
     if out.x is None:
         return None
-    g, _ = read_assignment(sub, out.x, request.criteria, solver)
+    g, _ = read_assignment(sub, out.x, _modeled(request.criteria), solver)
+    if pool and first_violation(request.criteria, sub.group_counts(g)) is not None:
+        return None  # the cuts so far admit groups that fail entropy ℓ-diversity: no table from this restriction
     released, groups, cost = sub.release(g)
     return Release.verified(am.table, request, released, cost=cost, groups=groups, source="row generation repair")
 
@@ -195,6 +269,7 @@ class _Iterations:
         self.am, self.request, self.solver, self.grid = am, request, solver, grid
         self.deadline, self.last, self.search, self.sub_solve = deadline, last, search, sub_solve
         self.hint, self.incumbent, self.best = hint, incumbent, -math.inf
+        self.pool = CutPool(request, am.table)  # entropy ℓ-diversity's cuts (empty and false without it)
 
     def improved(self, rel: Release) -> None:
         self.incumbent = rel
@@ -229,8 +304,8 @@ class _Iterations:
                                            self.solver, sub_solve=self.sub_solve)
             rel = None if resolved is None else resolved[0]
         if rel is None and any_active and not hand_over:  # R(∅) is k-anonymity alone: too far to repair whole
-            rel = repair(self.am, self.request, self.solver, self.grid, used, self.incumbent,
-                         max(1.0, budget - (time.perf_counter() - t1)))
+            rel = repair(self.am, self.request, self.solver, self.grid, used, self.incumbent, pool=self.pool,
+                         seconds=max(1.0, budget - (time.perf_counter() - t1)))
         it.repaired = None if rel is None else rel.objective
         it.repair_seconds = time.perf_counter() - t1
         if rel is not None and (self.incumbent is None or rel.objective < self.incumbent.objective - 1e-9):
@@ -258,7 +333,7 @@ class _Iterations:
 def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: ObjectiveGrid, *, hint=None,
                    deadline: float | None = None, max_failing: float | None = None,
                    incumbent: Release | None = None, k_bounds=None, search=None, search_end: float | None = None,
-                   sub_solve: lns.SubSolve):
+                   sub_solve: lns.SubSolve, every: bool = False):
     """Run the row generation on the built whole model ``am``.
 
     Returns ``(release, bound, status, solver_status, log)``: the verified
@@ -277,6 +352,12 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
     solved in a child process, after its repair (``tuning.search_beside_row_generation``); such an
     ``R(A)`` may run until ``search_end`` (a ``perf_counter`` time after
     ``deadline``: the whole time limit's end, where ``deadline`` is the stage's).
+    ``every``: every candidate in ``A`` from the start (``criteria_rows="all"`` with entropy ℓ-diversity, whose
+    cuts are generated however many rows the model holds).
+
+    Entropy ℓ-diversity (:func:`needs_cuts`): a failing group's counts also give a Gibbs cut (:class:`CutPool`),
+    valid for every candidate, which every candidate of ``A`` gets from then on; a group that fails again with its
+    cut in the model (solver tolerance), or that no cut separates safely, stops the iteration unproven.
 
     The loop's steps that share its incumbent, start and bound (a repair, the search beside a relaxation) are
     :class:`_Iterations`'s; its setup and a solution's test are :func:`_lazy_rows` and :func:`_failing`.
@@ -284,7 +365,7 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
     lm, C = am.lm, am.cands.n_candidates
     lazy, lazy_owner, always = _lazy_rows(am)
     k_criteria = [c for c in request.criteria if isinstance(c, KAnonymity)]
-    active = np.zeros(C, dtype=bool)
+    active = np.full(C, bool(every), dtype=bool)
     log = RowGenerationLog(candidates=int(C), criterion_rows=int(lazy.shape[0]))
     solver_status = ""
     tuning = solver.tuning
@@ -306,7 +387,12 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
         sub = lm.with_rows(keep)
         progress.report(phase=f"row generation {len(log.iterations) + 1}: criteria on {int(active.sum())} of "
                               f"{C} candidates")
-        split = partial_split.PartialSplit.build(am, request, active) if merge else None
+        split = partial_split.PartialSplit.build(am, request, active) if merge and not active.all() else None
+        if st.pool:  # the Gibbs cuts so far, for every candidate in A
+            if split is None:
+                st.pool.add_to(dataclasses.replace(am, lm=sub), np.flatnonzero(active))
+            else:
+                st.pool.add_to(split.part, np.arange(split.part.cands.n_candidates))
         model = sub if split is None else split.lm
         beside = pending is not None and tuning.repair_beside and _isolated(solver, model, last)
         with_search = beside and extended
@@ -384,7 +470,11 @@ def row_generation(am: AssignmentModel, request, solver: SolverOptions, grid: Ob
                 log.converged = True
                 return st.incumbent, _finite(st.best), Status.OPTIMAL, solver_status, log
             return st.incumbent, _finite(st.best), Status.TIME_LIMIT, solver_status, log
-        if np.all(active[fails]):  # pragma: no cover - R(A) holds their rows, so its groups meet them
+        if st.pool:
+            why = st.pool.separate(am, g, fails, active)
+            if why is not None:  # no progress can be proven: the best table so far, unproven
+                return st.incumbent, _finite(st.best), Status.TIME_LIMIT, f"{solver_status}; {why}", log
+        elif np.all(active[fails]):  # pragma: no cover - R(A) holds their rows, so its groups meet them
             raise VerificationError("row generation: a group fails criteria whose rows the model holds")
         active[fails] = True
 

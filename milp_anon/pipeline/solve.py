@@ -96,6 +96,8 @@ def solve(table: Table, request, solver: SolverOptions | None = None, *, start: 
     no_rows = _rows.unavailable(request, solver)  # from the request alone: before any work
     if request.model.criteria_rows == "generated" and no_rows:
         raise InputError(f"the criteria's rows cannot be generated here: {no_rows}")
+    if no_rows and _rows.needs_cuts(request) and request.recoding.scheme != "full-domain":
+        raise InputError(f"entropy l-diversity is solved by generated cuts, which do not apply here: {no_rows}")
     if request.recoding.scheme == "full-domain":
         return _solve_full_domain(table, request, solver, timings, origin)
     instance, size, why = prepare(table, request, timings)
@@ -272,12 +274,14 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
     relaxed, relaxed_source, hs, pair_bounds, k_bounds, heuristic, held["ascent"] = _relaxation_bound(
         instance, request, solver, grid, timings, start, held)
     rows_log = None
-    if request.model.criteria_rows != "all" and _rows.unavailable(request, solver) is None:
-        auto = request.model.criteria_rows == "auto"
+    cuts = _rows.needs_cuts(request)  # entropy ℓ-diversity: by generated cuts always, never handed over
+    if (request.model.criteria_rows != "all" or cuts) and _rows.unavailable(request, solver) is None:
+        auto = request.model.criteria_rows == "auto" and not cuts
         t0 = time.perf_counter()
         rg = _generate_rows(am, request, hs, timings, size, grid, hint, ws_cost, start, relaxed, relaxed_source,
                             max_failing=ROW_GENERATION_MAX_FAILING if auto else None, k_bounds=k_bounds,
-                            heuristic=heuristic, search_end=search_end, memory=memory)
+                            heuristic=heuristic, search_end=search_end, memory=memory,
+                            every=cuts and request.model.criteria_rows == "all")
         left = None if hs.time_limit is None else hs.time_limit - (time.perf_counter() - t0)
         if not rg.row_generation.handed_over or (left is not None and left < 1.0) or interrupt.stop_requested():
             return rg
@@ -442,7 +446,8 @@ ROW_GENERATION_SOURCE = ("HiGHS's bound of the model with the criteria's rows on
 def _generate_rows(am: AssignmentModel, request, solver: SolverOptions, timings: Timings, size: ModelSize,
                    grid: ObjectiveGrid, hint, ws_cost, start: Release | None, relaxed, relaxed_source,
                    max_failing: float | None = None, k_bounds=None, heuristic: Release | None = None,
-                   search_end: float | None = None, memory: _lns.SearchMemory | None = None) -> Outcome:
+                   search_end: float | None = None, memory: _lns.SearchMemory | None = None,
+                   every: bool = False) -> Outcome:
     """The whole model's criteria by row generation (:mod:`.row_generation`); the fallback table as for
     the whole model when it ends without a verified release or with a poorer one. ``k_bounds``: the bound
     stage's k-anonymity LP bounds over ``am``'s candidates (``R(∅)`` by the reduction reuses them);
@@ -474,7 +479,8 @@ def _generate_rows(am: AssignmentModel, request, solver: SolverOptions, timings:
         release, bound, status, solver_status, log = _rows.row_generation(am, request, solver, grid, hint=hint,
                                                                           deadline=deadline, max_failing=max_failing,
                                                                           incumbent=start, k_bounds=k_bounds,
-                                                                          search=search, search_end=search_end, sub_solve=solve)
+                                                                          search=search, search_end=search_end,
+                                                                          sub_solve=solve, every=every)
     common = dict(solver_status=solver_status, size=size, candidate_counts=dict(am.instance.candidates.counts),
                   warm_start_cost=ws_cost, grid=grid, row_generation=log, bound_certifies=True)
     if status == Status.INFEASIBLE and (cut := _user_cutoff_bound(solver, grid)) is not None:
@@ -670,10 +676,18 @@ def _finish(outcome: Outcome, request, solver: SolverOptions, timings: Timings, 
 def build_model(table: Table, request) -> AssignmentModel:
     """The whole assignment model of ``table`` for ``request`` (no solving); raises
     :class:`~milp_anon.runtime.errors.InfeasibleRequest` when the pre-checks find no release."""
+    _refuse_cut_model(request)
     instance, _, why = prepare(table, request, Timings())
     if why:
         raise InfeasibleRequest(why)
     return build(instance, request)
+
+
+def _refuse_cut_model(request) -> None:
+    """Entropy ℓ-diversity has no whole model (its cuts are generated during a solve): refuse to hand one out."""
+    if _rows.needs_cuts(request):
+        raise InputError("entropy l-diversity has no whole model to write: its cuts are generated during the solve "
+                         "(formulations/l-diversity.md)")
 
 
 def model_format(path: str, format: str | None = None) -> str:
@@ -686,6 +700,7 @@ def model_format(path: str, format: str | None = None) -> str:
 
 def write_model_file(table: Table, request, path: str, format: str) -> None:
     """Write the whole model to ``path`` as is (no checks of the path; :func:`write_model` has them)."""
+    _refuse_cut_model(request)
     instance, _, why = prepare(table, request, Timings())
     if why:
         raise InfeasibleRequest(why)
@@ -704,6 +719,7 @@ def write_model(table: Table, request, path: str, format: str | None = None) -> 
     Raises :class:`~milp_anon.runtime.errors.InfeasibleRequest` when the pre-checks
     find no release.
     """
+    _refuse_cut_model(request)
     with Outputs() as outputs:
         path = outputs.add(path, "model file")
         format = model_format(path, format)
@@ -737,6 +753,8 @@ def inspect(table: Table, request, *, lp: bool = False, time_limit: float | None
         reduced = request.model.reduction != "none" and _reduction.unavailable(
             request, SolverOptions(), cands, table.n) is None
         info["solved_by"] = "lagrangian reduction" if reduced else "whole model"
+        if _rows.needs_cuts(request):  # no whole model: the estimate is of the initial rows, before any cut
+            info["solved_by"] = "row generation with generated cuts (entropy l-diversity)"
         # a model is refused when it and what the process holds pass the memory allowed (check_memory): the
         # process (interpreter, table, candidates) is most of a small model's peak
         info["process_bytes"] = resident_memory_bytes()

@@ -38,7 +38,8 @@ from milp_anon.runtime.errors import InputError
 from milp_anon.tables.hierarchy import Hierarchy
 
 __all__ = ["Criterion", "DeltaPresence", "GroupCounts", "KAnonymity", "KMap", "LDiversity", "PSensitivity",
-           "TCloseness", "exact", "failing_groups", "first_violation", "group_test"]
+           "TCloseness", "entropy_at_least", "entropy_top_share", "exact", "failing_groups", "first_violation",
+           "group_test"]
 
 
 def _positive_int(value, what: str) -> int:
@@ -393,7 +394,11 @@ class LDiversity(_SensitiveCriterion):
         (Bredereck et al. 2013, Def. 4); ``"distinct"``: at least ``ℓ``
         distinct values (= p-sensitivity); ``"recursive"``: with the counts
         sorted ``r_1 >= r_2 >= ...``, ``r_1 < c · (r_ℓ + r_{ℓ+1} + ...)``
-        (Machanavajjhala et al.).
+        (Machanavajjhala et al.); ``"entropy"``: the entropy of the group's
+        sensitive values ``H(G) = −Σ_s q_s log q_s >= log ℓ``, ``q_s`` the
+        share of value ``s`` (Machanavajjhala et al., TKDD 2007, Def. 4.1),
+        decided exactly (:func:`entropy_at_least`); not linear in the counts:
+        modeled by cuts generated where classes fail (``formulations/l-diversity.md``).
     c
         The ``c`` of recursive (c,ℓ)-diversity (``>= 1``).
     column
@@ -408,9 +413,9 @@ class LDiversity(_SensitiveCriterion):
     name = "l-diversity"
 
     def __post_init__(self):
-        if self.kind not in ("frequency", "distinct", "recursive"):
-            raise InputError(f"l-diversity kind must be frequency, distinct or recursive, got {self.kind!r}")
-        if self.kind == "frequency":
+        if self.kind not in ("frequency", "distinct", "recursive", "entropy"):
+            raise InputError(f"l-diversity kind must be frequency, distinct, recursive or entropy, got {self.kind!r}")
+        if self.kind in ("frequency", "entropy"):
             object.__setattr__(self, "l", _real(self.l, "l", lo=1))
         else:
             object.__setattr__(self, "l", _positive_int(self.l, "l"))
@@ -429,6 +434,11 @@ class LDiversity(_SensitiveCriterion):
             return self._distinct_violation(groups, self.l, "l")
         for col in self.applies_to(groups.columns):
             M, s, name = groups.counts[col], groups.size, groups.columns[col]
+            if self.kind == "entropy":
+                why = _entropy_violation(self, groups, col)
+                if why:
+                    return why
+                continue
             if self.kind == "frequency":
                 # every value at most |G|/ℓ times, with ℓ = a/b: a · max_σ c_σ <= b · |G|
                 lr = exact(self.l)
@@ -491,6 +501,81 @@ class LDiversity(_SensitiveCriterion):
         if self.kind == "recursive":
             return f"recursive ({self.c:g},{self.l})-diversity{_column_label(self.column)}"
         return f"{self.kind} {self.l:g}-diversity{_column_label(self.column)}"
+
+
+# --- entropy ℓ-diversity: the exact test and what it implies ---------------------------------
+
+#: the float entropy decides only when it is farther than this from ``log ℓ`` (its error is below 1e-13 for
+#: groups of up to 10^9 rows); nearer, the integers decide
+ENTROPY_FLOAT_MARGIN = 1e-9
+
+
+def entropy_at_least(counts, l) -> bool:
+    """Whether a group with sensitive-value counts ``counts`` (integers) has entropy ``H >= log ℓ``, exactly.
+
+    With ``n = Σ c_s`` and ``ℓ = a/b`` (:func:`exact`), ``H = log n − (1/n) Σ c_s log c_s``, so
+    ``H >= log ℓ  ⟺  a^n · Π c_s^{c_s} <= (b n)^n``, a comparison of integers. The float entropy decides
+    first where it lies farther than :data:`ENTROPY_FLOAT_MARGIN` from ``log ℓ``; only nearer are the
+    (large) integers formed. An empty group meets it (nothing to disclose)."""
+    c = [int(x) for x in np.asarray(counts).ravel() if x > 0]
+    n = sum(c)
+    if n == 0:
+        return True
+    lr = exact(l)
+    a, b = lr.numerator, lr.denominator
+    h = math.log(n) - math.fsum(x * math.log(x) for x in c) / n
+    d = h - (math.log(a) - math.log(b))
+    if d > ENTROPY_FLOAT_MARGIN:
+        return True
+    if d < -ENTROPY_FLOAT_MARGIN:
+        return False
+    prod = 1
+    for x in c:
+        prod *= x ** x
+    return a ** n * prod <= (b * n) ** n
+
+
+def _entropy_violation(crit, groups: GroupCounts, col: int) -> str | None:
+    """The group test of entropy ℓ-diversity on sensitive column ``col``: the first group whose entropy is below
+    ``log ℓ`` (:func:`entropy_at_least`), or ``None``."""
+    M = groups.counts[col]
+    # at least ⌈ℓ⌉ distinct values first (H <= log of the number of values): cheap, and implied
+    need = math.ceil(crit.l - 1e-12)
+    for i in range(M.shape[0]):
+        row = M[i]
+        if (row > 0).sum() < need or not entropy_at_least(row, crit.l):
+            q = row[row > 0] / max(int(row.sum()), 1)
+            h = float(-(q * np.log(q)).sum())
+            return (f"{groups.name(i)}: entropy {h:.6g} of {groups.columns[col]!r} below log l = "
+                    f"{math.log(crit.l):.6g} (not entropy {crit.l:g}-diverse)")
+    return None
+
+
+def entropy_top_share(l, V: int) -> float:
+    """``p*``: in a group with values among ``V`` and entropy ``>= log ℓ``, no value's share exceeds ``p*``, the
+    root in ``[1/V, 1]`` of ``h(p) + (1 − p) log(V − 1) = log ℓ`` (``h`` the binary entropy): the largest
+    entropy with one share ``p`` is with the others equal, and it falls as ``p`` rises past ``1/V``.
+
+    Returned a little high (bisection to ``1e-12``, then up), so ``q_s <= p*`` holds for every such group; the
+    model writes it as a Gibbs cut, valid for any ``p`` (``formulations/l-diversity.md``)."""
+    log_l = math.log(exact(l))
+    if V < 2 or log_l <= 0:
+        return 1.0
+
+    def top(p):  # the largest entropy of a distribution over V values with one share p
+        rest = (1.0 - p) / (V - 1)
+        return -(p * math.log(p) if p > 0 else 0.0) - ((V - 1) * rest * math.log(rest) if rest > 0 else 0.0)
+
+    lo, hi = 1.0 / V, 1.0
+    if top(lo) < log_l:  # fewer values than ℓ: no group meets it
+        return 1.0 / V
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if top(mid) >= log_l:
+            lo = mid
+        else:
+            hi = mid
+    return min(1.0, hi + 1e-12)
 
 
 DISTANCES = ("equal", "ordered", "hierarchical")

@@ -436,12 +436,32 @@ def verify_release(original, released, qi, criteria, sensitive=(), claimed_cost=
                     r = sorted(Counter(values[rows]).values(), reverse=True)
                     if not Fraction(r[0]) < c_exact * sum(r[crit.l - 1:]):
                         _fail(f"a class is not recursive ({crit.c:g},{crit.l})-diverse on {col!r}: counts {r}")
+            elif isinstance(crit, LDiversity) and crit.kind == "entropy":
+                for rows in classes:
+                    if not _entropy_diverse(Counter(values[rows]).values(), crit.l):
+                        _fail(f"a class of {len(rows)} rows has entropy of {col!r} below log l "
+                              f"({crit.describe()}): counts {sorted(Counter(values[rows]).values(), reverse=True)}")
             elif isinstance(crit, TCloseness):
                 _check_t_closeness(crit, values, classes, col, all_values.get(col))
             else:  # pragma: no cover
                 raise VerificationError(f"verification failed: no verifier for {crit.describe()}")
     return Verification(cost=cost, n_groups=int(sizes.size), min_group_size=int(sizes.min()) if sizes.size else 0,
                         cost_by_column=by_column, class_sizes=tuple(int(x) for x in sizes), n_withheld=n_withheld)
+
+
+def _entropy_diverse(counts, l) -> bool:
+    """Entropy ℓ-diversity of one class from the definition (Machanavajjhala et al., TKDD 2007, Def. 4.1):
+    ``−Σ_s p_s log p_s >= log ℓ`` with ``p_s = n_s / n``. Exponentiated and multiplied by ``n^n``:
+    ``Π_s (n / n_s)^{n_s} >= ℓ^n``, i.e. with ``ℓ = a/b``, ``(b · n)^n >= a^n · Π_s n_s^{n_s}``: integers only,
+    no logarithm, no tolerance."""
+    ell = exact(l)
+    n_s = [int(c) for c in counts if c]
+    n = sum(n_s)
+    lhs = (ell.denominator * n) ** n
+    rhs = ell.numerator ** n
+    for c in n_s:
+        rhs *= c ** c
+    return lhs >= rhs
 
 
 def _check_t_closeness(crit, values, classes, col, table_values=None):
