@@ -247,7 +247,7 @@ def test_infeasible_requests_name_the_reason(crit, reason):
         (lambda: ma.PSensitivity(0), "p must be at least 1"),
         (lambda: ma.LDiversity(2, kind="recursive", c=0.5), "c must be in"),
         (lambda: ma.LDiversity(2, kind="recursive"), "needs c"),
-        (lambda: ma.LDiversity(2, kind="entropy"), "kind must be"),
+        (lambda: ma.LDiversity(2, kind="shannon"), "kind must be"),
         (lambda: ma.TCloseness(0.2, distance="manhattan"), "distance must be"),
         (lambda: ma.TCloseness(0.2, distance="hierarchical"), "needs a hierarchy"),
         (lambda: ma.TCloseness(0.2, reference={}), "non-empty mapping"),
