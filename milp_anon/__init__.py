@@ -25,7 +25,18 @@ from __future__ import annotations
 from milp_anon._version import __version__
 from milp_anon.api import ModelOptions, Request, anonymize
 from milp_anon.instance.candidates import Candidates, suppression_candidates
-from milp_anon.privacy.criteria import Criterion, DeltaPresence, KAnonymity, KMap, LDiversity, PSensitivity, TCloseness
+from milp_anon.privacy.criteria import (
+    AverageRisk,
+    BetaLikeness,
+    Criterion,
+    DeltaDisclosure,
+    DeltaPresence,
+    KAnonymity,
+    KMap,
+    LDiversity,
+    PSensitivity,
+    TCloseness,
+)
 from milp_anon.release.result import ModelSize, ReductionLog, Result, Round, Timings
 from milp_anon.runtime import errors
 from milp_anon.runtime.errors import InputError, MilpAnonError, ModelTooLargeError, SolverError, VerificationError
@@ -75,5 +86,8 @@ __all__ = [
     "datasets",
     "errors",
     "read_csv",
+    "AverageRisk",
+    "BetaLikeness",
+    "DeltaDisclosure",
     "suppression_candidates",
 ]

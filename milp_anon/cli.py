@@ -37,7 +37,17 @@ from milp_anon.bench.export import export_suite
 from milp_anon.bench.runner import render_existing
 from milp_anon.certify import certify, exact_certificate
 from milp_anon.pipeline.solve import model_format, write_model_file
-from milp_anon.privacy.criteria import DeltaPresence, KAnonymity, KMap, LDiversity, PSensitivity, TCloseness
+from milp_anon.privacy.criteria import (
+    AverageRisk,
+    BetaLikeness,
+    DeltaDisclosure,
+    DeltaPresence,
+    KAnonymity,
+    KMap,
+    LDiversity,
+    PSensitivity,
+    TCloseness,
+)
 from milp_anon.release.result import measure_lines
 from milp_anon.runtime.cleanup import exit_on_signals
 from milp_anon.runtime.errors import InfeasibleRequest, InputError, MilpAnonError, SolverError, VerificationError
@@ -190,6 +200,15 @@ def _add_criteria_args(p):
     g.add_argument("--order", default=None, help="value order for --distance ordered: v1,v2,...")
     g.add_argument("--sensitive-hierarchy", default=None, metavar="FILE",
                    help="ARX hierarchy of the sensitive values for --distance hierarchical")
+    g.add_argument("--delta-disclosure", type=_number(float, 0, low_open=True, what="a positive number"), default=None,
+                   metavar="D", help="delta-disclosure privacy: |ln(share in class / share in table)| < D per value")
+    g.add_argument("--beta", type=_number(float, 0, low_open=True, what="a positive number"), default=None,
+                   metavar="B", help="beta-likeness: a value's share in a class at most (1 + B) times its table share")
+    g.add_argument("--beta-kind", default=None, choices=["basic", "enhanced"],
+                   help="beta-likeness kind (default enhanced: the bound min(B, -ln p), as ARX)")
+    g.add_argument("--average-risk", type=_number(float, 0, 1, low_open=True, what="a number in (0, 1]"),
+                   default=None, metavar="R", help="average re-identification risk (prosecutor) at most R: "
+                   "at most R * n classes (needs no --sensitive)")
     _add_population_args(p)
 
 
@@ -533,11 +552,26 @@ def _criteria(args):
         crits.append(TCloseness(t, distance=args.distance, order=order, hierarchy=args.sensitive_hierarchy))
     elif getattr(args, "order", None) or getattr(args, "sensitive_hierarchy", None):
         raise InputError("--order and --sensitive-hierarchy need --t")
+    crits += _share_criteria(args)
     crits += _population_criteria(args)
     if args.k is None and not crits:
         raise InputError("give --k (the k of k-anonymity) or another criterion (--p, --l, --t, --k-map, "
                          "--delta-presence)")
     return [KAnonymity(args.k if args.k is not None else 1)] + crits
+
+
+def _share_criteria(args) -> list:
+    """δ-disclosure, β-likeness and average risk from the command line (issue 95)."""
+    out = []
+    if getattr(args, "delta_disclosure", None) is not None:
+        out.append(DeltaDisclosure(args.delta_disclosure))
+    if getattr(args, "beta", None) is not None:
+        out.append(BetaLikeness(args.beta, kind=args.beta_kind or "enhanced"))
+    elif getattr(args, "beta_kind", None) is not None:
+        raise InputError("--beta-kind needs --beta")
+    if getattr(args, "average_risk", None) is not None:
+        out.append(AverageRisk(args.average_risk))
+    return out
 
 
 def _options(args):
@@ -695,6 +729,8 @@ def cmd_gap(args) -> int:
         options = _options(args)
         table = Table.from_csv(args.original, _split(args.qi), _split(args.sensitive) or None, sep=sep)
         released = read_csv(args.anonymized, sep)
+        for crit in criteria:  # bad input (e.g. a sensitive criterion without --sensitive), not an invalid release
+            crit.validate(table)
         if args.max_suppressed_records is not None and not args.record_suppression and args.id is None:
             raise InputError("--max-suppressed-records needs --record-suppression (or --id)")
         ignore = [c for spec in args.ignore for c in _split(spec)]

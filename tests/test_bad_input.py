@@ -146,6 +146,19 @@ BAD = [
                                    "--budget", "100"], None, 2, "generated cuts"),
     ("l-entropy-mps", [*SOLVE_S, "--l", "2", "--l-kind", "entropy", "--mps", "m.mps"], None, 2, "no whole model"),
     ("l-entropy-gap-without-l", [*GAP, "--sensitive", "occ", "--l-kind", "entropy"], None, 2, "need --l"),
+    # δ-disclosure, β-likeness, average risk (issue 95)
+    *[(f"delta-disclosure-{v}", [*SOLVE_S, "--delta-disclosure", v], None, 2, "--delta-disclosure: expected")
+      for v in ("0", "-1", "nan", "x")],
+    *[(f"beta-{v}", [*SOLVE_S, "--beta", v], None, 2, "--beta: expected") for v in ("0", "-0.5", "inf", "x")],
+    *[(f"average-risk-{v}", [*SOLVE, "--average-risk", v], None, 2, "--average-risk: expected")
+      for v in ("0", "-0.1", "1.5", "nan")],
+    ("beta-kind-without-beta", [*SOLVE_S, "--beta-kind", "basic"], None, 2, "--beta-kind needs --beta"),
+    ("choice-beta-kind", [*SOLVE_S, "--beta", "1", "--beta-kind", "bogus"], None, 2, "invalid choice"),
+    ("delta-disclosure-no-sensitive", [*SOLVE, "--delta-disclosure", "1"], None, 2, "needs a sensitive column"),
+    ("beta-no-sensitive", [*SOLVE, "--beta", "1"], None, 2, "needs a sensitive column"),
+    ("gap-beta-no-sensitive", [*GAP, "--beta", "1"], None, 2, "needs a sensitive column"),
+    ("inspect-delta-disclosure-0", ["inspect", "t.csv", "--qi", "sex", "--sensitive", "occ", "--delta-disclosure",
+                                    "0"], None, 2, "--delta-disclosure: expected"),
     # -- choices and combinations -----------------------------------------------------------
     *[(f"choice-{o}", [*SOLVE_S, f"--{o}", "bogus"], None, 2, "invalid choice")
       for o in ("l-kind", "distance", "objective", "reduce", "warm-start", "presolve", "isolate", "cost",
@@ -500,6 +513,11 @@ def test_api_anonymize_refuses_bad_options(table, options, phrase):
     (lambda: ma.LDiversity(2, kind="entropy", c=2), "recursive"),
     (lambda: ma.TCloseness(2), "t must be in"),
     (lambda: ma.PSensitivity(1.5), "whole number"),
+    (lambda: ma.DeltaDisclosure(0), "delta must be > 0"),
+    (lambda: ma.BetaLikeness(-1), "beta must be"),
+    (lambda: ma.BetaLikeness(1, kind="strong"), "basic or enhanced"),
+    (lambda: ma.AverageRisk(0), "average risk must be in"),
+    (lambda: ma.AverageRisk(1.5), "average risk must be in"),
     (lambda: Hierarchy.from_rows([["30", "31", "*"], ["31", "30", "*"]]), "ambiguous"),
 ])
 def test_api_bad_objects(make, phrase):

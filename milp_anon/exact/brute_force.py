@@ -16,6 +16,7 @@ with the verifier. Time ``O(3^n · m)``, memory ``O(2^n)``: for ``n <= 12``.
 
 from __future__ import annotations
 
+import decimal
 import itertools
 import math
 from collections import Counter
@@ -27,7 +28,18 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from milp_anon.privacy.criteria import DeltaPresence, KAnonymity, KMap, LDiversity, PSensitivity, TCloseness, exact
+from milp_anon.privacy.criteria import (
+    AverageRisk,
+    BetaLikeness,
+    DeltaDisclosure,
+    DeltaPresence,
+    KAnonymity,
+    KMap,
+    LDiversity,
+    PSensitivity,
+    TCloseness,
+    exact,
+)
 from milp_anon.tables.recoding import Generalization, Patterns
 
 MAX_ROWS = 12
@@ -79,6 +91,8 @@ def group_condition(criteria, sensitive: dict):
             continue
         if isinstance(crit, (KMap, DeltaPresence)):  # judged on the block's release: _population_cost
             continue
+        if isinstance(crit, AverageRisk):  # on the partition, not a block: brute_force counts the blocks
+            continue
         cols = [crit.column] if crit.column is not None else list(sensitive)
         for col in cols:
             vals = sensitive[col]
@@ -105,6 +119,8 @@ def group_condition(criteria, sensitive: dict):
                     return r[0] < cf * sum(r[ell - 1:])
 
                 checks.append(rec)
+            elif isinstance(crit, (DeltaDisclosure, BetaLikeness)):
+                checks.append(_share_check(crit, vals))
             elif isinstance(crit, TCloseness):
                 ref = crit.reference_for(col)  # a given distribution replaces the table's
                 whole = Counter(vals) if ref is None else Counter(ref)
@@ -121,6 +137,39 @@ def group_condition(criteria, sensitive: dict):
             else:  # pragma: no cover
                 raise ValueError(f"no brute-force definition for {crit!r}")
     return k, (lambda block: all(f(block) for f in checks))
+
+
+def _share_check(crit, vals):
+    """δ-disclosure (``|ln(q/p)| < δ`` for every value of the table, an absent one failing) or β-likeness
+    (``(q − p)/p <= β``, enhanced ``<= min(β, −ln p)``, where ``q > p``) of a block, from the definitions with
+    60-digit decimal logarithms (a tie would need ``ln`` of a rational to equal a rational: only at 1, handled
+    exactly)."""
+    whole = Counter(vals)
+    n = len(vals)
+    D = decimal.Context(prec=60)
+
+    def ln(x: Fraction):
+        return D.ln(D.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator)))
+
+    def frac(x: Fraction):
+        return D.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))
+
+    def ok(block):
+        c = Counter(vals[r] for r in block)
+        for v, N in whole.items():
+            q, p = Fraction(c.get(v, 0), len(block)), Fraction(N, n)
+            if isinstance(crit, DeltaDisclosure):
+                if q == 0 or not abs(ln(q / p)) < frac(exact(crit.delta)):
+                    return False
+            elif q > p:
+                bound = frac(exact(crit.beta))
+                if crit.kind == "enhanced":
+                    bound = min(bound, -ln(p))
+                if frac((q - p) / p) > bound:
+                    return False
+        return True
+
+    return ok
 
 
 def _domain(crit, vals):
@@ -374,23 +423,67 @@ def brute_force(table, criteria, sensitive: dict | None = None, recoding=None, c
         return 0, ()
     columns = list(columns) if columns is not None else [f"q{c}" for c in range(arr.shape[1])]
     block_cost = _block_cost_fn(arr, columns, recoding)
+    # average re-identification risk: at most ⌊R n⌋ classes, the withheld records one of them (blocks sharing a
+    # released vector merge into one class of the same cost, so an optimum has as many classes as blocks)
+    risk = [c for c in criteria if isinstance(c, AverageRisk)]
     population = [c for c in criteria if isinstance(c, (KMap, DeltaPresence))]
-    search = _partition_search(n, k, ok, block_cost) if not population else \
-        _distinct_release_search(k, ok, _population_options(arr, columns, recoding, population))
+    if risk and population:
+        raise NotImplementedError("brute force: average risk together with k-map or δ-presence")
+    if risk:
+        counted = _counted_search(n, k, ok, block_cost)
+        most = min(c.max_classes(n) for c in risk)
+        plain = lambda rows, withheld=False: counted(rows, most - int(withheld))  # noqa: E731
+    else:
+        search = _partition_search(n, k, ok, block_cost) if not population else \
+            _distinct_release_search(k, ok, _population_options(arr, columns, recoding, population))
+        plain = lambda rows, withheld=False: search(rows)  # noqa: E731
     if max_withheld is not None:  # t-closeness still compares with the whole table's distribution
         record = _record_cost(recoding, columns)
-        plain = search
         top = (None, None)
         for size in range(min(max_withheld, n) + 1):
             for out in combinations(range(n), size):
-                sub_cost, sub_blocks = plain(frozenset(range(n)) - frozenset(out))
+                sub_cost, sub_blocks = plain(frozenset(range(n)) - frozenset(out), bool(out))
                 if sub_cost is None:
                     continue
                 total = sub_cost + size * record
                 if top[0] is None or total < top[0]:
                     top = (total, sub_blocks + ((("withheld",) + out),) if out else sub_blocks)
         return top
-    return search(frozenset(range(n)))
+    return plain(frozenset(range(n)))
+
+
+def _counted_search(n, k, ok, block_cost):
+    """``best(rows, most)``: the cheapest partition of ``rows`` into at most ``most`` blocks meeting ``ok``."""
+
+    @cache
+    def good(block):
+        return block_cost(block) is not None and ok(block)
+
+    @cache
+    def best(remaining: frozenset, most: int):
+        if not remaining:
+            return 0, ()
+        if most <= 0:
+            return None, None
+        first = min(remaining)
+        rest = sorted(remaining - {first})
+        top = (None, None)
+        for size in range(k - 1, len(rest) + 1):
+            if 0 < len(rest) - size < k:
+                continue
+            for others in combinations(rest, size):
+                block = (first,) + others
+                if not good(block):
+                    continue
+                sub_cost, sub_blocks = best(remaining - frozenset(block), most - 1)
+                if sub_cost is None:
+                    continue
+                total = block_cost(block) + sub_cost
+                if top[0] is None or total < top[0]:
+                    top = (total, (block,) + sub_blocks)
+        return top
+
+    return best
 
 
 def _partition_search(n, k, ok, block_cost):
@@ -462,6 +555,8 @@ def brute_force_options(table, criteria, sensitive=None, recoding=None, columns=
     if n > max_rows:
         raise ValueError(f"listing partitions is limited to {max_rows} rows, got {n}")
     k, ok = group_condition(criteria, {c: list(map(str, v)) for c, v in (sensitive or {}).items()})
+    if any(isinstance(c, AverageRisk) for c in criteria):
+        raise ValueError("brute_force_options does not count classes for average risk (brute_force does)")
     columns = list(columns) if columns is not None else [f"q{c}" for c in range(arr.shape[1])]
     cols = [list(arr[:, c]) for c in range(arr.shape[1])]
     best_val, best_part = None, None

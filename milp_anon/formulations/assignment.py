@@ -295,7 +295,7 @@ def build(instance: Instance, request) -> AssignmentModel:
         if cands.n_candidates:  # none (record suppression of every row): no group to constrain
             before = lm.n_rows
             rows_of(crit).add(crit, am)
-            if not isinstance(crit, KAnonymity):
+            if not isinstance(crit, KAnonymity) and crit.per_group:  # a row over all candidates stays
                 lazy.append(np.arange(before, lm.n_rows, dtype=np.int64))
     if cands.n_candidates:
         lazy.append(_add_floor_rows(am, request))

@@ -22,7 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from milp_anon.privacy.criteria import (
+    AverageRisk,
+    BetaLikeness,
     Criterion,
+    DeltaDisclosure,
     DeltaPresence,
     KAnonymity,
     KMap,
@@ -478,6 +481,76 @@ class DeltaPresenceRows(CriterionRows):
 
 _ROWS = {KAnonymity: KAnonymityRows(), PSensitivity: PSensitivityRows(), LDiversity: LDiversityRows(),
          TCloseness: TClosenessRows(), KMap: KMapRows(), DeltaPresence: DeltaPresenceRows()}
+
+
+class ShareBoundsRows(CriterionRows):
+    """δ-disclosure and β-likeness: ``lo_σ s_j <= c_jσ <= hi_σ s_j`` per count cell, with ``lo = a/b`` and
+    ``hi = a'/b'`` on the grid of shares (:meth:`~milp_anon.privacy.criteria._ShareBounds.bounds`): ``b c − a s >= 0``
+    and ``b' c − a' s <= 0``, integer coefficients. A candidate without a cell of a value whose ``lo > 0`` gets
+    ``s_j <= 0`` (it cannot host a group). Exact: every class of at most ``n`` rows meets the criterion exactly when
+    its integer counts meet these rows (``formulations/share-bounds.md``); the caps break the flow structure, so the
+    assignment is integer."""
+
+    def integer_assignment(self, crit) -> bool:
+        return True
+
+    def group_size(self, crit) -> bool:
+        return True
+
+    def estimate(self, crit, dims):
+        cells = sum(min(dims["P"], dims["C"] * v) for v in dims["V"])
+        return 0, 2 * cells + dims["C"], 4 * cells + dims["C"], 0
+
+    def add(self, crit, am):
+        size = am.size_vars()
+        C = am.cands.n_candidates
+        for col in crit.columns(am.table):
+            cell_cand, cell_val, cvar = am.cells(col)
+            lo_n, lo_d, hi_n, hi_d, missing = crit.bounds_for(am.table, col)
+            for tag, num, den, keep, bound in (("hi", hi_n, hi_d, hi_n < hi_d, "upper"), ("lo", lo_n, lo_d, lo_n > 0,
+                                                                                         "lower")):
+                k = np.flatnonzero(keep[cell_val])
+                if not k.size:
+                    continue
+                am.lm.add_rows(f"share{col}_{tag}", k.size, rows=np.concatenate([np.arange(k.size)] * 2),
+                               cols=np.concatenate([cvar[k], size[cell_cand[k]]]),
+                               vals=np.concatenate([den[cell_val[k]].astype(float), -num[cell_val[k]].astype(float)]),
+                               **{bound: 0.0})
+            # candidates lacking a cell of a value every group must hold (or a reference's value the table lacks)
+            V = lo_n.shape[0]
+            has = np.zeros((C, V), dtype=bool)
+            has[cell_cand, cell_val] = True
+            shut = np.flatnonzero(((lo_n[None, :] > 0) & ~has).any(axis=1) | missing)
+            if shut.size:
+                am.lm.add_rows(f"share{col}_shut", shut.size, rows=np.arange(shut.size), cols=size[shut],
+                               vals=1.0, upper=0.0)
+
+
+class AverageRiskRows(CriterionRows):
+    """``Σ_j y_j (+ z) <= ⌊R n⌋``: the open candidates are at least the released classes (a used candidate is
+    open, by the link rows), and distinct candidates are distinct released vectors; with record suppression a
+    binary ``z >= [some record withheld]`` (``Σ_u r_u <= N z``) counts the withheld records as one class
+    (``formulations/k-anonymity.md``, "Average re-identification risk"). A row over every candidate: the
+    row generation, which keeps rows per candidate, does not apply (:attr:`Criterion.per_group`)."""
+
+    def estimate(self, crit, dims):
+        return 1, 2, dims["C"] + 2, 1
+
+    def add(self, crit, am):
+        C = am.cands.n_candidates
+        top = float(crit.max_classes(am.table.n))
+        if am.withheld is None or not am.max_withheld:
+            am.lm.add_rows("avg_risk", 1, rows=np.zeros(C, np.int64), cols=am.y, vals=1.0, upper=top)
+            return
+        z = am.lm.add_vars("avg_risk_z", 1, lower=0, upper=1, integer=True)
+        U = am.withheld.shape[0]
+        am.lm.add_rows("avg_risk_withheld", 1, rows=np.zeros(U + 1, np.int64), cols=np.concatenate([am.withheld, z]),
+                       vals=np.concatenate([np.ones(U), [-float(am.max_withheld)]]), upper=0.0)
+        am.lm.add_rows("avg_risk", 1, rows=np.zeros(C + 1, np.int64), cols=np.concatenate([am.y, z]), vals=1.0,
+                       upper=top)
+
+
+_ROWS.update({DeltaDisclosure: ShareBoundsRows(), BetaLikeness: ShareBoundsRows(), AverageRisk: AverageRiskRows()})
 
 
 def rows_of(crit: Criterion) -> CriterionRows:

@@ -194,6 +194,8 @@ def unavailable(request, solver: SolverOptions) -> str | None:
     if m.withholds or m.objective != "cost" or m.budget is not None or m.t_out_min is not None \
             or m.t_out_max is not None:
         return "the rounding places rows by the criteria alone (no budget, t_out, withheld records or group count)"
+    if not all(c.per_group for c in request.criteria):
+        return "the rounding tests each group alone; average re-identification risk counts the classes together"
     return None
 
 

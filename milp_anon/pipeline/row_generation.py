@@ -162,6 +162,8 @@ def unavailable(request, solver: SolverOptions) -> str | None:
         return "k-anonymity alone has no criterion rows to generate (its reduction applies instead)"
     if request.model.objective == "types":
         return "the types objective is maximized"
+    if not all(c.per_group for c in request.criteria):
+        return "average re-identification risk counts the classes over the whole table"
     if not solver.in_bulk:
         return "row generation solves its models with HiGHS in bulk (solver 'highs')"
     return None

@@ -24,6 +24,7 @@ unless ``column=`` names one.
 
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ from milp_anon.tables.hierarchy import Hierarchy
 __all__ = ["Criterion", "DeltaPresence", "GroupCounts", "KAnonymity", "KMap", "LDiversity", "PSensitivity",
            "TCloseness", "entropy_at_least", "entropy_top_share", "exact", "failing_groups", "first_violation",
            "group_test"]
+__all__ += ["AverageRisk", "BetaLikeness", "DeltaDisclosure"]
 
 
 def _positive_int(value, what: str) -> int:
@@ -115,6 +117,9 @@ class GroupCounts:
     values: tuple
     label: str | None = None
     population: np.ndarray | None = None
+    #: the records of the table the groups come from, withheld ones included (``None``: the groups' own rows); only
+    #: :class:`AverageRisk` reads it, to count withheld records as one class of the table
+    records: int | None = None
 
     @classmethod
     def of(cls, table, size, counts=(), label: str | None = None, population=None) -> GroupCounts:
@@ -123,13 +128,14 @@ class GroupCounts:
                       for s, v in enumerate(table.sensitive_values))
         return cls(np.asarray(size, dtype=np.int64), tuple(counts), whole, tuple(table.sensitive),
                    tuple(table.sensitive_values), label,
-                   None if population is None else np.asarray(population, dtype=np.int64))
+                   None if population is None else np.asarray(population, dtype=np.int64), int(table.n))
 
     @classmethod
     def whole_table(cls, table) -> GroupCounts:
         """The whole table as one group."""
         g = cls.of(table, [table.n], label="the whole table")
-        return cls(g.size, tuple(w[None, :] for w in g.whole), g.whole, g.columns, g.values, g.label)
+        return cls(g.size, tuple(w[None, :] for w in g.whole), g.whole, g.columns, g.values, g.label,
+                   records=g.records)
 
     def of_rows(self, table, rows, *, sensitive: bool = True) -> GroupCounts:
         """The rows ``rows`` of ``table`` as one group, sharing this object's table data
@@ -184,6 +190,9 @@ class Criterion:
     needs_sensitive = False
     #: closure and pattern dominance are exact for it (False: a coarser release than the rows' hull can be needed)
     closure_safe = True
+    #: a condition on each group alone (False: on the groups together, e.g. :class:`AverageRisk`; one group's test
+    #: is then a sufficient condition, and the searches that splice groups do not apply)
+    per_group = True
 
     def min_group_size(self) -> int:
         """Smallest group size any group meeting the criterion can have."""
@@ -1234,3 +1243,349 @@ class DeltaPresence(_PopulationCriterion):
 
     def describe(self) -> str:
         return f"({self.dmin:g}, {self.dmax:g})-presence{self._population_note()}"
+
+
+# --- bounds on a class's sensitive shares relative to the table's (δ-disclosure, β-likeness) -----------------------
+#
+# Both criteria bound, per sensitive value σ, the class's share q = c_σ/|G| by the table's share p_σ: an interval
+# lo_σ <= q <= hi_σ whose ends may be irrational (e^{±δ} p, p (1 − ln p)). A class of at most N rows has q in the
+# Farey set F_N (fractions a/b with b <= N), so each end is replaced by the nearest point of F_N on its inner side:
+# for an irrational u, q < u ⇔ q <= max{f ∈ F_N : f < u}, and that fraction is found from rational bounds L < u < U
+# (decimal's correctly rounded exp and ln, widened by a proven margin) once no point of F_N lies in [L, U] — which
+# happens at some precision, u being irrational. An irrational u is never a share, so "<" and "<=" agree on it.
+# The group test, the model rows and the pruning all compare integers with these fractions; the verifier and brute
+# force decide the definitions by their own arithmetic.
+
+def _farey_neighbours(x: Fraction, N: int) -> tuple[Fraction, Fraction]:
+    """The consecutive fractions of F_N (denominators ``<= N``) around ``x >= 0``, whose denominator exceeds ``N``:
+    the two last semiconvergents of ``x``'s continued fraction (determinant 1, denominators summing above ``N``)."""
+    p0, q0, p1, q1 = 0, 1, 1, 0
+    n, d = x.numerator, x.denominator
+    while True:
+        a = n // d
+        q2 = q0 + a * q1
+        if q2 > N:
+            break
+        p0, q0, p1, q1 = p1, q1, p0 + a * p1, q2
+        n, d = d, n - a * d
+    k = (N - q0) // q1
+    b1, b2 = Fraction(p0 + k * p1, q0 + k * q1), Fraction(p1, q1)
+    return (b1, b2) if b1 < b2 else (b2, b1)
+
+
+def farey_floor(x: Fraction, N: int) -> Fraction:
+    """``max{a/b <= x : 1 <= b <= N}`` for a rational ``x >= 0``."""
+    return x if x.denominator <= N else _farey_neighbours(x, N)[0]
+
+
+def farey_ceil(x: Fraction, N: int) -> Fraction:
+    """``min{a/b >= x : 1 <= b <= N}`` for a rational ``x >= 0``."""
+    return x if x.denominator <= N else _farey_neighbours(x, N)[1]
+
+
+def _decimal(x: Fraction) -> decimal.Decimal:
+    return decimal.Decimal(x.numerator) / decimal.Decimal(x.denominator)
+
+
+def exp_interval(x: Fraction, prec: int) -> tuple[Fraction, Fraction]:
+    """Rationals ``L < e^x < U``: decimal's exp is correctly rounded at ``prec`` digits (relative error
+    ``<= 5·10^-prec``), after ``x`` is rounded to ``prec`` digits (which moves ``e^x`` by a factor within
+    ``1 ± 10|x|·10^-prec``); the margin ``(|x| + 2)·10^(2−prec)`` covers both."""
+    with decimal.localcontext() as ctx:
+        ctx.prec, ctx.Emax, ctx.Emin = prec, decimal.MAX_EMAX, decimal.MIN_EMIN
+        r = Fraction(_decimal(x).exp())
+    eps = (abs(x) + 2) / Fraction(10) ** (prec - 2)
+    return r * (1 - eps), r * (1 + eps)
+
+
+def ln_interval(p: Fraction, prec: int) -> tuple[Fraction, Fraction]:
+    """Rationals ``L < ln p < U`` for a rational ``p > 0``: as :func:`exp_interval`, an absolute margin
+    ``(|ln p| + 2)·10^(2−prec)`` over decimal's correctly rounded ln."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = prec
+        r = Fraction(_decimal(p).ln())
+    eps = (abs(r) + 3) / Fraction(10) ** (prec - 2)
+    return r - eps, r + eps
+
+
+def _settle(interval, N: int, below: bool) -> Fraction:
+    """For an irrational ``u`` given by ``interval(prec) -> (L, U)`` (``L < u < U``): ``max{f ∈ F_N : f < u}``
+    (``below``) or ``min{f ∈ F_N : f > u}``, at the first precision where no point of F_N lies in ``[L, U]``."""
+    prec = 40
+    while prec <= 1 << 16:
+        lo, hi = interval(prec)
+        if below:
+            f = farey_floor(max(hi, Fraction(0)), N)
+            if f <= lo:
+                return f
+        else:
+            f = farey_ceil(max(lo, Fraction(0)), N)
+            if f >= hi:
+                return f
+        prec *= 2
+    raise ArithmeticError("a share bound could not be separated from the grid")  # pragma: no cover
+
+
+class _ShareBounds(_SensitiveCriterion):
+    """Shared part of the criteria that bound each sensitive value's share in a class by its share in the table:
+    per value ``lo_σ |G| <= c_σ <= hi_σ |G|`` with ``lo, hi`` fractions of the grid F_N (module comment above)."""
+
+    reference: object = None
+
+    def _init_reference(self):
+        if self.reference is not None:
+            object.__setattr__(self, "reference", _reference(self.reference))
+
+    def reference_for(self, name: str) -> dict | None:
+        """The reference counts ``{value: count}`` for sensitive column ``name``, or ``None`` (the table's own)."""
+        for col, counts in self.reference or ():
+            if col == name:
+                return dict(counts)
+        return None
+
+    def validate(self, table) -> None:
+        super().validate(table)
+        extra = [c for c, _ in self.reference or () if c not in table.sensitive]
+        if extra:
+            raise InputError(f"the {self.name} reference names column(s) that are not sensitive: "
+                             f"{', '.join(map(repr, extra))}")
+
+    def value_bounds(self, p: Fraction, N: int) -> tuple[Fraction, Fraction]:  # pragma: no cover - interface
+        """``(lo, hi)`` on the share of a value whose table share is ``p``, on the grid F_N."""
+        raise NotImplementedError
+
+    def bounds(self, name: str, values, whole, N: int):
+        """``(lo_num, lo_den, hi_num, hi_den, missing)`` for sensitive column ``name`` (value codes ``values``, the
+        table's counts ``whole``) and classes of at most ``N`` rows: integer arrays per value code, and whether a
+        value of the reference the table lacks must occur in every class (no non-empty class meets it then)."""
+        ref = self.reference_for(name)
+        counts = {str(v): int(c) for v, c in zip(values, whole)} if ref is None else ref
+        total = sum(counts.values())
+        key = (name, tuple(sorted(counts.items())), tuple(map(str, values)), int(N))
+        cache = self.__dict__.setdefault("_bounds_cache", {})
+        if key not in cache:
+            N = max(int(N), 1)
+            lohi = [self.value_bounds(Fraction(counts.get(str(v), 0), total), N) for v in values]
+            held = {str(v) for v in values}
+            missing = any(self.value_bounds(Fraction(c, total), N)[0] > 0 for v, c in counts.items()
+                          if v not in held and c > 0)
+            arr = [np.array([getattr(b[i], part) for b in lohi], dtype=np.int64)
+                   for i in (0, 1) for part in ("numerator", "denominator")]
+            cache[key] = (*arr, missing)
+        return cache[key]
+
+    def bounds_for(self, table, col: int):
+        """:meth:`bounds` of sensitive column ``col`` of ``table`` (classes of at most ``table.n`` rows)."""
+        whole = np.bincount(table.sensitive_codes[:, col], minlength=len(table.sensitive_values[col]))
+        return self.bounds(table.sensitive[col], table.sensitive_values[col], whole, table.n)
+
+    def violation(self, groups: GroupCounts) -> str | None:
+        for col in self.applies_to(groups.columns):
+            name, values = groups.columns[col], groups.values[col]
+            lo_n, lo_d, hi_n, hi_d, missing = self.bounds(name, values, groups.whole[col], int(groups.whole[col].sum()))
+            M, s = groups.counts[col], groups.size[:, None]
+            over = M * hi_d[None, :] > hi_n[None, :] * s
+            under = M * lo_d[None, :] < lo_n[None, :] * s
+            bad = np.flatnonzero((over | under).any(axis=1) | (missing & (groups.size > 0)))
+            if bad.size:
+                i = bad[0]
+                if not (over[i] | under[i]).any():
+                    return f"{groups.name(i)}: a value of the reference on {name!r} is absent ({self.describe()})"
+                v = int(np.flatnonzero(over[i] | under[i])[0])
+                side = "above" if over[i, v] else "below"
+                return (f"{groups.name(i)}: value {values[v]!r} of {name!r} has share {int(M[i, v])}/{int(s[i, 0])}, "
+                        f"{side} what {self.describe()} allows")
+        return None
+
+    def least_sizes(self, table, units, cands, min_size: int = 1):
+        def rules(col):
+            lo_n, lo_d, hi_n, hi_d, missing = self.bounds_for(table, col)
+            return [lambda m: least_share_size(m, lo_n, lo_d, hi_n, hi_d, min_size, missing=missing)]
+
+        return self._least_sizes(table, units, cands, rules)
+
+    def prune(self, table, units, cands, min_size: int = 1):
+        # no sub-multiset of ``min_size`` rows or more within the bounds: exact, since a group released as ``j``
+        # holds only ``j``'s compatible rows (:func:`least_share_size`)
+        keep = np.ones(cands.n_candidates, dtype=bool)
+        for col, m in self._counts_per_candidate(table, units, cands):
+            lo_n, lo_d, hi_n, hi_d, missing = self.bounds_for(table, col)
+            keep &= least_share_size(m, lo_n, lo_d, hi_n, hi_d, min_size, missing=missing) >= 0
+        return cands.subset(keep, stage=f"{self.name} shares") if not keep.all() else cands
+
+
+def least_share_size(m, lo_n, lo_d, hi_n, hi_d, min_size: int, chunk: int = 1 << 18, *,
+                     missing: bool = False) -> np.ndarray:
+    """``(C,)`` per row of ``m`` (``(C, V)`` rows available per value) the least size ``s >= min_size`` of a
+    sub-multiset ``c <= m`` with ``lo_σ s <= c_σ <= hi_σ s`` for every value (``lo = lo_n/lo_d``, ``hi = hi_n/hi_d``),
+    or ``-1``. Integers ``c_σ ∈ [⌈lo_σ s⌉, min(m_σ, ⌊hi_σ s⌋)]`` summing to ``s`` exist exactly when every interval
+    is non-empty and ``s`` lies between the sums of their ends; integers throughout. ``missing``: no such group."""
+    m = np.asarray(m, dtype=np.int64)
+    if missing:
+        return np.full(m.shape[0], -1, dtype=np.int64)
+
+    def holds(mj, s):
+        S = s[:, None]
+        need = (lo_n[None, :] * S + lo_d[None, :] - 1) // lo_d[None, :]
+        cap = np.minimum(mj, (hi_n[None, :] * S) // hi_d[None, :])
+        return (need <= cap).all(axis=1) & (need.sum(axis=1) <= s) & (cap.sum(axis=1) >= s)
+
+    return _least_size(m, min_size, holds, chunk)
+
+
+@dataclass(frozen=True)
+class DeltaDisclosure(_ShareBounds):
+    """δ-disclosure privacy (Brickell & Shmatikov, KDD 2008, Def. 4): for every sensitive value ``s`` of the table
+    and every class ``G``, ``|ln(p(s|G) / p(s|T))| < δ``, with ``p(s|T)`` the value's share in the whole table.
+
+    As in the paper, a value absent from a class gives ``ln 0 = −∞`` and fails: every class holds every value of
+    the table. The logarithm is natural. ARX's ``DDisclosurePrivacy`` differs on both: it uses ``log2`` (its δ is
+    ours divided by ``ln 2``) and skips the values absent from a class, so a class meeting this meets ARX's at
+    ``δ / ln 2``. The bounds ``e^{−δ} p < q < e^{δ} p`` are irrational for ``δ > 0`` (Lindemann), so no class
+    sits on them; they are decided exactly on the grid of shares (:func:`exp_interval`, :func:`_settle`).
+
+    Parameters
+    ----------
+    delta
+        ``δ > 0``, read as :func:`exact` (a fraction).
+    column
+        Restrict to one sensitive column (default: each sensitive column).
+    reference
+        ``{column: {value: count}}``: the distribution ``p(·|T)`` instead of the table's own (as
+        :class:`TCloseness`'s; the large-neighbourhood search gives a sub-table the whole table's).
+    """
+
+    delta: float
+    column: str | None = None
+    reference: object = None
+
+    name = "delta-disclosure privacy"
+
+    def __post_init__(self):
+        object.__setattr__(self, "delta", _real(self.delta, "delta", lo=0))
+        if self.delta <= 0:
+            raise InputError(f"delta must be > 0, got {self.delta}")
+        self._init_reference()
+
+    def value_bounds(self, p: Fraction, N: int) -> tuple[Fraction, Fraction]:
+        if p == 0:  # ln(q / 0) = +∞ for q > 0: the value must stay out of every class
+            return Fraction(0), Fraction(0)
+        d = exact(self.delta)
+        lo = _settle(lambda prec: tuple(p * x for x in exp_interval(-d, prec)), N, below=False)
+        hi = _settle(lambda prec: tuple(p * x for x in exp_interval(d, prec)), N, below=True)
+        return lo, min(hi, Fraction(1))
+
+    def describe(self) -> str:
+        return f"{self.delta:g}-disclosure privacy{_column_label(self.column)}"
+
+
+BETA_KINDS = ("basic", "enhanced")
+
+
+@dataclass(frozen=True)
+class BetaLikeness(_ShareBounds):
+    """β-likeness (Cao & Karras, VLDB 2012, Def. 2 and 4): for every sensitive value ``s`` with ``q = p(s|G) > p =
+    p(s|T)``, basic: ``(q − p)/p <= β``; enhanced: ``(q − p)/p <= min(β, −ln p)``. Values under their table share
+    are not bounded.
+
+    So ``q <= p (1 + β)`` (rational: exact) or, enhanced, ``q <= p (1 − ln p)`` where ``−ln p < β`` (irrational for
+    ``p < 1``: decided on the grid of shares, :func:`_settle`; ``−ln p = β`` cannot hold for a rational ``β > 0``).
+    The same as ARX's ``BasicBLikeness`` and ``EnhancedBLikeness``. The default kind is ``"enhanced"``, as in ARX
+    and the paper's recommendation (it bounds the gain on rare values more tightly; it implies basic).
+
+    Parameters
+    ----------
+    beta
+        ``β > 0``, read as :func:`exact`.
+    kind
+        ``"enhanced"`` (default) or ``"basic"``.
+    column, reference
+        As :class:`DeltaDisclosure`'s.
+    """
+
+    beta: float
+    kind: str = "enhanced"
+    column: str | None = None
+    reference: object = None
+
+    name = "beta-likeness"
+
+    def __post_init__(self):
+        if self.kind not in BETA_KINDS:
+            raise InputError(f"beta-likeness kind must be basic or enhanced, got {self.kind!r}")
+        object.__setattr__(self, "beta", _real(self.beta, "beta", lo=0))
+        if self.beta <= 0:
+            raise InputError(f"beta must be > 0, got {self.beta}")
+        self._init_reference()
+
+    def value_bounds(self, p: Fraction, N: int) -> tuple[Fraction, Fraction]:
+        if p == 0:  # (q − 0)/0 = ∞ for q > 0
+            return Fraction(0), Fraction(0)
+        b = exact(self.beta)
+        if self.kind == "enhanced" and p < 1:
+            prec = 40
+            while True:  # min(β, −ln p) = −ln p  ⇔  p > e^{−β} (never equal: e^{−β} is irrational)
+                lo, hi = exp_interval(-b, prec)
+                if hi < p or lo > p:
+                    break
+                prec *= 2
+            if hi < p:
+                def interval(prec):
+                    a, z = ln_interval(p, prec)
+                    return p * (1 - z), p * (1 - a)
+
+                return Fraction(0), min(_settle(interval, N, below=True), Fraction(1))
+        return Fraction(0), min(farey_floor(p * (1 + b), N), Fraction(1))
+
+    def describe(self) -> str:
+        return f"{self.kind} {self.beta:g}-likeness{_column_label(self.column)}"
+
+
+# --- average re-identification risk ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AverageRisk(Criterion):
+    """Average re-identification risk in the prosecutor model (ARX's ``AverageReidentificationRisk``): the average,
+    over the table's records, of ``1 / |class of the record|`` is at most ``R``. A class of ``s`` records adds
+    ``s · 1/s = 1``, so the average is (number of classes) / ``n``: at most ``⌊R n⌋`` classes.
+
+    With record suppression the withheld records count as one class, and ``n`` is every record of the table
+    (ARX's ``HashGroupifyDistribution``: the suppressed tuples form one class). It is a condition on the groups
+    together, not on each (:attr:`Criterion.per_group` is ``False``): one group tested alone meets it when
+    ``1 <= R |G|``, which every group meeting makes sufficient. Merging classes lowers their number, so it is
+    closed under union: feasible exactly when the whole table, one class, meets it (``R n >= 1``).
+
+    Parameters
+    ----------
+    risk
+        ``R`` in ``(0, 1]``, read as :func:`exact`.
+    """
+
+    risk: float
+
+    name = "average re-identification risk"
+    per_group = False
+
+    def __post_init__(self):
+        object.__setattr__(self, "risk", _real(self.risk, "average risk", lo=0, hi=1))
+        if self.risk <= 0:
+            raise InputError(f"average risk must be in (0, 1], got {self.risk}")
+
+    def max_classes(self, n: int) -> int:
+        """``⌊R n⌋``: the most classes ``n`` records may form."""
+        r = exact(self.risk)
+        return (r.numerator * int(n)) // r.denominator
+
+    def violation(self, groups: GroupCounts) -> str | None:
+        used = int((groups.size > 0).sum())
+        held = int(groups.size.sum())
+        n = held if groups.records is None else int(groups.records)
+        classes = used + int(n > held)  # the withheld records: one class
+        if classes > self.max_classes(n):
+            who = groups.label or (f"group {0}" if groups.size.shape[0] == 1 else f"{used} groups")
+            return (f"{who}: {classes} classes over {n} records, an average re-identification risk of "
+                    f"{classes / max(n, 1):.4g} > {self.risk:g}")
+        return None
+
+    def describe(self) -> str:
+        return f"average re-identification risk <= {self.risk:g}"

@@ -19,6 +19,9 @@ import numpy as np
 import pandas as pd
 
 from milp_anon.privacy.criteria import (
+    AverageRisk,
+    BetaLikeness,
+    DeltaDisclosure,
     DeltaPresence,
     KAnonymity,
     KMap,
@@ -407,6 +410,9 @@ def verify_release(original, released, qi, criteria, sensitive=(), claimed_cost=
             if sizes.size and sizes.min() < crit.k:
                 _fail(f"an equivalence class has {int(sizes.min())} rows, fewer than k = {crit.k}")
             continue
+        if isinstance(crit, AverageRisk):
+            _check_average_risk(crit, sizes, n_withheld)
+            continue
         if classes is None:
             classes = _classes(released, qi)
         if isinstance(crit, (KMap, DeltaPresence)):
@@ -443,6 +449,8 @@ def verify_release(original, released, qi, criteria, sensitive=(), claimed_cost=
                               f"({crit.describe()}): counts {sorted(Counter(values[rows]).values(), reverse=True)}")
             elif isinstance(crit, TCloseness):
                 _check_t_closeness(crit, values, classes, col, all_values.get(col))
+            elif isinstance(crit, (DeltaDisclosure, BetaLikeness)):
+                _check_shares(crit, values, classes, col, all_values.get(col))
             else:  # pragma: no cover
                 raise VerificationError(f"verification failed: no verifier for {crit.describe()}")
     return Verification(cost=cost, n_groups=int(sizes.size), min_group_size=int(sizes.min()) if sizes.size else 0,
@@ -492,6 +500,86 @@ def _check_t_closeness(crit, values, classes, col, table_values=None):
             _fail(f"a class of {len(rows)} rows is at EMD {float(emd):.6g} > t = {crit.t:g} (over by "
                   f"{float(emd - t_exact):.3g}, exactly) on {col!r} "
                   f"({crit.describe()})")
+
+
+def exp_sign(x, r) -> int:
+    """The sign of ``e^x − r`` for rationals ``x`` and ``r``, exactly (``0`` only for ``x = 0, r = 1``: ``e^x`` is
+    irrational for every other rational ``x``, Lindemann).
+
+    Where a float comparison is clear by a relative ``10^-9`` (``math.exp`` is within an ulp or two, ``|x| < 710``),
+    it decides; otherwise the Taylor partial sums ``S_k = Σ_{i<=k} x^i/i!`` (``x > 0``) rise to ``e^x`` and the tail
+    after them is at most ``t_{k+1} / (1 − x/(k+2))`` once ``k + 2 > x``, so ``S_k > r`` or ``S_k + tail < r``
+    settles it in exact rationals. ``x < 0``: ``sign(e^x − r) = −sign(e^{−x} − 1/r)``."""
+    x, r = Fraction(x), Fraction(r)
+    if r <= 0:
+        return 1
+    if x == 0:
+        return (r < 1) - (r > 1)
+    if x < 0:
+        return -exp_sign(-x, 1 / r)
+    try:
+        f, g = math.exp(float(x)), float(r)
+        if f > g * (1 + 1e-9):
+            return 1
+        if f < g * (1 - 1e-9):
+            return -1
+    except OverflowError:
+        pass
+    S, term, k = Fraction(0), Fraction(1), 0
+    while True:
+        S += term  # S = Σ_{i<=k} x^i / i!
+        if S > r:
+            return 1
+        k += 1
+        term = term * x / k  # x^k / k!, the first term left out
+        if k + 1 > x and S + term / (1 - x / (k + 1)) < r:
+            return -1
+
+
+def _check_shares(crit, values, classes, col, table_values=None):
+    """δ-disclosure privacy (Brickell-Shmatikov Def. 4: ``|ln(q/p)| < δ`` for every value of the table, an absent
+    value failing) or β-likeness (Cao-Karras Def. 2, 4: ``(q − p)/p <= β``, enhanced ``<= min(β, −ln p)``, for
+    every value with ``q > p``), each class's share ``q`` against the whole original column's ``p`` (or the
+    criterion's ``reference``), in exact rationals and :func:`exp_sign`."""
+    table_values = values if table_values is None else table_values
+    ref = crit.reference_for(col)
+    whole = Counter(table_values) if ref is None else Counter(ref)
+    n = sum(whole.values())
+    dom = sorted(set(whole) | set(values))
+    for rows in classes:
+        cnt = Counter(values[rows])
+        for v in dom:
+            q, p = Fraction(cnt.get(v, 0), len(rows)), Fraction(whole.get(v, 0), n)
+            if isinstance(crit, DeltaDisclosure):
+                if p == 0 and q == 0:
+                    continue  # not a value of the table
+                d = exact(crit.delta)
+                # ln(q/p) < δ  ⇔  q/p < e^δ;  ln(q/p) > −δ  ⇔  q/p > e^−δ  (q = 0 or p = 0: infinite)
+                ok = p > 0 and q > 0 and exp_sign(d, q / p) > 0 and exp_sign(-d, q / p) < 0
+                if not ok:
+                    _fail(f"a class of {len(rows)} rows has value {v!r} of {col!r} at share {q} against {p} in the "
+                          f"table: |ln(q/p)| >= delta ({crit.describe()})")
+            elif q > p:
+                b = exact(crit.beta)
+                gain = None if p == 0 else (q - p) / p
+                # enhanced: gain <= −ln p  ⇔  p <= e^{−gain}
+                ok = gain is not None and gain <= b and (crit.kind == "basic" or exp_sign(-gain, p) >= 0)
+                if not ok:
+                    _fail(f"a class of {len(rows)} rows has value {v!r} of {col!r} at share {q} against {p} in the "
+                          f"table, a relative gain above what {crit.describe()} allows")
+
+
+def _check_average_risk(crit, sizes, n_withheld: int):
+    """ARX's average re-identification risk (prosecutor model): the mean over every record of ``1/|its class|``,
+    the withheld records forming one class, at most ``R`` (exact rationals)."""
+    classes = [int(s) for s in sizes] + ([n_withheld] if n_withheld else [])
+    n = sum(classes)
+    if not n:
+        return
+    risk = sum((Fraction(1, s) * s for s in classes), Fraction(0)) / n
+    if risk > exact(crit.risk):
+        _fail(f"{len(classes)} classes over {n} records: an average re-identification risk of {float(risk):.4g} > "
+              f"{crit.risk:g} ({crit.describe()})")
 
 
 def _t_domain(crit, values):

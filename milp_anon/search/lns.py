@@ -16,14 +16,15 @@ the merged class meets them too. t-closeness compares a class with the whole
 table's distribution, which a sub-table does not have: its sub-problems are
 solved with that distribution given as the criterion's ``reference``
 (:func:`sub_criteria`), so a class that meets it there meets it in the whole
-table. The cell cost is a sum over cells, so the total changes by exactly the
+table (δ-disclosure and β-likeness likewise: per-value bounds on a class's share
+relative to the whole table's, an interval, convex). The cell cost is a sum over cells, so the total changes by exactly the
 difference on the neighbourhood. The spliced table still goes through the
 verifier before it is handed on; nothing here is trusted.
 
 Where it does not apply (:func:`unavailable`): full-domain generalization
 (one level per column for every row), record suppression (a table-wide count
-of withheld records), and the budget, ``t_out`` and group-count objectives
-(they count over the whole table).
+of withheld records), the budget, ``t_out`` and group-count objectives, and
+average re-identification risk (they count over the whole table).
 
 Neighbourhoods. The classes are sorted by their released vectors, read in a
 column order that rotates from pass to pass, and cut into runs of
@@ -83,7 +84,7 @@ import pandas as pd
 
 from milp_anon.heuristics.refine import refine_release
 from milp_anon.instance.request import Problem
-from milp_anon.privacy.criteria import TCloseness
+from milp_anon.privacy.criteria import BetaLikeness, DeltaDisclosure, TCloseness
 from milp_anon.release.result import Result
 from milp_anon.release.verified import Release
 from milp_anon.runtime import interrupt, progress
@@ -257,6 +258,8 @@ def unavailable(request) -> str | None:
         return "record suppression counts withheld records over the whole table"
     if m.objective != "cost" or m.budget is not None or m.t_out_min is not None or m.t_out_max is not None:
         return "a budget, t_out or the group-count objective counts over the whole table"
+    if not all(c.per_group for c in request.criteria):
+        return "average re-identification risk counts the classes over the whole table"
     return None
 
 
@@ -305,7 +308,7 @@ def sub_criteria(table: Table, criteria) -> tuple:
     distribution of every sensitive column it reads (module docstring); the others are unchanged."""
     out = []
     for crit in criteria:
-        if isinstance(crit, TCloseness) and crit.reference is None:
+        if isinstance(crit, (TCloseness, DeltaDisclosure, BetaLikeness)) and crit.reference is None:
             ref = {table.sensitive[c]: dict(zip(map(str, table.sensitive_values[c]),
                                                 np.bincount(table.sensitive_codes[:, c],
                                                             minlength=len(table.sensitive_values[c])).tolist()))
