@@ -151,6 +151,8 @@ def certify(table, request, report: dict) -> Certificate:
 def _problem(table, request, report: dict):
     """``(the report's reduction log, the instance regenerated from the table)``, after checking that the report
     solved this table and this problem (:class:`InputError` otherwise)."""
+    if not request.recoding.rational_costs:  # the checker's arithmetic is exact, in integers
+        raise InputError("the entropy cost (log2 of counts) is irrational: no exact certificate")
     red = report.get("reduction") if isinstance(report, dict) else None
     if not isinstance(red, dict) or not red.get("multipliers"):
         raise InputError("the report has no reduction multipliers: only a solve through the Lagrangian reduction "

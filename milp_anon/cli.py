@@ -257,8 +257,9 @@ def _add_recoding_args(p):
     g = p.add_argument_group("recoding (default: suppression)")
     g.add_argument("--hierarchy", action="append", default=[], metavar="COL=FILE",
                    help="ARX hierarchy of a QI column (repeatable); QI columns without one are suppressed")
-    g.add_argument("--cost", default=None, choices=["suppression", "height", "lm"],
-                   help="node cost with hierarchies (default height)")
+    g.add_argument("--cost", default=None, choices=["suppression", "height", "lm", "entropy"],
+                   help="node cost with hierarchies (default height); entropy: non-uniform entropy in bits, "
+                        "also without hierarchies (cell suppression)")
     g.add_argument("--patterns", default=None, metavar="FILE",
                    help="pattern-guided suppression: one pattern per line, 1/□ keep, 0/☆ suppress, in --qi order")
     g.add_argument("--interval", action="append", default=[], metavar="COL",
@@ -347,11 +348,11 @@ def _recoding(args):
         text = read_text(args.patterns, "patterns file")
         return Patterns([ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")],
                         weights=weights)
-    if not specs and not intervals and not value_sets:
+    if not specs and not intervals and not value_sets and getattr(args, "cost", None) != "entropy":
         if getattr(args, "cost", None):
             raise InputError("--cost needs at least one --hierarchy COL=FILE")
         return Suppression(scheme=getattr(args, "scheme", "local"), weights=weights)
-    if getattr(args, "cost", None) and not specs:
+    if getattr(args, "cost", None) not in (None, "entropy") and not specs:
         raise InputError("--cost sets hierarchy node costs: it needs at least one --hierarchy COL=FILE")
     hier = {}
     for spec in specs:

@@ -40,7 +40,7 @@ from milp_anon.release.result import SOLVER, ModelSize, ReductionLog, Round, Tim
 from milp_anon.release.verified import Outcome, Release
 from milp_anon.runtime import interrupt, progress
 from milp_anon.runtime.errors import InputError, ModelTooLargeError, SolverError
-from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.runtime.grid import NO_GRID, ObjectiveGrid
 from milp_anon.runtime.memory import cap_bytes
 from milp_anon.runtime.status import Status
 from milp_anon.search import lns
@@ -306,7 +306,7 @@ class LagrangianReduction:
         self.heuristics = heuristics
         self.size = size
         self.bounds_fn = bounds
-        self.grid = ObjectiveGrid.of_costs(instance.candidates.cost)
+        self.grid = ObjectiveGrid.of_costs(instance.candidates.cost) if request.recoding.rational_costs else NO_GRID
         #: the ``time.perf_counter()`` instant the time limit counts from (``since``: the solve's call, so the
         #: candidates' generation before the reduction is inside it; default: now)
         self.t0 = time.perf_counter() if since is None else float(since)
@@ -807,7 +807,7 @@ def threshold_table(instance: Instance, request, time_limit: float | None) -> di
     why = k_relaxation_unavailable(request, SolverOptions(), instance.candidates, instance.table.n)
     if why:
         raise InputError(f"--lp: the Lagrangian reduction does not apply here: {why}")
-    grid = ObjectiveGrid.of_costs(instance.candidates.cost)
+    grid = ObjectiveGrid.of_costs(instance.candidates.cost) if request.recoding.rational_costs else NO_GRID
     pb = (k_anonymity_bounds if request.k_alone else block_bounds)(instance, request, grid, SolverOptions(),
                                                                    time_limit)
     lb = max(grid.ceil(pb.bound), float(min(0, instance.candidates.cost.min())))

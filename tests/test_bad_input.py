@@ -159,6 +159,9 @@ BAD = [
     ("gap-beta-no-sensitive", [*GAP, "--beta", "1"], None, 2, "needs a sensitive column"),
     ("inspect-delta-disclosure-0", ["inspect", "t.csv", "--qi", "sex", "--sensitive", "occ", "--delta-disclosure",
                                     "0"], None, 2, "--delta-disclosure: expected"),
+    ("cost-entropy-full-domain", [*SOLVE, "--cost", "entropy", "--scheme", "full-domain"], None, 2,
+     "use --scheme local"),
+    ("cost-entropy-budget", [*SOLVE, "--cost", "entropy", "--budget", "5"], None, 2, "budget is not offered"),
     # -- choices and combinations -----------------------------------------------------------
     *[(f"choice-{o}", [*SOLVE_S, f"--{o}", "bogus"], None, 2, "invalid choice")
       for o in ("l-kind", "distance", "objective", "reduce", "warm-start", "presolve", "isolate", "cost",

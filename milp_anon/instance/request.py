@@ -237,6 +237,8 @@ class Problem:
         object.__setattr__(self, "model", merged_options(ModelOptions, model, model_options))
         if self.recoding.scheme == "full-domain":
             check_full_domain(self)
+        if self.model.budget is not None and not self.recoding.rational_costs:  # the model's unit adds Σ log2 N(v)
+            raise InputError("a budget is not offered with the entropy cost (the model counts it plus a constant)")
         for c in self.criteria:
             c.check_recoding(self.recoding)
 

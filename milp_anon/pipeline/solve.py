@@ -34,7 +34,7 @@ from milp_anon.release.result import ModelSize, Result, Timings
 from milp_anon.release.verified import Outcome, Release
 from milp_anon.runtime import interrupt, progress
 from milp_anon.runtime.errors import InfeasibleRequest, InputError, SolverError, VerificationError
-from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.runtime.grid import NO_GRID, ObjectiveGrid, relative_gap
 from milp_anon.runtime.memory import cap_bytes, resident_memory_bytes
 from milp_anon.runtime.status import Status
 from milp_anon.search import lns as _lns
@@ -127,7 +127,7 @@ def solve(table: Table, request, solver: SolverOptions | None = None, *, start: 
     if searched:  # in what is left (nothing, when the reduction kept the whole limit and used it)
         outcome = _improve(outcome, instance.table, request, solver, timings, memory)
     outcome = _second_ascent(outcome, solver, timings)
-    return _finish(outcome, request, solver, timings, origin)
+    return _finish(outcome, request, solver, timings, origin, request.recoding.cost_offset(table))
 
 
 def _improve(outcome: Outcome, table: Table, request, solver: SolverOptions, timings: Timings,
@@ -271,6 +271,8 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
     am, size, hint, ws_cost = _built_whole_model(instance, request, solver, timings, size, start)
     grid = ObjectiveGrid.for_objective(request.model.objective, instance.candidates.cost if not request.model.withholds
                                        else np.append(instance.candidates.cost, instance.record_cost))
+    if request.model.objective == "cost" and not request.recoding.rational_costs:
+        grid = NO_GRID  # log2 of counts: a float that looks like a fraction is no grid
     relaxed, relaxed_source, hs, pair_bounds, k_bounds, heuristic, held["ascent"] = _relaxation_bound(
         instance, request, solver, grid, timings, start, held)
     rows_log = None
@@ -641,24 +643,35 @@ def _sense(request) -> float:
     return -1.0 if request.model.objective == "types" else 1.0
 
 
-def _finish(outcome: Outcome, request, solver: SolverOptions, timings: Timings, origin: dict) -> Result:
-    """The one place where a bound meets the verified objective: check it, set gap and status, build the Result."""
+def _finish(outcome: Outcome, request, solver: SolverOptions, timings: Timings, origin: dict,
+            offset: float = 0.0) -> Result:
+    """The one place where a bound meets the verified objective: check it, set gap and status, build the Result.
+
+    ``offset``: the constant by which the model's unit exceeds the reported cost (``Recoding.cost_offset``: the
+    entropy cost's ``Σ log2 N(v)``, else 0). Bound and objective are compared in the model's unit (the grid's
+    tolerance); the Result's objective, bound, cost and gap are the reported cost's."""
     grid, sign = outcome.grid, _sense(request)
     rel, bound, status = outcome.release, outcome.bound, outcome.status
+    obj_off = offset if request.model.objective == "cost" else 0.0
+    out_bound = None if bound is None else sign * bound - obj_off
+    warm = outcome.warm_start_cost
     common = dict(size=outcome.size, timings=timings.stop(), candidate_counts=outcome.candidate_counts,
                   reduction=outcome.reduction, bound_source=outcome.bound_source,
-                  warm_start_cost=outcome.warm_start_cost, full_domain=outcome.full_domain, lns=outcome.lns,
+                  warm_start_cost=None if warm is None else warm - offset, full_domain=outcome.full_domain,
+                  lns=outcome.lns,
                   row_generation=outcome.row_generation, lp_rounding=outcome.lp_rounding,
                   second_ascent=outcome.second_ascent, blocks_rounding=outcome.blocks_rounding,
                   criteria=request.describe(), solver=solver.solver,
                   solver_status=outcome.solver_status,
                   provenance=origin)
     if rel is None:
-        return Result(status=status, bound=None if bound is None else sign * bound, reason=outcome.reason, **common)
+        return Result(status=status, bound=out_bound, reason=outcome.reason, **common)
     value = sign * rel.objective
     if bound is not None and bound > value + grid.tolerance(value):
         raise VerificationError(f"lower bound {bound} beyond the verified objective {value}")
     gap = grid.gap(value, bound)
+    if obj_off and gap:  # equal or not in the model's unit; the gap relative to the reported cost
+        gap = relative_gap(value - obj_off, bound - obj_off)
     if gap == 0 and (outcome.bound_certifies or status == Status.OPTIMAL):
         status = Status.OPTIMAL
     elif status == Status.OPTIMAL:
@@ -667,8 +680,8 @@ def _finish(outcome: Outcome, request, solver: SolverOptions, timings: Timings, 
     if rel.withheld is not None:  # withheld records leave the release (their input rows are listed)
         table, groups = table[~rel.withheld], groups[~rel.withheld]
         withheld = tuple(int(i) for i in np.flatnonzero(rel.withheld))
-    return Result(status=status, objective=float(rel.objective), bound=None if bound is None else sign * bound,
-                  gap=gap, cost=float(rel.cost), table=table, groups=groups, verified=True,
+    return Result(status=status, objective=float(rel.objective) - obj_off, bound=out_bound,
+                  gap=gap, cost=float(rel.cost) - offset, table=table, groups=groups, verified=True,
                   source=rel.source, cost_by_column=rel.cost_by_column, class_sizes=rel.class_sizes,
                   withheld=withheld, **common)
 

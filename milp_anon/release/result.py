@@ -476,6 +476,8 @@ class Result:
             return " rows with a recoded cell" if objective == "rows" else " output groups"
         share = self.cost_normalized
         recoding = origin.get("recoding", "suppression")
+        if recoding.startswith("generalization (entropy"):
+            return f" bits of non-uniform entropy ({recoding})" + ("" if share is None else f"; {share:.4g} per QI cell")
         if recoding.startswith(("suppression", "pattern")) and "weights" not in recoding:
             return " suppressed cells" + ("" if share is None else f" ({100 * share:.3g} % of the QI cells)")
         return f" ({recoding})" + ("" if share is None else f"; {share:.4g} per QI cell")

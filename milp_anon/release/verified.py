@@ -36,10 +36,11 @@ class Release:
         ``(n,)`` each row's equivalence class (0-based).
     cost
         The cell cost (as counted by whoever made the table; the verifier
-        checked it against its own recount).
+        checked it against its own recount), in the model's unit: plus
+        ``request.recoding.cost_offset(table)`` (the entropy cost's constant, else 0).
     objective
-        The objective recounted by the verifier (the cost, rows with a
-        recoded cell, or the number of groups).
+        The objective recounted by the verifier (the cost, in the model's unit
+        as ``cost``, rows with a recoded cell, or the number of groups).
     source
         ``"solver"`` or the heuristic that made the table.
     cost_by_column, class_sizes
@@ -67,15 +68,21 @@ class Release:
         withheld = None
         if m.withholds and groups is not None and np.any(np.asarray(groups) < 0):
             withheld = np.asarray(groups) < 0
+        # the model's unit: the verifier's cost plus the recoding's constant (the entropy cost; 0 otherwise);
+        # the pipeline's finish (milp_anon.pipeline.solve._finish) subtracts it again
+        offset = request.recoding.cost_offset(table)
         v = verify_release(table.frame, released, table.qi, request.criteria, sensitive=table.sensitive,
-                           claimed_cost=cost, recoding=request.recoding, withheld=withheld)
+                           claimed_cost=None if cost is None else cost - offset, recoding=request.recoding,
+                           withheld=withheld)
         objective = verify_options(table.frame, released, table.qi, v, budget=m.budget, t_out_min=m.t_out_min,
                                    t_out_max=m.t_out_max, objective=m.objective,
                                    max_withheld=m.max_suppressed_records)
+        if m.objective == "cost":
+            objective += offset
         if groups is None:
             groups = groups_of(released, table.qi)
-        return cls(released, np.asarray(groups), v.cost if cost is None else cost, float(objective), source,
-                   v.cost_by_column, v.class_sizes, withheld)
+        return cls(released, np.asarray(groups), v.cost + offset if cost is None else cost, float(objective),
+                   source, v.cost_by_column, v.class_sizes, withheld)
 
 
 @dataclass

@@ -260,6 +260,8 @@ def unavailable(request) -> str | None:
         return "a budget, t_out or the group-count objective counts over the whole table"
     if not all(c.per_group for c in request.criteria):
         return "average re-identification risk counts the classes over the whole table"
+    if not request.recoding.rational_costs:
+        return "the entropy cost counts N(v) over the whole table: a sub-table's counts differ"
     return None
 
 
@@ -422,7 +424,7 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
 def _refined(table: Table, request, released, best: Release, deadline: float, log: LnsLog, on_better):
     """A pass's refinement (:func:`improve`, cell suppression): ``(best, released, groups)`` after splitting the
     large classes of ``released`` (``best``'s table) where that is cheaper, reported as found; else ``None``."""
-    if request.recoding.weights:  # the refinement counts cells unweighted
+    if request.recoding.recounted:  # the refinement counts cells unweighted
         return None
     refined, cost = refine_release(table, request.criteria, released, deadline - 1.0)
     if cost < best.objective - 1e-9:  # ``released`` is ``best``'s table here; its cost is its objective

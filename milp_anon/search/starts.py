@@ -106,8 +106,9 @@ def _best(candidates, table, request) -> Release | None:
     sign = -1.0 if request.model.objective == "types" else 1.0  # "types" is maximized
     for name, released, cost in candidates:
         try:
-            # the heuristics count cells unweighted: with column weights the verifier's recount is the cost
-            rel = Release.verified(table, request, released, cost=None if request.recoding.weights else cost,
+            # the heuristics count cells unweighted: with column weights (or the entropy cost) the verifier's
+            # recount is the cost
+            rel = Release.verified(table, request, released, cost=None if request.recoding.recounted else cost,
                                    source=name)
         except OptionViolation:
             continue

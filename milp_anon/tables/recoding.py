@@ -8,7 +8,9 @@ A recoding is chosen separately from the privacy criteria (as in ARX):
   (the root costs 1, other nodes 0), ``"height"`` (a node at level ``l`` of a
   hierarchy of height ``H`` costs ``l/H``), ``"lm"`` (loss metric:
   ``(leaves under the node − 1)/(leaves of the hierarchy − 1)``) or user
-  weights per level. Columns without a hierarchy are suppressed (a
+  weights per level, or ``"entropy"`` (non-uniform entropy: a node costs
+  ``log2 N(node)``, the rows of the table whose value it covers; see
+  :meth:`Recoding.cost_offset`). Columns without a hierarchy are suppressed (a
   hierarchy of height 1 whose root costs 1).
 
 Both become, per QI column, a :class:`ColumnLattice`: the ancestor of every
@@ -28,7 +30,7 @@ from milp_anon.tables.cells import CellColumn
 from milp_anon.tables.hierarchy import Hierarchy
 from milp_anon.tables.table import SUPPRESSED
 
-COSTS = ("suppression", "height", "lm")
+COSTS = ("suppression", "height", "lm", "entropy")
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,22 @@ class Recoding:
     def lattices(self, table) -> list[ColumnLattice]:  # pragma: no cover - interface
         raise NotImplementedError
 
+    @property
+    def recounted(self) -> bool:
+        """Whether a heuristic's own count of cells is not the cost (column weights, the entropy cost): the
+        verifier's recount is."""
+        return bool(self.weights)
+
+    @property
+    def rational_costs(self) -> bool:
+        """Whether every cost is a rational (then the objective may lie on a grid); the entropy cost is not."""
+        return True
+
+    def cost_offset(self, table) -> float:
+        """The constant the model's objective adds to the reported cost: 0, but for the entropy cost
+        (:func:`entropy_offset`). The model's unit is the reported cost plus this, everywhere inside a solve."""
+        return 0.0
+
     def describe(self) -> str:
         return type(self).__name__.lower()
 
@@ -194,6 +212,11 @@ class Generalization(Recoding):
         ``"suppression"``, ``"height"`` (default), ``"lm"``, or a dict
         ``{column: [w_0, ..., w_H]}`` of weights per level (``w_0 = 0``,
         non-decreasing); columns it does not name cost as ``"height"``.
+        ``"entropy"``: non-uniform entropy in bits (De Waal & Willenborg 1999;
+        Gionis & Tassa 2009), every cell of every QI — hierarchy node, range,
+        value set or ``*`` — costing ``log2(N(covered) / N(v))``; with no
+        hierarchies it is cell suppression under that cost. Local scheme only;
+        no budget; no exact certificate (``formulations/generalization.md``).
     scheme
         ``"local"`` (default: each row its own level) or ``"full-domain"``
         (one level per column for every row; ``formulations/full-domain.md``).
@@ -239,6 +262,9 @@ class Generalization(Recoding):
         clash = [c for c in self.cell_columns if c in hs]
         if clash:
             raise InputError(f"column {clash[0]!r} has a hierarchy and is given as an interval/value-set column")
+        if self.cost == "entropy" and self.scheme == "full-domain":
+            raise InputError("the entropy cost is a local recoding's (its lattice search is not written for it): "
+                             "use --scheme local")
         if isinstance(self.cost, str):
             if self.cost not in COSTS:
                 raise InputError(f"cost must be one of {', '.join(COSTS)} or per-level weights, got {self.cost!r}")
@@ -270,7 +296,24 @@ class Generalization(Recoding):
                 continue
             h.check_values(values, col)
             out.append(_hierarchy_lattice(h, values, self._cost_of(col, h), col))
+        if self.cost == "entropy":
+            out = [_entropy_lattice(lat, np.bincount(table.codes[:, c], minlength=len(table.values[c])))
+                   for c, lat in enumerate(out)]
         return weighted(out, table, self.weights)
+
+    @property
+    def recounted(self) -> bool:
+        return bool(self.weights) or self.cost == "entropy"
+
+    @property
+    def rational_costs(self) -> bool:
+        return self.cost != "entropy"
+
+    def cost_offset(self, table) -> float:
+        if self.cost != "entropy":
+            return 0.0
+        w = dict(self.weights)
+        return sum(w.get(col, 1.0) * off for col, off in entropy_offset(table).items())
 
     def _cost_of(self, col, h: Hierarchy):
         if isinstance(self.cost, dict) and col in self.cost:
@@ -282,7 +325,7 @@ class Generalization(Recoding):
             if any(b < a for a, b in zip(w, w[1:])) or any(not math.isfinite(x) or x < 0 for x in w):
                 raise InputError(f"cost weights for {col!r} must be finite, non-negative and non-decreasing: {w}")
             return lambda level, leaves, total: w[level]
-        kind = self.cost if isinstance(self.cost, str) else "height"
+        kind = self.cost if isinstance(self.cost, str) and self.cost != "entropy" else "height"  # entropy: after
         if kind == "suppression":
             return lambda level, leaves, total: 1.0 if level == h.height else 0.0
         if kind == "height":
@@ -292,6 +335,11 @@ class Generalization(Recoding):
     def describe(self) -> str:
         """What is recoded how and what it costs: the hierarchies' cost names only the columns it applies to
         (intervals cost their width, value sets their size, whatever ``cost`` says; other QIs are suppressed)."""
+        if self.cost == "entropy":  # every cell — node, range, set or '*' — costs its bits
+            parts = [f"hierarchies: {', '.join(self.hierarchies) or 'none'}"]
+            parts += [f"{name}: {', '.join(cols)}" for name, cols in
+                      (("intervals", self.intervals), ("value sets", self.value_sets)) if cols]
+            return f"generalization (entropy; {'; '.join(parts)}; other QIs suppressed{_weights_text(self.weights)})"
         cost = self.cost if isinstance(self.cost, str) else "weights"
         scheme = ", full-domain" if self.scheme == "full-domain" else ""
         parts = [f"{cost}; hierarchies: {', '.join(self.hierarchies)}"] if self.hierarchies else []
@@ -351,6 +399,48 @@ def _hierarchy_lattice(h: Hierarchy, values, cost_fn, col) -> ColumnLattice:
         if np.any(np.diff(c) < -1e-12):
             raise InputError(f"node costs of {col!r} are not monotone above {values[v_idx]!r}: {c.tolist()}")
     return ColumnLattice(H, anc, tuple(names), np.array(level), cost)
+
+
+def entropy_offset(table) -> dict:
+    """``{column: C_c}``, ``C_c = Σ_rows log2 N(v)``: the constant by which the entropy cost's model exceeds the
+    non-uniform entropy (``formulations/generalization.md``).
+
+    Non-uniform entropy charges a cell of value ``v`` released as a cell covering ``S`` the bits
+    ``log2 N(S) − log2 N(v)`` (``N`` counted over the table's column). Summed over every cell of the table
+    (withheld records too: their cells cover the whole column), ``Σ log2 N(v)`` does not depend on the release,
+    so the model charges each cell ``log2 N(S)`` alone — a cost of the released node, so of the candidate — and
+    minimizes the entropy plus ``C = Σ_c C_c``."""
+    out = {}
+    for c, col in enumerate(table.qi):
+        n_v = np.bincount(table.codes[:, c], minlength=len(table.values[c])).astype(float)
+        n_v = n_v[n_v > 0]
+        out[col] = float(np.dot(n_v, np.log2(n_v)))
+    return out
+
+
+def _entropy_lattice(lat: ColumnLattice, counts: np.ndarray) -> ColumnLattice:
+    """``lat`` with the entropy cost: each node costs ``log2 N(node)``, ``N(node)`` the rows whose value it
+    covers (``counts[v]`` rows of value code ``v``). A coarser node covers a superset, so costs stay monotone.
+    Interval and value-set cells cover the values within their range / in their set; ids no cell uses cost as
+    ``*`` (no candidate takes them)."""
+    counts = np.asarray(counts, dtype=float)
+    N = np.zeros(lat.n_nodes)
+    for lvl in range(lat.height + 1):  # a node lies at one level: its rows are counted once
+        N += np.bincount(lat.anc[:, lvl], weights=counts, minlength=lat.n_nodes)[:lat.n_nodes]
+    cells = lat.cells
+    if cells is not None:
+        V = cells.n_values
+        if cells.kind == "interval":
+            by_rank = counts[np.argsort(cells.rank)]
+            within = np.concatenate([[0.0], np.cumsum(by_rank)])
+            a, b = np.divmod(np.arange(V * V), V)
+            N[V + 1:] = np.where(a < b, within[b + 1] - within[np.minimum(a, b)], 0.0)
+        else:
+            masks = np.arange(2**V)
+            N[V + 1:] = ((masks[:, None] >> np.arange(V)[None, :]) & 1) @ counts
+    total = float(counts.sum())
+    N[N <= 0] = total  # ids no cell uses: as '*'
+    return ColumnLattice(lat.height, lat.anc, lat.names, lat.level, np.log2(N), lat.cells)
 
 
 def as_recoding(value) -> Recoding:
