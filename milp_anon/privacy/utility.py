@@ -22,7 +22,7 @@ Per column (``per_column``) and for the table:
 * **non_uniform_entropy** (De Waal & Willenborg 1999; Gionis & Tassa 2009; ``MetricMDNUEntropy``): a cell of
   input value ``v`` released as a cell covering ``S`` costs ``−log2(N(v) / N(S))`` bits, with ``N`` counted
   over the whole original column (withheld records included); the value itself costs 0. Summed over the
-  cells (bits, the figure ``--cost entropy`` would minimize: it is linear in the assignment). ``normalized``
+  cells (bits, the figure ``--cost entropy`` minimizes: ``formulations/generalization.md``). ``normalized``
   divides it by ARX's maximum, every cell suppressed (``Σ_r −log2(N(v_r) / n)``; minimum 0). ARX's
   local-recoding variant (Prasser, Bild & Kuhn, MIE 2016) counts ``N`` level by level over the records
   generalized at least that far; here it is counted over the whole table, Gionis and Tassa's definition.
