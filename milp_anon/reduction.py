@@ -400,6 +400,9 @@ class LagrangianReduction:
     def run(self) -> Outcome:
         limit = self.solver.time_limit
         lp_limit = None if limit is None else 0.5 * limit
+        # the rounds' phase once the LP ends (each round names itself when its model is built; a step between
+        # them, e.g. the LP point's rounding, gives the label back to this one, not to the solve's first)
+        progress.report(phase="fixing")
         with progress.phase("lp"):  # timed by the bounds themselves (pb.seconds), shown while they run
             if self.search_beside_lp(lp_limit):
                 pb, lp_search = self.bounds_beside_search(lp_limit)

@@ -120,3 +120,23 @@ def test_a_bad_argument_names_the_program_once(capsys):
     assert err == "milp-anon: error: unrecognized arguments: -q"
     assert main(["solve", "in.csv"]) == 2
     assert capsys.readouterr().err.strip().startswith("milp-anon: error: solve: the following arguments")
+
+
+def test_a_rounds_own_bound_below_the_lp_bound_is_said_to_add_nothing():
+    """Before: ``round bound 0`` beside a run bound in the hundreds (HiGHS stopped before its root)."""
+    from types import SimpleNamespace
+
+    from milp_anon.release.result import Result, Round
+
+    red = SimpleNamespace(lp_bound=391.99)
+    assert Result._round_bound(Round(G=399.0, pairs=10, bound=0.0), red) == \
+        "; its restricted model's own bound 0 (below the LP bound: adds nothing)"
+    assert Result._round_bound(Round(G=399.0, pairs=10, bound=442.3), red) == "; its restricted model's own bound 442.3"
+    assert Result._round_bound(Round(G=399.0, pairs=10), red) == ""
+
+
+def test_between_the_reductions_steps_the_label_is_fixing_not_start():
+    seen: list[str] = []
+    ma.anonymize(_wide_table(), ma.KAnonymity(3), progress=lambda p: seen.append(p.phase))
+    after_lp = seen[seen.index("lp"):]
+    assert "start" not in after_lp and "fixing" in after_lp

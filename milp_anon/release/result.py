@@ -545,11 +545,20 @@ class Result:
                 lines.append(f"fixing {i:<6} {below}: {fmt(rnd.pairs)} pairs{held}, {fmt(rnd.candidates)} "
                              f"candidates{cl} -> "
                              f"{status}" + (f"; incumbent {rnd.objective:g}" if rnd.objective is not None else "")
-                             + (f"; its restricted model's own bound {rnd.bound:g}" if rnd.bound is not None
-                                else "")
+                             + self._round_bound(rnd, red)
                              + (f"; search beside it {rnd.search['start']:g} -> {rnd.search['end']:g}"
                                 if rnd.search else ""))
         return lines
+
+    @staticmethod
+    def _round_bound(rnd, red) -> str:
+        """A round's own bound in the summary: its restricted model's, labelled so, and said to add nothing when it
+        lies below the LP bound (HiGHS stopped before its root: e.g. 0)."""
+        if rnd.bound is None:
+            return ""
+        low = red.lp_bound is not None and rnd.bound < math.floor(red.lp_bound)
+        return f"; its restricted model's own bound {rnd.bound:g}" + (" (below the LP bound: adds nothing)" if low
+                                                                       else "")
 
     def _row_generation_lines(self, fmt) -> list[str]:
         """Row generation's line of :meth:`summary`."""
