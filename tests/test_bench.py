@@ -239,7 +239,7 @@ def test_the_suite_syntax_in_the_docstring_is_a_valid_suite(tmp_path):
     p = tmp_path / "doc.toml"
     p.write_text(text)
     suite = load_suite(str(p))
-    assert suite.name == "small" and len(suite.instances) == 4 + 4 + 2  # every sweep expanded
+    assert suite.name == "small" and len(suite.instances) == 4 + 4 + 4 + 2  # every sweep expanded
 
 
 def test_an_interrupted_sweep_resumes(tmp_path, monkeypatch):

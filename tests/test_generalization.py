@@ -74,7 +74,7 @@ def test_generalized_cells_hold_hierarchy_text():
 @pytest.mark.parametrize(
     "make,match",
     [
-        (lambda: Generalization({"age": ADULT_AGE}, cost="entropy"), "cost must be one of"),
+        (lambda: Generalization({"age": ADULT_AGE}, cost="shannon"), "cost must be one of"),
         (lambda: Generalization({"age": ADULT_AGE}, cost={"age": [0, 1, 0.5, 2]}), "non-decreasing"),
         (lambda: Generalization({"age": ADULT_AGE}, cost={"age": [1, 1, 1, 2]}), "level 0"),
         (lambda: Generalization({"age": ADULT_AGE}, cost={"age": [0, 1]}), "need 4 levels"),

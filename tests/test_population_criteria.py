@@ -291,3 +291,16 @@ def test_adult_subset_fixture():
     verify_release(subset, result.table, qi, [ma.KMap(10, population), ma.DeltaPresence(0, 0.5, population)])
     risk = journalist_risk(result.table, population, qi)
     assert risk["max"] <= 1 / 10
+
+
+def test_delta_presence_is_not_spliced_by_the_search():
+    """δ-presence is not closed under union: the search's pieces, each valid, released the same tuple and merged
+    into a class of 2 rows matching 2 records (share 1 > 0.5); the verifier refused it and the solve crashed. The
+    search now declines δ-presence (lns.unavailable)."""
+    from milp_anon.search import lns
+
+    frame = pd.DataFrame({"q0": list("aaab"), "q1": list("aaba"), "q2": list("abaa")})
+    crit = ma.DeltaPresence(0.0, 0.5, frame.copy())
+    assert "closed under union" in lns.unavailable(ma.Request(crit))
+    r = ma.anonymize(ma.Table.from_frame(frame, ["q0", "q1", "q2"]), crit)
+    assert r.status == "optimal" and r.objective == 5

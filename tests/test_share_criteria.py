@@ -189,7 +189,7 @@ def test_average_risk_verifier_equals_the_definition(sizes, withheld, risk):
     except VerificationError:
         ok = False
     assert ok == (mean <= exact(risk))
-    groups = GroupCounts(np.array(sizes), (), (), (), (), None, len(label))
+    groups = GroupCounts(np.array(sizes), (), (), (), (), None, records=len(label))
     assert (crit.violation(groups) is None) == ok
 
 
@@ -310,7 +310,7 @@ def test_average_risk_at_the_bound():
             v = True
         except VerificationError:
             v = False
-        assert v == ok == (crit.violation(GroupCounts(np.array([2, 2, 2, 2]), (), (), (), (), None, 8)) is None)
+        assert v == ok == (crit.violation(GroupCounts(np.array([2, 2, 2, 2]), (), (), (), (), None, records=8)) is None)
 
 
 def test_average_risk_infeasible_below_one_class():

@@ -354,21 +354,20 @@ def test_a_killed_solver_keeps_the_best_bound_it_told():
     assert out.bound == 3.0 and out.root_cuts == {"cuts": 3, "cut_bound": 2.25}
 
 
-def test_the_ceiling_known_to_the_parent_reaches_the_child_as_it_falls():
+def test_the_ceiling_known_to_the_parent_reaches_the_child_as_it_falls(tmp_path, monkeypatch):
     """A table found beside an isolated solve (the search beside a round): each lower cost reaches the child's
     solver while it runs, which reads it as ``ceiling``; a solver without that keyword is not given it."""
-    import threading
-
     from helpers import ceiling_echo_solve, limit_echo_solve
 
     from milp_anon.solvers.isolated import solve_isolated
 
     frame = pd.DataFrame({"a": list("aabbccddab"), "b": list("xyxyxyxyxx")})
     am = pipeline.build_model(ma.Table.from_frame(frame, ["a", "b"]), ma.Request(ma.KAnonymity(3)))
-    known = [9.0]
-    threading.Timer(1.5, lambda: known.__setitem__(0, 5.0)).start()  # the search finds a cheaper table
+    marker = tmp_path / "seen"
+    monkeypatch.setenv("MILP_ANON_TEST_SEEN", str(marker))  # the child says when it has read 9: no race on its start
+    # the search finds a cheaper table once the child runs with the first one
     out = solve_isolated(am.lm, ma.SolverOptions(time_limit=60), INTEGERS, None, solve_fn=ceiling_echo_solve,
-                         ceiling=lambda: known[0])
+                         ceiling=lambda: 5.0 if marker.exists() else 9.0)
     seen = eval(out.solver_status)
     assert seen[-1] == 5.0 and all(v in (float("inf"), 9.0, 5.0) for v in seen) and 9.0 in seen
     out = solve_isolated(am.lm, ma.SolverOptions(time_limit=30), INTEGERS, None, solve_fn=limit_echo_solve,

@@ -190,6 +190,9 @@ class Criterion:
     needs_sensitive = False
     #: closure and pattern dominance are exact for it (False: a coarser release than the rows' hull can be needed)
     closure_safe = True
+    #: two groups that meet it meet it as one (their union): the searches that splice sub-tables, whose classes
+    #: may merge where two pieces release the same tuple, rely on it (False: :class:`DeltaPresence`)
+    union_closed = True
     #: a condition on each group alone (False: on the groups together, e.g. :class:`AverageRisk`; one group's test
     #: is then a sufficient condition, and the searches that splice groups do not apply)
     per_group = True
@@ -1181,6 +1184,8 @@ class DeltaPresence(_PopulationCriterion):
     closed under union here: with overlapping classes the whole table as one group (ratio ``n/N``) can fail
     while finer classes meet it, so the whole-table pre-check only refuses ``δ_max = 0``.
     """
+
+    union_closed = False  # a mediant of shares in [δ_min, δ_max] stays in it, but matches are not additive here
 
     dmin: float
     dmax: float

@@ -258,6 +258,8 @@ def unavailable(request) -> str | None:
         return "record suppression counts withheld records over the whole table"
     if m.objective != "cost" or m.budget is not None or m.t_out_min is not None or m.t_out_max is not None:
         return "a budget, t_out or the group-count objective counts over the whole table"
+    if not all(c.union_closed for c in request.criteria):
+        return "δ-presence is not closed under union: spliced pieces releasing the same tuple merge into one class"
     if not all(c.per_group for c in request.criteria):
         return "average re-identification risk counts the classes over the whole table"
     if not request.recoding.rational_costs:
