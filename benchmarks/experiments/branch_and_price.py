@@ -69,6 +69,8 @@ INTEGRAL_TOL = 1e-6
 CONVERGED_TOL = 1e-9
 #: rounds of reduced-cost fixing per node (each may change the node's LP)
 FIXING_ROUNDS = 3
+#: the restricted master heuristic: at most this share of the time left, and this many seconds, per call
+RMH_SHARE, RMH_SECONDS = 0.2, 10.0
 
 
 @dataclass(order=True)
@@ -112,7 +114,7 @@ class BranchAndPrice:
     def __init__(self, n, w, pair_type, pair_cand, k: int, *, grid: ObjectiveGrid | None = None,
                  time_limit: float | None = None, node_limit: int | None = None, rc_fixing: bool = True,
                  smoothing: float = 0.5, round_every: int = 10, max_open: int = 10_000, accept=None,
-                 trace: bool = False, max_add: int = 300):
+                 trace: bool = False, max_add: int = 300, rmh_every: int = 100):
         self.n = np.asarray(n, dtype=float)
         self.w = np.asarray(w, dtype=float)
         self.pt = np.asarray(pair_type, dtype=np.int64)
@@ -123,6 +125,7 @@ class BranchAndPrice:
         self.time_limit, self.node_limit = time_limit, node_limit
         self.rc_fixing, self.smoothing, self.round_every = rc_fixing, smoothing, round_every
         self.max_open, self.accept, self.tracing, self.max_add = max_open, accept, trace, max_add
+        self.rmh_every = rmh_every
         self.t0 = time.perf_counter()
         self.ub, self.best = math.inf, None
         self.incumbents: list = []
@@ -254,6 +257,59 @@ class BranchAndPrice:
         budget = 2.0 if left is None else max(0.0, min(2.0, 0.1 * left))
         self.offer(round_k_anonymity(self.n, self.w, self.pt, self.pc, self.k, y, g, time_limit=budget), source)
 
+    def restricted_mip(self) -> None:
+        """The restricted master heuristic (price-and-branch): the MILP over the master's candidates with all their
+        pairs, by HiGHS within ``RMH_SHARE`` of the time left (at most ``RMH_SECONDS``), cut off at the incumbent;
+        its ``y`` then gets the exact transportation assignment. The whole-table candidate is in every master,
+        so the MILP is feasible; what it finds is an upper bound only."""
+        left = self.left()
+        limit = RMH_SECONDS if left is None else min(RMH_SECONDS, RMH_SHARE * left)
+        if limit <= 0.05:
+            return
+        js = np.flatnonzero(self.master.in_master)
+        at = np.full(self.C, -1, dtype=np.int64)
+        at[js] = np.arange(js.size)
+        ps = np.flatnonzero(at[self.pc] >= 0)
+        q, c, T = ps.size, js.size, self.T
+        h = new_highs()
+        h.setOptionValue("time_limit", float(limit))
+        h.setOptionValue("mip_rel_gap", 0.0)
+        h.setOptionValue("threads", 1)
+        if math.isfinite(self.ub):
+            h.setOptionValue("objective_bound", float(self.ub - 0.5 * self.grid.step))
+        h.addVars(c, np.zeros(c), np.ones(c))
+        h.changeColsIntegrality(c, np.arange(c, dtype=np.int32), np.full(c, highspy.HighsVarType.kInteger))
+        h.addVars(q, np.zeros(q), self.n[self.pt[ps]])
+        gcol = (c + np.arange(q)).astype(np.int32)
+        h.changeColsCost(q, gcol, self.w[self.pc[ps]])
+        # assign rows, then k rows, then links, row by row in CSR
+        order = np.argsort(self.pt[ps], kind="stable")
+        starts = np.searchsorted(self.pt[ps][order], np.arange(T)).astype(np.int32)
+        h.addRows(T, self.n, self.n, q, starts, gcol[order], np.ones(q))
+        ycol = at[self.pc[ps]].astype(np.int32)
+        per = np.bincount(ycol, minlength=c) + 1
+        kst = np.concatenate([[0], np.cumsum(per)[:-1]]).astype(np.int32)
+        idx = np.empty(int(per.sum()), dtype=np.int32)
+        val = np.ones(idx.size)
+        idx[kst], val[kst] = np.arange(c, dtype=np.int32), -float(self.k)
+        rest = np.ones(idx.size, dtype=bool)
+        rest[kst] = False
+        idx[rest] = gcol  # pairs are sorted by candidate, like js
+        h.addRows(c, np.zeros(c), np.full(c, highspy.kHighsInf), idx.size, kst, idx, val)
+        link_idx = np.column_stack([gcol, ycol]).ravel()
+        link_val = np.column_stack([np.ones(q), -self.n[self.pt[ps]]]).ravel()
+        h.addRows(q, np.full(q, -highspy.kHighsInf), np.zeros(q), 2 * q, np.arange(0, 2 * q, 2, dtype=np.int32),
+                  link_idx, link_val)
+        h.run()
+        sol = h.getSolution()
+        if not sol.value_valid or h.getInfo().primal_solution_status != 2:  # 2: a feasible solution
+            return
+        y = np.zeros(self.C, dtype=bool)
+        y[js] = np.asarray(sol.col_value)[:c] > 0.5
+        a = self.transport(y)
+        if a is not None:
+            self.offer(a, "restricted master MILP")
+
     def transport(self, open_mask: np.ndarray) -> np.ndarray | None:
         """The cheapest assignment into the candidates ``open_mask``, each holding at least ``k`` rows (a
         transportation problem: HiGHS's simplex vertex is integral); ``None`` if there is none."""
@@ -333,6 +389,8 @@ class BranchAndPrice:
         y, g = point
         if self.counts["nodes"] == 1 or (self.round_every and self.counts["nodes"] % self.round_every == 0):
             self.round_point(y, g)
+        if self.rmh_every and (self.counts["nodes"] - 1) % self.rmh_every == 0:
+            self.restricted_mip()
         frac = np.minimum(y, 1.0 - y)
         if frac.max() <= INTEGRAL_TOL:  # an integral y: the transportation problem solves the node
             a = self.transport(y > 0.5)
@@ -421,3 +479,39 @@ def solve(table, k: int, *, time_limit: float | None = None, node_limit: int | N
     out = bp.run()
     rel = releases.get(float(out.cost))
     return Solved(rel, out.cost, out.bound, out.status, out)
+
+
+def first_look(rows: int, qis: int, k: int, limit: float) -> dict:
+    """The prototype and ``ma.anonymize`` (defaults) on Adult's first ``rows`` rows at ``qis`` QIs, each for
+    ``limit`` s, one after the other: a first look, not a benchmark."""
+    import milp_anon as ma
+    from benchmarks.common import ADULT_QI
+    from milp_anon.tables.datasets import load_adult
+
+    table = ma.Table.from_frame(load_adult().head(rows), list(ADULT_QI[:qis]))
+    t0 = time.perf_counter()
+    s = solve(table, k, time_limit=limit)
+    tree_seconds = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    r = ma.anonymize(table, ma.KAnonymity(k), time_limit=limit)
+    tr = s.tree
+    return dict(rows=rows, qis=list(ADULT_QI[:qis]), k=k, limit=limit,
+                tree=dict(status=s.status, cost=s.cost, bound=s.bound, verified=s.release is not None,
+                          root_bound=tr.root_bound, first=tr.first_incumbent, nodes=tr.nodes, open=tr.open_nodes,
+                          pruned_early=tr.pruned_early, closed_integral=tr.closed_integral,
+                          seconds=round(tree_seconds, 1), incumbents=tr.incumbents),
+                anonymize=dict(status=str(r.status), cost=r.objective, bound=r.bound,
+                               seconds=round(time.perf_counter() - t0, 1)))
+
+
+if __name__ == "__main__":
+    import argparse
+    import json
+
+    ap = argparse.ArgumentParser(description=first_look.__doc__)
+    ap.add_argument("--rows", type=int, default=2000)
+    ap.add_argument("--qis", type=int, default=5)
+    ap.add_argument("--k", type=int, default=5)
+    ap.add_argument("--limit", type=float, default=25.0)
+    a = ap.parse_args()
+    print(json.dumps(first_look(a.rows, a.qis, a.k, a.limit), indent=1, default=str))

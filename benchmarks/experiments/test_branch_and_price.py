@@ -27,8 +27,8 @@ def _random(rng, n, m, a, k):
     return arr, min(int(rng.integers(*k)), arr.shape[0])
 
 
-def _check_optimum(arr, k):
-    s = solve(_table(arr), k)
+def _check_optimum(arr, k, **options):
+    s = solve(_table(arr), k, **options)
     optimum = brute_force_k_anonymity(arr, k)[0]
     assert isinstance(s.release, Release) and s.release.objective == s.cost
     assert s.status == "optimal" and s.cost == optimum and s.bound == optimum
@@ -42,9 +42,10 @@ def test_optimum_equals_brute_force_dense():
 
 
 def test_optimum_equals_brute_force_sparse():
-    # many row types of one row each (alphabets of 4-6 values over 3-5 columns), k up to 5
+    # many row types of one row each (alphabets of 4-6 values over 3-5 columns), k up to 5; without the restricted
+    # master heuristic, so that the tree's own incumbents (rounding, integral nodes) have to reach the optimum
     rng = np.random.default_rng(7)
-    nodes = [_check_optimum(*_random(rng, (6, 11), (3, 6), (4, 7), (2, 6))) for _ in range(50)]
+    nodes = [_check_optimum(*_random(rng, (6, 11), (3, 6), (4, 7), (2, 6)), rmh_every=0) for _ in range(50)]
     assert sum(n > 1 for n in nodes) >= 10
 
 
@@ -79,12 +80,12 @@ def _subtree_optimum(rows, cand_codes, k, zero, one):
 def test_node_bounds_are_valid_for_their_subtree(rc_fixing):
     rng = np.random.default_rng(11 + rc_fixing)
     checked = deep = 0
-    for _ in range(40):
+    for _ in range(30):
         arr, k = _random(rng, (5, 9), (2, 5), (3, 5), (2, 4))
         instance, _, why = prepare(_table(arr), ma.Request(ma.KAnonymity(k)), Timings())
         c, ty = instance.candidates, instance.types
         bp = BranchAndPrice(ty.counts, c.cost, c.pair_type, c.pair_cand, k, grid=ObjectiveGrid.of_costs(c.cost),
-                            rc_fixing=rc_fixing, trace=True)
+                            rc_fixing=rc_fixing, trace=True, rmh_every=0)
         bp.run()
         rows = ty.codes[ty.row_type]
         for node in bp.trace:
@@ -102,13 +103,13 @@ def _branching_case():
     rng = np.random.default_rng(3)
     while True:
         arr, k = _random(rng, (8, 11), (3, 5), (3, 6), (3, 6))
-        if solve(_table(arr), k).tree.nodes >= 5:
+        if solve(_table(arr), k, rmh_every=0).tree.nodes >= 5:
             return arr, k, brute_force_k_anonymity(arr, k)[0]
 
 
 def test_a_run_cut_by_the_node_limit_returns_a_verified_table_and_a_valid_bound():
     arr, k, optimum = _branching_case()
-    s = solve(_table(arr), k, node_limit=2)
+    s = solve(_table(arr), k, node_limit=2, rmh_every=0)
     assert s.status == "node_limit" and s.tree.open_nodes > 0 and s.tree.nodes == 2
     assert isinstance(s.release, Release) and s.release.objective == s.cost
     assert s.bound <= optimum <= s.cost and s.bound < s.cost
