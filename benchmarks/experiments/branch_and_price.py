@@ -37,9 +37,12 @@ only ones the tree still looks for): a free ``j`` with ``L − min(0, rc_j) + rc
 one with ``L − min(0, rc_j) >= U`` opened.
 
 **Order:** best bound first (ties: deeper first); nodes keep their parent's multipliers while fewer than
-``max_open`` are open. **Incumbents:** the root's master point and every ``round_every``-th node's rounded by
-:func:`milp_anon.search.lp_rounding.round_k_anonymity`, and the closed nodes' transportation solutions; every
-table the wrapper :func:`solve` returns passed :meth:`milp_anon.release.verified.Release.verified`.
+``max_open`` are open. **Incumbents:** the zero point rounded before the root (a limit reached in the root still
+returns a table); the root's master point and every ``round_every``-th node's rounded by
+:func:`milp_anon.search.lp_rounding.round_k_anonymity`; the restricted master heuristic (the MILP over the master's
+candidates, at the root and every ``rmh_every``-th node: best-first never dives, and without it the first look
+stayed 6 units above a bound already at the optimum); the closed nodes' transportation solutions. Every table the
+wrapper :func:`solve` returns passed :meth:`milp_anon.release.verified.Release.verified`.
 
 The tree's bound at any stop is the least bound of the open nodes (and of the node being solved), rounded up to
 the objective's grid.
