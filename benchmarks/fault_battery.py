@@ -731,9 +731,9 @@ def marked_processes(mark: str) -> list:
     return found
 
 
-def leaks(mark: str, waits=(2.0, 8.0)) -> dict:
+def leaks(mark: str, waits=(2.0, 6.0)) -> dict:
     """Processes still alive ``waits`` seconds after the run ended (then ended by pid: they are ours)."""
-    out = {}
+    out = {"leaked_after_2s": 0, "leaked_after_6s": 0}
     t0 = time.time()
     for w in waits:
         time.sleep(max(0.0, t0 + w - time.time()))
@@ -751,7 +751,7 @@ def files_under(d: str) -> list[str]:
         sorted(os.path.relpath(os.path.join(r, x), d) + "/" for r, xs, _ in os.walk(d) for x in xs)
 
 
-def run_marked(cmd, *, cwd, tmpdir, sig=None, after=None, timeout=600) -> dict:
+def run_marked(cmd, *, cwd, tmpdir, sig=None, after=None, timeout=600, waits=(2.0, 6.0)) -> dict:
     """Run ``cmd`` (a fresh ``TMPDIR``, a unique marker); with ``sig``, send it to the process ``after`` seconds.
     The exit code, wall time, stderr, and the leaks."""
     mark = uuid.uuid4().hex
@@ -778,7 +778,7 @@ def run_marked(cmd, *, cwd, tmpdir, sig=None, after=None, timeout=600) -> dict:
     with open(err_path) as fh:
         rec["stderr"] = [ln for ln in fh.read().splitlines() if ln.strip()]
     os.unlink(err_path)
-    rec.update(leaks(mark))
+    rec.update(leaks(mark, waits))
     rec["tmpdir_left"] = files_under(tmpdir)
     return rec
 
@@ -952,7 +952,7 @@ def check_bench_outputs(out_dir) -> dict:
     return rec
 
 
-def part_kill(n_per, seed, log) -> list[dict]:
+def part_kill(n_per, n_bench, seed, log) -> list[dict]:
     rng = random.Random(seed)
     work = tempfile.mkdtemp(prefix="fb_kill_")
     records = []
@@ -980,7 +980,7 @@ def part_kill(n_per, seed, log) -> list[dict]:
                    tmpdir=os.path.join(work, "tmp_ref_bench"))
     bench_ref = bench_results(d)
     ref["bench"] = {"seconds": r["seconds"], "exit": r["exit"], "runs": len(bench_ref or {}),
-                    "leaked_after_8s": r["leaked_after_8s"], "tmpdir_left": r["tmpdir_left"]}
+                    "leaked_after_6s": r["leaked_after_6s"], "tmpdir_left": r["tmpdir_left"]}
     log(f"  kill: reference runs {json.dumps({k: v.get('seconds') for k, v in ref.items()})}")
     records.append({"part": "kill", "kind": "reference", **ref})
 
@@ -988,6 +988,7 @@ def part_kill(n_per, seed, log) -> list[dict]:
     for j in range(n_per):
         trials.append(("solve", signal.SIGKILL if j % 2 == 0 else signal.SIGTERM, j % 4 >= 2))
         trials.append(("export", signal.SIGKILL if j % 2 == 0 else signal.SIGTERM, False))
+    for j in range(n_bench):
         trials.append(("bench", signal.SIGKILL if j % 2 == 0 else signal.SIGTERM, False))
     rng.shuffle(trials)
     for t, (command, sig, isolate) in enumerate(trials):
@@ -1014,10 +1015,11 @@ def part_kill(n_per, seed, log) -> list[dict]:
         else:
             rec.update(check_bench_outputs(d))
             # resume to the end; the same results as the uninterrupted run
-            r2 = run_marked(CLI + ["bench", "bench.toml", "--out", d, "--resume"], cwd=work, tmpdir=tmp + "_resume")
+            r2 = run_marked(CLI + ["bench", "bench.toml", "--out", d, "--resume"], cwd=work, tmpdir=tmp + "_resume",
+                            waits=(2.0,))
             got = bench_results(d)
             rec["resume_exit"] = r2["exit"]
-            rec["resume_leaked"] = r2["leaked_after_8s"]
+            rec["resume_leaked"] = r2["leaked_after_2s"]
             rec["resume_tmpdir_left"] = r2["tmpdir_left"]
             diff = sorted(k for k in set(bench_ref) | set(got or {}) if (got or {}).get(k) != bench_ref.get(k))
             rec["result_same"] = got is not None and not diff
@@ -1025,7 +1027,7 @@ def part_kill(n_per, seed, log) -> list[dict]:
         records.append(rec)
         log(f"  kill {t + 1}/{len(trials)}: {rec['command']} {rec['signal']} at {after:.1f}/{total:.1f} s -> "
             f"exit {rec['exit']}, partial {rec['partial']}, temp {rec['temp_left']}, tmpdir {rec['tmpdir_left']}, "
-            f"leaked {rec['leaked_after_8s']}" + (f", resume same {rec['result_same']}" if command == "bench" else ""))
+            f"leaked {rec['leaked_after_6s']}" + (f", resume same {rec['result_same']}" if command == "bench" else ""))
     shutil.rmtree(work, ignore_errors=True)
     return records
 
@@ -1059,7 +1061,8 @@ def part_disk(log) -> list[dict]:
             ("a new table beside the earlier output, report elsewhere", ["--out", "new.csv", "--report",
                                                                           "@report.json"], True),
             ("a new table, messages on (no --quiet)", ["--out", "new2.csv"], False),
-            ("a new table, table to stdout and report to the disk", ["--out", "-", "--report", "rep2.json"], True),
+            ("control: the table to stdout, only the report (24 KB, fits) to the disk", ["--out", "-", "--report",
+                                                                                       "rep2.json"], True),
         ]
         input_hash = sha(ADULT)
         for name, outs, quiet in cases:
@@ -1078,7 +1081,7 @@ def part_disk(log) -> list[dict]:
                    "earlier_intact": all(after.get(f) == h for f, h in before.items()),
                    "new_files": sorted(set(after) - set(before)),
                    "report_elsewhere_written": os.path.exists(os.path.join(work, "report.json")),
-                   "leaked_after_8s": r["leaked_after_8s"], "tmpdir_left": r["tmpdir_left"],
+                   "leaked_after_6s": r["leaked_after_6s"], "tmpdir_left": r["tmpdir_left"],
                    "earlier_exit": earlier["exit"]}
             records.append(rec)
             log(f"  disk: {name}: exit {rec['exit']}, stderr {rec['stderr']}, earlier intact {rec['earlier_intact']}, "
@@ -1099,7 +1102,7 @@ def part_disk(log) -> list[dict]:
                "traceback": any("Traceback" in ln for ln in r["stderr"]), "input_intact": sha(ADULT) == input_hash,
                "earlier_intact": before == {f: after.get(f) for f in before},
                "new_files": sorted(set(after) - set(before)), "seconds": r["seconds"],
-               "leaked_after_8s": r["leaked_after_8s"], "tmpdir_left": r["tmpdir_left"]}
+               "leaked_after_6s": r["leaked_after_6s"], "tmpdir_left": r["tmpdir_left"]}
         records.append(rec)
         log(f"  disk: {rec['case']}: exit {rec['exit']}, stderr {rec['stderr']}, new files {rec['new_files']}")
     finally:
@@ -1145,7 +1148,7 @@ def part_load(n_concurrent, log) -> list[dict]:
     for j, p in enumerate(problems):
         d = os.path.join(work, f"alone{j}")
         os.makedirs(d)
-        r = run_marked(cmd(p, d), cwd=work, tmpdir=os.path.join(work, f"tmp_alone{j}"))
+        r = run_marked(cmd(p, d), cwd=work, tmpdir=os.path.join(work, f"tmp_alone{j}"), waits=(0.5,))
         alone.append({"exit": r["exit"], "seconds": r["seconds"], "result": result(d)})
     log(f"  load: {len(problems)} problems alone in {time.time() - t0:.0f} s "
         f"({min(a['seconds'] for a in alone):.1f}-{max(a['seconds'] for a in alone):.1f} s each)")
@@ -1182,7 +1185,7 @@ def part_load(n_concurrent, log) -> list[dict]:
            "out_dirs_with_extra_files": sum(bool(r["out_dir_left"]) for r in rows),
            "different": [r for r in rows if not r["same"]][:5]}
     log(f"  load: {n_concurrent} at once in {wall:.0f} s: exit 0 {rec['exit_0']}, same as alone "
-        f"{rec['same_as_alone']}, leaked {rec['leaked_after_8s']}, tmpdir left {rec['tmpdir_left']}")
+        f"{rec['same_as_alone']}, leaked {rec['leaked_after_6s']}, tmpdir left {rec['tmpdir_left']}")
     shutil.rmtree(work, ignore_errors=True)
     return [rec] + [{"part": "load-run", **r} for r in rows]
 
@@ -1288,21 +1291,25 @@ def write_report(stem, meta, releases, kills, disks, loads):
                 c["trials"] += 1
                 c["killed"] += r["killed"]
                 c["exit 143"] += r["exit"] == 143
+                c["exits"] = c.get("exits", "") + ("" if str(r["exit"]) in c.get("exits", "").split(",")
+                                                   else ("," if c.get("exits") else "") + str(r["exit"]))
                 c["partial files"] += len(r["partial"])
                 c["temp files in out dir"] += len(r["temp_left"])
                 c["runs leaving TMPDIR files"] += bool(r["tmpdir_left"])
                 c["leaked processes (2 s)"] += r["leaked_after_2s"]
-                c["leaked processes (8 s)"] += r["leaked_after_8s"]
+                c["leaked processes (6 s)"] += r["leaked_after_6s"]
                 c["same result"] += bool(r.get("result_same", True))
             rows = [{"command": k[0], "signal": k[1], **c} for k, c in agg.items()]
             _md_table(fh, [("command", "command"), ("signal", "signal"), ("trials", "trials"),
-                           ("killed", "signal landed"), ("exit 143", "exit 143"), ("partial files", "partial files"),
+                           ("killed", "signal landed"), ("exits", "exit codes seen"), ("exit 143", "exit 143"), ("partial files", "partial files"),
                            ("temp files in out dir", "temp files left in the output dir"),
                            ("runs leaving TMPDIR files", "runs leaving files in TMPDIR"),
                            ("leaked processes (2 s)", "processes left 2 s after"),
-                           ("leaked processes (8 s)", "8 s after"),
+                           ("leaked processes (6 s)", "6 s after"),
                            ("same result", "resumed / written result = uninterrupted")], rows)
-            left = collections.Counter(f.split("/")[0] for r in kills[1:] for f in r["tmpdir_left"])
+            left = collections.Counter(name for r in kills[1:] for name in
+                                       {f.split("/")[0].split("-dask-")[0] + ("-dask-*" if "-dask-" in f else "")
+                                        for f in r["tmpdir_left"]})
             if left:
                 fh.write("Files left in the run's `TMPDIR`: " + ", ".join(f"`{k}` ({v} runs)" for k, v in
                                                                          left.items()) + ".\n\n")
@@ -1318,7 +1325,7 @@ def write_report(stem, meta, releases, kills, disks, loads):
             fh.write("## 4. Concurrent CLI solves\n\n")
             _md_table(fh, [(k, k) for k in ("concurrent", "problems", "cores", "wall_seconds", "alone_seconds_sum",
                                             "exit_0", "same_as_alone", "peak_processes", "leaked_after_2s",
-                                            "leaked_after_8s", "tmpdir_left", "out_dirs_with_extra_files")], [ld])
+                                            "leaked_after_6s", "tmpdir_left", "out_dirs_with_extra_files")], [ld])
         if meta.get("findings"):
             fh.write("## Findings\n\n" + "".join(f"- {f}\n" for f in meta["findings"]) + "\n")
     print(f"wrote {stem}.md, {stem}.jsonl" + (f", {stem}_releases.csv" if releases else ""))
@@ -1329,14 +1336,35 @@ FINDINGS = [
     "traceback (exit 1) and left the hidden temporary file `.milp-anon-*.tmp` beside the output "
     "(`Outputs.commit` recorded the temporary file only after writing it); regression test "
     "`tests/test_full_disk.py`.",
+    "Fixed (commit 'bench left dask-scratch-space ...'): `bench` on a local Dask cluster left `dask-scratch-space` in "
+    "the temporary directory after every run, and after SIGTERM its scheduler's and workers' directories too; the "
+    "cluster's scratch space is now the run's own directory, removed at the end and by SIGTERM "
+    "(`tests/test_bench_scratch.py`).",
 ]
+
+
+def dynamic_findings(kills) -> list[str]:
+    out = []
+    early = [r for r in kills[1:] if r.get("signal") == "SIGTERM" and r["exit"] == -signal.SIGTERM]
+    if early:
+        out.append(f"{len(early)} SIGTERM trial(s) ended with the default action (exit -15), at "
+                   f"{', '.join(str(r['signal_sent_at']) for r in early)} s: before the CLI had installed its "
+                   "handler (`exit_on_signals`, after the imports, about 0.7 s); nothing had been created yet, and "
+                   "nothing was left.")
+    kill_left = [r for r in kills[1:] if r.get("signal") == "SIGKILL" and (r["temp_left"] or r["tmpdir_left"])]
+    if kill_left:
+        out.append(f"{len(kill_left)} SIGKILL trial(s) left temporary files (SIGKILL cannot be caught): "
+                   + "; ".join(f"{r['command']}: {(r['temp_left'] + r['tmpdir_left'])[:3]}" for r in kill_left[:4]))
+    return out
+
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--releases", type=int, default=10_000)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--kills", type=int, default=12, help="trials per command (solve, export, bench), half SIGKILL")
+    ap.add_argument("--kills", type=int, default=14, help="trials of solve and of export each, half SIGKILL")
+    ap.add_argument("--bench-kills", type=int, default=6, help="trials of bench --resume, half SIGKILL")
     ap.add_argument("--concurrent", type=int, default=50)
     ap.add_argument("--parts", default="releases,kill,disk,load")
     ap.add_argument("--seed", type=int, default=94)
@@ -1354,12 +1382,13 @@ def main(argv=None):
         releases, m = part_releases(args.releases, args.workers, args.seed, _log)
         meta.update(m)
     if "kill" in parts:
-        kills = part_kill(args.kills, args.seed, _log)
+        kills = part_kill(args.kills, args.bench_kills, args.seed, _log)
     if "disk" in parts:
         disks = part_disk(_log)
     if "load" in parts:
         loads = part_load(args.concurrent, _log)
     meta["seconds"] = time.time() - t0
+    meta["findings"] += dynamic_findings(kills) if kills else []
     write_report(args.out, meta, releases, kills, disks, loads)
 
 
