@@ -122,7 +122,9 @@ def best_heuristic(table, request, *, whole_table: bool = True) -> Release | Non
         raise
     except MilpAnonError:  # a heuristic that cannot handle this input gives no table
         candidates = []
-    if whole_table:
+    # the whole table as one class only where it meets the criteria: with record suppression a request can be
+    # feasible while it does not (t-closeness against a given reference)
+    if whole_table and group_test(table, request.criteria)(np.arange(table.n)):
         try:
             candidates.append(("whole table", release_blocks(table, [np.arange(table.n)], request.recoding), None))
         except MilpAnonError:  # e.g. no pattern suppresses every column that varies
