@@ -4,7 +4,8 @@ Exit codes (a contract users' scripts rely on):
 
 * 0 — optimal (proven, gap 0);
 * 1 — internal error (e.g. a solution failed the verifier: a bug, nothing written);
-* 2 — bad input (one line on stderr, no output file);
+* 2 — bad input (one line on stderr, no output file); also an output that cannot be written at the end (a
+  full disk): nothing written, no temporary file left;
 * 3 — infeasible (the reason on stderr);
 * 4 — stopped by a limit (time, or a user gap > 0): output written only if a
   verified feasible solution exists;

@@ -19,7 +19,10 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import logging
+import shutil
+import tempfile
 
+from milp_anon.runtime.cleanup import tracked_file
 from milp_anon.runtime.errors import InputError
 
 __all__ = ["executor"]
@@ -77,6 +80,16 @@ def executor(scheduler: str | None, workers: int):
             n = len(client.scheduler_info()["workers"])
             yield _DaskPool(client, distributed), f"on the Dask cluster {scheduler} ({n} workers)"
         return
-    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=logging.ERROR) as cluster, distributed.Client(cluster) as client:
-        yield _DaskPool(client, distributed), f"{workers} at a time on a local Dask cluster"
+    # the cluster's scratch space (Dask's default: dask-scratch-space in the temporary directory, left behind) in
+    # a directory of this run's own, removed at the end or by SIGTERM / SIGHUP (milp_anon.runtime.cleanup)
+    import dask
+
+    scratch = tempfile.mkdtemp(prefix=".milp-anon-dask-")
+    try:
+        with tracked_file(scratch), dask.config.set({"temporary-directory": scratch}), \
+                distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                         dashboard_address=None, silence_logs=logging.ERROR,
+                                         local_directory=scratch) as cluster, distributed.Client(cluster) as client:
+            yield _DaskPool(client, distributed), f"{workers} at a time on a local Dask cluster"
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -30,7 +31,7 @@ _installed = False
 
 
 def track_file(path: str) -> None:
-    """Delete ``path`` on an early end."""
+    """Delete ``path`` (a file, or a directory with everything in it) on an early end."""
     with _lock:
         _files.add(path)
 
@@ -86,7 +87,10 @@ def _undo() -> None:
             proc.kill()
     for path in list(_files):
         with contextlib.suppress(OSError):
-            os.unlink(path)
+            if os.path.isdir(path) and not os.path.islink(path):  # a scratch directory (a Dask cluster's)
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
 
 
 def _watch(read_fd: int, signals: frozenset) -> None:

@@ -125,9 +125,9 @@ def best_heuristic(table, request, *, whole_table: bool = True) -> Release | Non
         raise
     except MilpAnonError:  # a heuristic that cannot handle this input gives no table
         candidates = []
-    # k-map, δ-presence: the whole table's hull may fail them; kept where the group test passes it for any release
-    if whole_table and (all(c.closure_safe for c in request.criteria)
-                        or group_test(table, request.criteria)(np.arange(table.n))):
+    # the whole table as one class only where it meets the criteria: with record suppression a request can be
+    # feasible while it does not (t-closeness against a given reference), and its hull may fail k-map or δ-presence
+    if whole_table and group_test(table, request.criteria)(np.arange(table.n)):
         try:
             candidates.append(("whole table", release_blocks(table, [np.arange(table.n)], request.recoding), None))
         except MilpAnonError:  # e.g. no pattern suppresses every column that varies

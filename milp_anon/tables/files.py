@@ -146,7 +146,8 @@ class Outputs:
     :meth:`staging` gives a temporary path for an output written by someone
     else's code (a model written by PuLP); :meth:`commit` writes the rest
     and renames everything into place. Used as a context manager, whatever
-    was not committed is deleted on the way out.
+    was not committed is deleted on the way out. An output that cannot be
+    written (a full disk) is an :class:`InputError` (exit 2): nothing is renamed, no temporary file stays.
     """
 
     def __init__(self, inputs=()):
@@ -232,10 +233,15 @@ class Outputs:
         to_stdout = writers.pop(STDIO, None)
         try:
             for p, write in writers.items():
-                tmp = self._new_tmp(p)
-                with open(tmp, "w", encoding="utf-8", newline="") as fh:
-                    write(fh)
-                self._staged[p] = tmp
+                try:
+                    tmp = self._new_tmp(p)
+                    self._staged[p] = tmp  # before writing: a failed write's temporary file is deleted too
+                    with open(tmp, "w", encoding="utf-8", newline="") as fh:
+                        write(fh)
+                except OSError as exc:  # a full disk, a quota: one line, nothing written, nothing left
+                    d = os.path.dirname(os.path.abspath(p))
+                    raise InputError(f"{self._paths[p]} {p}: cannot write in {d} ({exc.strerror or exc}); "
+                                     "nothing written") from None
             done = []
             with committing():
                 for p, tmp in self._staged.items():
