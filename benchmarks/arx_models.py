@@ -17,6 +17,7 @@ One solve at a time, each in a fresh process.
 from __future__ import annotations
 
 import argparse
+import json
 import time
 
 from benchmarks.common import fmt, provenance_line, run_serial, write_csv
@@ -166,7 +167,16 @@ def main() -> None:
                     help=f"QI count (default {len(QI)}; more: the frontier, milp-anon alone, the other Adult QIs next)")
     ap.add_argument("--peer-python", default=None,
                     help="a Python with anjana 1.2.3 (pip install anjana==1.2.3): its releases beside the others")
+    ap.add_argument("--from-log", default=None, metavar="FILE",
+                    help="write the result files from a run's printed rows (a run stopped before its end), "
+                         "with --commit the commit it ran at")
+    ap.add_argument("--commit", default=None, help="with --from-log: the commit the run was at")
     args = ap.parse_args()
+    if args.from_log:
+        with open(args.from_log, encoding="utf-8") as fh:
+            rows = [r for line in fh if line.startswith("[") for r in json.loads(line)]
+        return _write(rows, args, f"Rows of a run at commit {args.commit}, written from its log by "
+                                  f"`--from-log` (the jobs after the last row did not run). ")
     jobs = []
     for t in args.tables.split(","):
         rows_n = None if t == "all" else int(t)
@@ -174,6 +184,11 @@ def main() -> None:
             if (args.only is None or args.only in name) and not (population and rows_n is None):
                 jobs.append((rows_n, name, args.limit, args.peer_python, args.qis))
     rows = [r for batch in run_serial(run, jobs) for r in batch]
+    _write(rows, args, provenance_line("arx_models") + ". ")
+
+
+def _write(rows, args, head: str) -> None:
+    """The result files of ``rows``: ``stem.csv`` and a markdown table under ``head``."""
     for r in rows:
         r.pop("tree_peak_mb", None)
     stem = "benchmarks/results/arx_models" + ("" if args.qis == len(QI) else f"_{args.qis}qi")
@@ -193,7 +208,7 @@ def main() -> None:
 
     with open(stem + ".md", "w") as fh:
         fh.write("# ARX's privacy models: the optimum beside heuristic releases\n\n")
-        fh.write(provenance_line("arx_models") + f". milp-anon's limit {args.limit:.0f} s per solve, default "
+        fh.write(head + f"milp-anon's limit {args.limit:.0f} s per solve, default "
                  "options; the heuristics unlimited. " + __doc__.split("\n\n")[1].replace("\n", " ") + "\n\n")
         fh.write("| " + " | ".join(h for _, h in cols) + " |\n|" + "---|" * len(cols) + "\n")
         for r in rows:
