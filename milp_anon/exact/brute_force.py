@@ -276,18 +276,7 @@ def _population_options(arr, columns, recoding, criteria):
         return value in h.paths and h.paths[value][lvl] == node
 
     def options(block):
-        per_col = []
-        for c, name in enumerate(columns):
-            vals = {cols[c][r] for r in block}
-            h = hier.get(name)
-            if h is None:
-                per_col.append([(0, next(iter(vals))), (1, "*")] if len(vals) == 1 else [(1, "*")])
-                continue
-            lvl = 0
-            while len({h.paths[v][lvl] for v in vals}) > 1:
-                lvl += 1
-            path = h.paths[next(iter(vals))]
-            per_col.append([(lv, path[lv]) for lv in range(lvl, h.height + 1)])
+        per_col = _column_releases(block, columns, cols, hier)
         out = []
         for vec in itertools.product(*per_col):
             if stars is not None and frozenset(c for c, (lv, _) in enumerate(vec) if lv > 0) not in stars:
@@ -306,6 +295,25 @@ def _population_options(arr, columns, recoding, criteria):
         return sorted(out, key=lambda x: x[0])
 
     return options
+
+
+def _column_releases(block, columns, cols, hier) -> list:
+    """Per column, the ``(level, node)`` a block may be released as, cheapest first: without a hierarchy its value
+    (where the block shares one) and ``*``; with one, every ancestor of the block's values from their lowest
+    common one up. ``cols``: the columns' values as text, row by row."""
+    per_col = []
+    for c, name in enumerate(columns):
+        vals = {cols[c][r] for r in block}
+        h = hier.get(name)
+        if h is None:
+            per_col.append([(0, next(iter(vals))), (1, "*")] if len(vals) == 1 else [(1, "*")])
+            continue
+        lvl = 0
+        while len({h.paths[v][lvl] for v in vals}) > 1:
+            lvl += 1
+        path = h.paths[next(iter(vals))]
+        per_col.append([(lv, path[lv]) for lv in range(lvl, h.height + 1)])
+    return per_col
 
 
 def _distinct_release_search(k, ok, options):
@@ -559,6 +567,7 @@ def brute_force_options(table, criteria, sensitive=None, recoding=None, columns=
         raise ValueError("brute_force_options does not count classes for average risk (brute_force does)")
     columns = list(columns) if columns is not None else [f"q{c}" for c in range(arr.shape[1])]
     cols = [list(arr[:, c]) for c in range(arr.shape[1])]
+    text = [list(map(str, col)) for col in cols]
     best_val, best_part = None, None
     hier = recoding.hierarchies if hasattr(recoding, "hierarchies") else {}
 
@@ -568,18 +577,7 @@ def brute_force_options(table, criteria, sensitive=None, recoding=None, columns=
         Suppressing more than needed never helps the cost, but it can create
         an extra output type, which matters for a lower bound on output types
         and for maximizing them."""
-        per_col = []
-        for c, name in enumerate(columns):
-            vals = {str(cols[c][r]) for r in block}
-            h = hier.get(name)
-            if h is None:
-                per_col.append([(0, next(iter(vals))), (1, "*")] if len(vals) == 1 else [(1, "*")])
-                continue
-            lvl = 0
-            while len({h.paths[v][lvl] for v in vals}) > 1:
-                lvl += 1
-            path = h.paths[next(iter(vals))]
-            per_col.append([(lv, path[lv]) for lv in range(lvl, h.height + 1)])
+        per_col = _column_releases(block, columns, text, hier)
         if not (t_out_min is not None or objective == "types"):
             per_col = [opts[:1] for opts in per_col]
         return list(itertools.product(*per_col))
