@@ -22,7 +22,7 @@ import logging
 import shutil
 import tempfile
 
-from milp_anon.runtime.cleanup import tracked_file
+from milp_anon.runtime.cleanup import committing, track_file, untrack_file
 from milp_anon.runtime.errors import InputError
 
 __all__ = ["executor"]
@@ -84,12 +84,18 @@ def executor(scheduler: str | None, workers: int):
     # a directory of this run's own, removed at the end or by SIGTERM / SIGHUP (milp_anon.runtime.cleanup)
     import dask
 
-    scratch = tempfile.mkdtemp(prefix=".milp-anon-dask-")
+    # created and deleted under the signal lock: a SIGTERM in between (the sweep ending as the signal lands,
+    # the CI run of stop 97) would find it untracked and leave it
+    with committing():
+        scratch = tempfile.mkdtemp(prefix=".milp-anon-dask-")
+        track_file(scratch)
     try:
-        with tracked_file(scratch), dask.config.set({"temporary-directory": scratch}), \
+        with dask.config.set({"temporary-directory": scratch}), \
                 distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                          dashboard_address=None, silence_logs=logging.ERROR,
                                          local_directory=scratch) as cluster, distributed.Client(cluster) as client:
             yield _DaskPool(client, distributed), f"{workers} at a time on a local Dask cluster"
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        with committing():
+            shutil.rmtree(scratch, ignore_errors=True)
+            untrack_file(scratch)

@@ -20,6 +20,7 @@ import shutil
 import signal
 import sys
 import threading
+import time
 
 __all__ = ["committing", "exit_on_signals", "track_file", "track_process", "tracked_file", "tracked_process",
            "untrack_file", "untrack_process"]
@@ -81,14 +82,41 @@ def committing():
         yield
 
 
+def _descendants() -> list:
+    """This process's children and theirs (a Dask cluster's nannies and workers), where psutil is installed
+    (Dask depends on it; without Dask there are no such children)."""
+    try:
+        import psutil
+    except ImportError:
+        return []
+    with contextlib.suppress(Exception):
+        return psutil.Process().children(recursive=True)
+    return []
+
+
 def _undo() -> None:
     for proc in list(_processes):
         with contextlib.suppress(OSError):
             proc.kill()
+    # a child still running may write into a scratch directory while it is being deleted, leaving it behind
+    # (the CI run of stop 97): the children end first, then the directories go
+    children = _descendants()
+    for child in children:
+        with contextlib.suppress(Exception):
+            child.kill()
+    if children:
+        import psutil
+
+        with contextlib.suppress(Exception):
+            psutil.wait_procs(children, timeout=5)
     for path in list(_files):
         with contextlib.suppress(OSError):
             if os.path.isdir(path) and not os.path.islink(path):  # a scratch directory (a Dask cluster's)
-                shutil.rmtree(path, ignore_errors=True)
+                for _ in range(20):
+                    shutil.rmtree(path, ignore_errors=True)
+                    if not os.path.exists(path):
+                        break
+                    time.sleep(0.05)
             else:
                 os.unlink(path)
 
