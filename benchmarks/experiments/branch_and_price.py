@@ -117,7 +117,7 @@ class BranchAndPrice:
     def __init__(self, n, w, pair_type, pair_cand, k: int, *, grid: ObjectiveGrid | None = None,
                  time_limit: float | None = None, node_limit: int | None = None, rc_fixing: bool = True,
                  smoothing: float = 0.5, round_every: int = 10, max_open: int = 10_000, accept=None,
-                 trace: bool = False, max_add: int = 300, rmh_every: int = 100):
+                 trace: bool = False, max_add: int = 300, rmh_every: int = 100, ub: float = math.inf):
         self.n = np.asarray(n, dtype=float)
         self.w = np.asarray(w, dtype=float)
         self.pt = np.asarray(pair_type, dtype=np.int64)
@@ -130,7 +130,7 @@ class BranchAndPrice:
         self.max_open, self.accept, self.tracing, self.max_add = max_open, accept, trace, max_add
         self.rmh_every = rmh_every
         self.t0 = time.perf_counter()
-        self.ub, self.best = math.inf, None
+        self.ub, self.best = float(ub), None  # ub: a table known from outside (the tree seeks cheaper ones)
         self.incumbents: list = []
         self.trace: list = []
         self.counts = dict(nodes=0, pruned_early=0, closed_integral=0)
@@ -414,7 +414,8 @@ class BranchAndPrice:
         heap = [_Node((-math.inf, 0, next(self.ids)), (), (), {}, None, -math.inf, 0)]
         root_bound, first, stop = -math.inf, math.inf, None
         # a table before any LP (the zero point rounded), so that a limit reached in the root still returns one
-        self.round_point(np.zeros(self.C), np.zeros(self.P), source="zero point")
+        if not math.isfinite(self.ub):
+            self.round_point(np.zeros(self.C), np.zeros(self.P), source="zero point")
         while heap:
             left = self.left()
             if left is not None and left <= 0:
