@@ -75,11 +75,11 @@ def main() -> None:
     ap.add_argument("--max-qi", type=int, default=6, help="cases with at most this many QIs (default 6)")
     ap.add_argument("--only", default=None, help="cases whose name contains this")
     ap.add_argument("--intervals", action="store_true", help="the cases with interval QIs (default: without)")
-    ap.add_argument("--case", action="append", default=None, help="this case only (repeatable)")
+    ap.add_argument("--case", action="append", default=None, help="this case only (repeatable; with or without intervals)")
     ap.add_argument("--no-highs", action="store_true", help="skip HiGHS alone")
     args = ap.parse_args()
     suite = load_suite(args.suite)
-    specs = [s for s in suite.instances if _qi_count(s) <= args.max_qi and bool(s.get("intervals")) == args.intervals
+    specs = [s for s in suite.instances if _qi_count(s) <= args.max_qi and (args.case is not None or bool(s.get("intervals")) == args.intervals)
              and (args.only is None or args.only in s["name"]) and (args.case is None or s["name"] in args.case)]
     rows = run_serial(_milp_anon, [(s, args.limit) for s in specs])
     open_specs = [] if args.no_highs else [(s, args.limit) for s, r in zip(specs, rows) if r["status"] != "optimal"]
