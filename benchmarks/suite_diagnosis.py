@@ -26,7 +26,11 @@ def _milp_anon(job) -> dict:
     spec, limit = job
     p = build_problem(spec)
     t0 = time.perf_counter()
-    r = ma.Request(*p.criteria, recoding=p.recoding).solve(p.table, ma.SolverOptions(time_limit=limit))
+    try:
+        r = ma.Request(*p.criteria, recoding=p.recoding).solve(p.table, ma.SolverOptions(time_limit=limit))
+    except (ma.InputError, ma.ModelTooLargeError) as exc:  # a model the product refuses: its reason is the row
+        return {"case": spec["name"], "rows": p.table.n, "t_in": p.info["t_in"], "status": "refused",
+                "reason": str(exc), "seconds": round(time.perf_counter() - t0, 1), "measured_until": time.time()}
     red = r.reduction
     return {"case": spec["name"], "rows": p.table.n, "t_in": p.info["t_in"], "status": str(r.status),
             "objective": r.objective, "bound": r.bound, "gap": r.gap,
@@ -60,6 +64,8 @@ def _qi_count(spec: dict) -> int:
 def verdict(r: dict) -> str:
     if r["status"] == "optimal":
         return "proven"
+    if r["status"] == "refused":
+        return "refused: " + r["reason"]
     if r.get("highs_status") is None:
         return "open"
     cheaper = r["highs_objective"] is not None and r["highs_objective"] < r["objective"] - 1e-6
@@ -82,7 +88,8 @@ def main() -> None:
     specs = [s for s in suite.instances if _qi_count(s) <= args.max_qi and (args.case is not None or bool(s.get("intervals")) == args.intervals)
              and (args.only is None or args.only in s["name"]) and (args.case is None or s["name"] in args.case)]
     rows = run_serial(_milp_anon, [(s, args.limit) for s in specs])
-    open_specs = [] if args.no_highs else [(s, args.limit) for s, r in zip(specs, rows) if r["status"] != "optimal"]
+    open_specs = [] if args.no_highs else [(s, args.limit) for s, r in zip(specs, rows)
+                                           if r["status"] not in ("optimal", "refused")]
     highs = {h["case"]: h for h in run_serial(_highs_alone, open_specs)}
     for r in rows:
         h = highs.get(r["case"], {})
