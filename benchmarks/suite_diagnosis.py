@@ -81,11 +81,13 @@ def main() -> None:
     ap.add_argument("--max-qi", type=int, default=6, help="cases with at most this many QIs (default 6)")
     ap.add_argument("--only", default=None, help="cases whose name contains this")
     ap.add_argument("--intervals", action="store_true", help="the cases with interval QIs (default: without)")
-    ap.add_argument("--case", action="append", default=None, help="this case only (repeatable; with or without intervals)")
+    ap.add_argument("--case", action="append", default=None,
+                    help="this case only (repeatable; with or without intervals)")
     ap.add_argument("--no-highs", action="store_true", help="skip HiGHS alone")
     args = ap.parse_args()
     suite = load_suite(args.suite)
-    specs = [s for s in suite.instances if _qi_count(s) <= args.max_qi and (args.case is not None or bool(s.get("intervals")) == args.intervals)
+    specs = [s for s in suite.instances if _qi_count(s) <= args.max_qi
+             and (args.case is not None or bool(s.get("intervals")) == args.intervals)
              and (args.only is None or args.only in s["name"]) and (args.case is None or s["name"] in args.case)]
     rows = run_serial(_milp_anon, [(s, args.limit) for s in specs])
     open_specs = [] if args.no_highs else [(s, args.limit) for s, r in zip(specs, rows)
@@ -104,9 +106,11 @@ def main() -> None:
     intro = (provenance_line("suite_diagnosis") + f". Suite `{args.suite}`, cases with at most {args.max_qi} QIs, "
              f"{args.limit:.0f} s per run, one at a time"
              + (", the cases with interval QIs" if args.intervals else "")
-             + (f", the cases {', '.join(args.case)}" if args.case else "") + ". milp-anon with default options; HiGHS alone on the whole "
-             "model (presolve off, no start; the model's build counts against its limit) only where milp-anon "
-             "did not prove the optimum" + (" (skipped here: --no-highs)" if args.no_highs else "") + ". Verdict: see the script's docstring.")
+             + (f", the cases {', '.join(args.case)}" if args.case else "")
+             + ". milp-anon with default options; HiGHS alone on the whole model (presolve off, no start; the "
+             "model's build counts against its limit) only where milp-anon did not prove the optimum"
+             + (" (skipped here: --no-highs)" if args.no_highs else "")
+             + ". Verdict: see the script's docstring.")
     which = "_intervals" if args.intervals else ("_open" if args.case else "")
     stem = f"benchmarks/results/{suite.name}{which}_diagnosis_{args.limit:.0f}s"
     write_results(stem, rows, f"Diagnosis of the {suite.name} suite at {args.limit:.0f} s", columns, intro)
