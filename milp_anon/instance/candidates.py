@@ -479,15 +479,8 @@ def _cell_candidates(types: RowTypes, lattices, min_size: int) -> Candidates:
                 last = len(chosen) + 1 == len(proper)
                 for j in range(node.size):
                     sub = S[member[j]]
-                    # closure (_closed_cells) as the types narrow: a cell chosen before that lost a value at its
-                    # edge (a range an end, a set a value) keeps no closed candidate below it, nor does a
-                    # generalized column without two types apart; these never count towards MAX_CELL_PAIRS
-                    if not _cells_are_hulls(codes[sub], chosen, lattices):
-                        continue
                     if not last:
                         stack.append((sub, {**chosen, c: int(node[j])}))
-                        continue
-                    if not _levels_are_closed(codes[sub], lvl, proper, lattices):
                         continue
                     row = proj[sub[0]].copy()
                     for cc, nd in {**chosen, c: int(node[j])}.items():
@@ -530,43 +523,6 @@ def _cell_candidates(types: RowTypes, lattices, min_size: int) -> Candidates:
         counts=counts_out,
     )
     return _with_cell_closure(merged, types, lattices)
-
-
-def _cells_are_hulls(codes: np.ndarray, chosen: dict, lattices) -> bool:
-    """Every proper cell ``chosen`` (column -> node) is the hull of the types ``codes`` (rows: types): a range has
-    types at both ends, a value set every listed value (:func:`_closed_cells`' test, for one candidate)."""
-    for c, node in chosen.items():
-        cells = lattices[c].cells
-        V, vals = cells.n_values, codes[:, c].astype(np.int64)
-        if cells.kind == "interval":
-            a, b = divmod(node - V - 1, V)
-            r = cells.rank[vals]
-            if r.min() != a or r.max() != b:
-                return False
-        elif int(np.bitwise_or.reduce(np.left_shift(1, np.unique(vals)))) != node - V - 1:
-            return False
-    return True
-
-
-def _levels_are_closed(codes: np.ndarray, lvl: np.ndarray, proper: list, lattices) -> bool:
-    """The columns outside ``proper`` pass :func:`_closed_cells`' test for the types ``codes`` at levels ``lvl``:
-    a generalized hierarchy column has two types in different children, a ``*`` of a cell column the whole range
-    (intervals) or every value (sets)."""
-    for c, lat in enumerate(lattices):
-        if c in proper or lvl[c] == 0:
-            continue
-        vals = codes[:, c].astype(np.int64)
-        if lat.cells is None:
-            below = lat.anc[vals, lvl[c] - 1]
-            if below.min() == below.max():
-                return False
-        elif lat.cells.kind == "interval":
-            r = lat.cells.rank[vals]
-            if r.min() != 0 or r.max() != lat.cells.n_values - 1:
-                return False
-        elif np.unique(vals).size != lat.cells.n_values:
-            return False
-    return True
 
 
 def _with_cell_closure(cands: Candidates, types: RowTypes, lattices) -> Candidates:
