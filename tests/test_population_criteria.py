@@ -304,3 +304,4 @@ def test_delta_presence_is_not_spliced_by_the_search():
     assert "closed under union" in lns.unavailable(ma.Request(crit))
     r = ma.anonymize(ma.Table.from_frame(frame, ["q0", "q1", "q2"]), crit)
     assert r.status == "optimal" and r.objective == 5
+    assert r.objective == brute_force(frame.to_numpy(), [crit], {}, columns=["q0", "q1", "q2"])[0]

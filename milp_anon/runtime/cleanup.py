@@ -82,33 +82,27 @@ def committing():
         yield
 
 
-def _descendants() -> list:
-    """This process's children and theirs (a Dask cluster's nannies and workers), where psutil is installed
-    (Dask depends on it; without Dask there are no such children)."""
+def _end_descendants() -> None:
+    """Kill this process's children and theirs (a Dask cluster's nannies and workers) and wait for them (at most
+    5 s): one still running may write into a scratch directory while it is being deleted, leaving it behind (the
+    CI run of stop 97). Where psutil is installed (Dask depends on it; without Dask there are no such children)."""
     try:
         import psutil
     except ImportError:
-        return []
+        return
     with contextlib.suppress(Exception):
-        return psutil.Process().children(recursive=True)
-    return []
+        children = psutil.Process().children(recursive=True)
+        for child in children:
+            with contextlib.suppress(Exception):
+                child.kill()
+        psutil.wait_procs(children, timeout=5)
 
 
 def _undo() -> None:
     for proc in list(_processes):
         with contextlib.suppress(OSError):
             proc.kill()
-    # a child still running may write into a scratch directory while it is being deleted, leaving it behind
-    # (the CI run of stop 97): the children end first, then the directories go
-    children = _descendants()
-    for child in children:
-        with contextlib.suppress(Exception):
-            child.kill()
-    if children:
-        import psutil
-
-        with contextlib.suppress(Exception):
-            psutil.wait_procs(children, timeout=5)
+    _end_descendants()  # before the directories go
     for path in list(_files):
         with contextlib.suppress(OSError):
             if os.path.isdir(path) and not os.path.islink(path):  # a scratch directory (a Dask cluster's)
