@@ -423,7 +423,7 @@ class LagrangianReduction:
         progress.report(bound=self.lb)
         if self.solver.tuning.lp_rounding and pb.guide is not None and self.request.k_alone:
             self.rounding(pb.guide)
-        if self.request.model.warm_start == "greedy":
+        if self.heuristic_first():
             self.heuristic()
         while not self.done():
             remaining = self.left()
@@ -435,6 +435,13 @@ class LagrangianReduction:
         self.timings.add("solve", self.timings.lp or 0.0)
         self.log.lower_bound = self.lb
         return self.outcome()
+
+    def heuristic_first(self) -> bool:
+        """Whether the heuristic tables come before the rounds rather than after the first: asked for
+        (``warm_start="greedy"``), or with an interval column, whose first round (the restriction near the LP
+        bound) can take the whole limit while the interval split (:func:`~milp_anon.heuristics.interval_split`)
+        finds a far better table than the LP rounding in a fraction of a second (``suite_commits_interval_split.md``)."""
+        return self.request.model.warm_start == "greedy" or bool(getattr(self.request.recoding, "intervals", ()))
 
     def search_beside_lp(self, lp_limit: float | None) -> bool:
         """Whether the column generation runs in its own process with the search beside it
@@ -674,7 +681,7 @@ class LagrangianReduction:
         self.lb = max(self.lb, min(bound, G))
         progress.report(bound=self.lb, incumbent=self.ub if math.isfinite(self.ub) else None)
         if first and (self.left() is None or self.left() > 0) \
-                and self.request.model.warm_start != "greedy" \
+                and not self.heuristic_first() \
                 and (self.best is None or self.grid.gap(self.ub, self.lb) > HEURISTIC_GAP):
             # later rounds stop at G with poor incumbents: the heuristic table now (inside a time
             # limit, not after it), when the first round left a gap
@@ -703,7 +710,7 @@ class LagrangianReduction:
         """One restricted model from ``hint`` (else the whole table as one group): stop at ``G``; the first
         round is polished, and leaves room for the heuristic. Returns ``(outcome, the log of the search beside the
         round or None)``."""
-        if first and remaining is not None and self.request.model.warm_start != "greedy" and self.heuristics:
+        if first and remaining is not None and not self.heuristic_first() and self.heuristics:
             remaining *= 1.0 - HEURISTIC_SHARE  # room for the heuristic table after the first round
         # only min(B, G) is used, so a round may stop once its bound reaches G; the first
         # (smallest) round first looks for a good incumbent for a while: the later rounds stop

@@ -12,7 +12,9 @@ Which heuristics run (:func:`heuristic_tables`) is decided here only:
   suppressed column where the parts meet the criteria), and the whole table
   as one class refined (a top-down split);
 * pattern-guided suppression (k-anonymity alone): the pattern greedy over the patterns;
-* interval and value-set cells: strict Mondrian (its classes at their hulls);
+* interval and value-set cells: strict Mondrian (its classes at their hulls) and, with an interval column and
+  k-anonymity alone, the interval split (:func:`~milp_anon.heuristics.interval_split`: groups on the other QIs
+  cut into segments of consecutive values);
 * hierarchies (and suppressed columns beside them): strict Mondrian with the
   hierarchies (any criteria) and, for k-anonymity alone, the level greedy
   (:func:`~milp_anon.heuristics.level_greedy`: the pattern greedy over
@@ -34,7 +36,8 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from milp_anon.heuristics import criteria_pattern_greedy, level_greedy, mondrian, pattern_greedy, suppression_greedy
+from milp_anon.heuristics import (criteria_pattern_greedy, interval_split, level_greedy, mondrian, pattern_greedy,
+                                  suppression_greedy)
 from milp_anon.heuristics.refine import refine_release
 from milp_anon.privacy.criteria import group_test
 from milp_anon.release.partition import release_blocks
@@ -86,6 +89,10 @@ def heuristic_tables(table, request) -> list[tuple[str, object, float]]:
             res = level_greedy(table, k, request.recoding)
             if res is not None:
                 out.append(("level greedy", *res))
+        if request.k_alone and request.recoding.intervals:
+            res = interval_split(table, k, request.recoding)
+            if res is not None:
+                out.append(("interval split", *res))
         res = mondrian(table, request.criteria, request.recoding)
         if res is not None:
             out.append(("mondrian", *res))
