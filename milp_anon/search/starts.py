@@ -36,8 +36,14 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from milp_anon.heuristics import (criteria_pattern_greedy, interval_split, level_greedy, mondrian, pattern_greedy,
-                                  suppression_greedy)
+from milp_anon.heuristics import (
+    criteria_pattern_greedy,
+    interval_split,
+    level_greedy,
+    mondrian,
+    pattern_greedy,
+    suppression_greedy,
+)
 from milp_anon.heuristics.refine import refine_release
 from milp_anon.privacy.criteria import group_test
 from milp_anon.release.partition import release_blocks
