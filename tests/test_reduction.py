@@ -161,13 +161,15 @@ def test_bounds_hold_for_any_multipliers(data):
 
 @settings(max_examples=80)
 @given(small_tables(n=(4, 10), m=(1, 4)), st.sampled_from([None, 0.0, 0.5, 0.95]), st.sampled_from([None, 1]),
-       st.sampled_from([None, 1e-4]), st.sampled_from([None, False, True]))
-def test_column_generation_reaches_the_lp_bound(case, smoothing, max_add, master_seconds, separate_links):
+       st.sampled_from([None, 1e-4]), st.sampled_from([None, False, True]),
+       st.sampled_from([None, ma.Tuning(max_add_most=1)]))
+def test_column_generation_reaches_the_lp_bound(case, smoothing, max_add, master_seconds, separate_links, tuning):
     """The column-generation bound equals the LP relaxation of the whole model (y relaxed), built independently,
     with and without Wentges smoothing, when a single candidate enters per round (many rounds, mis-prices),
     when every master run is cut short (priced at unfinished duals, or run again to the optimum), and with
     the masters' links separated (added when violated: from the start, or, by default, from the first
-    master cut short) or all built."""
+    master cut short) or all built; ``max_add`` growing a round where the master is faster than the pricing
+    (the default) or fixed (``max_add_most=1``)."""
     frame, qi, k = case
     if k > len(frame):
         return
@@ -175,7 +177,8 @@ def test_column_generation_reaches_the_lp_bound(case, smoothing, max_add, master
     types = RowTypes.from_table(table)
     cands = suppression_candidates(types, k)
     cg = column_generation(types.counts, cands.cost, cands.pair_type, cands.pair_cand, k, smoothing=smoothing,
-                           max_add=max_add, master_seconds=master_seconds, separate_links=separate_links)
+                           max_add=max_add, master_seconds=master_seconds, separate_links=separate_links,
+                           tuning=tuning)
     assert cg.converged
     assert cg.bound <= cg.lp_value + 1e-6
     # the master's point, read back over every candidate and pair, is the LP optimum it reports

@@ -16,6 +16,7 @@ def test_the_shipped_tuning_is_the_default_everywhere():
     assert ma.SolverOptions().tuning == Tuning()
     shipped = Tuning()
     assert all(getattr(shipped, f.name) is True for f in dataclasses.fields(Tuning) if f.type == "bool")
+    assert shipped.max_add_most == 4800
     assert (shipped.smoothing, shipped.max_add, shipped.master_seconds, shipped.rank_tail, shipped.price_chunk,
             shipped.master_highs_options, shipped.proof_round_share, shipped.hard_end_grace,
             shipped.lp_presolve_max_columns, shipped.restricted_share) == (0.8, 300, 10.0, 1e-4, 1 << 22, (), 0.5, 3.0,
@@ -43,7 +44,8 @@ def test_solve_keywords_take_a_tuning():
 @pytest.mark.parametrize("changes, field", [
     (dict(cliques=1), "cliques"), (dict(search_beside_lp="no"), "search_beside_lp"),
     (dict(smoothing=1.0), "smoothing"), (dict(smoothing=-0.1), "smoothing"), (dict(smoothing=math.nan), "smoothing"),
-    (dict(max_add=0), "max_add"), (dict(max_add=2.5), "max_add"), (dict(master_seconds=0.0), "master_seconds"),
+    (dict(max_add=0), "max_add"), (dict(max_add=2.5), "max_add"), (dict(max_add_most=0), "max_add_most"),
+    (dict(master_seconds=0.0), "master_seconds"),
     (dict(rank_tail=-1.0), "rank_tail"), (dict(price_chunk=0), "price_chunk"), (dict(price_chunk=True), "price_chunk"),
     (dict(proof_round_share=-0.5), "proof_round_share"), (dict(hard_end_grace=-1.0), "hard_end_grace"),
     (dict(lp_presolve_max_columns=1.5), "lp_presolve_max_columns"), (dict(restricted_share=1.5), "restricted_share"),

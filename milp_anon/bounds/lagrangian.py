@@ -595,7 +595,11 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     master's own duals instead, so convergence is tested exactly as without
     smoothing. Up to ``max_add`` candidates with ``rc_j < 0`` enter with the
     pairs of their block solution, and pairs of master candidates with a
-    negative reduced cost (at the master's duals) enter alone.
+    negative reduced cost (at the master's duals) enter alone. Where more
+    priced out and the master took less time than the pricing, ``max_add``
+    doubles for the next round, up to ``tuning.max_add_most``: interval models
+    price millions of pairs a round for a master of a few thousand columns
+    (``suite_commits_max_add.md``).
 
     A master run stops after ``master_seconds``: its dual simplex's current
     duals are priced as they are (``L`` is valid for every ``π``, and the
@@ -661,7 +665,9 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
         if left is not None and left <= 0:
             break
         capped = not finish and (left is None or master_seconds < left)
+        t_master = time.perf_counter()
         solved = master.solve(left, master_seconds if capped else None)
+        master_s = time.perf_counter() - t_master
         if solved is None:
             if not capped:
                 break
@@ -679,8 +685,10 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
         optimal = math.isfinite(value)
         if optimal:
             lp_value = value
+        t_price = time.perf_counter()
         best, alpha, prices, bound, enter = _smoothed_round(master, duals, T, best, separate, smoothing,
                                                             (n, w, pair_type, pair_cand, k), chunk)
+        price_s = time.perf_counter() - t_price
         log.info("column generation round %d: master LP %.4f%s, Lagrangian bound %.4f (best %.4f, smoothing "
                  "%.2f), master %d candidates, %d pairs, %.1f s", it, lp_value, "" if optimal else " (unfinished)",
                  bound, best[3], alpha, int(master.in_master.sum()), int(master.pair_in.sum()),
@@ -702,6 +710,8 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
         finish = False
         if enter.size > max_add:
             enter = enter[np.argsort(prices.rc[enter], kind="stable")[:max_add]]
+            if master_s < price_s:  # the master is cheap beside the pricing: more columns a round cost little
+                max_add = max(max_add, min(2 * max_add, tuning.max_add_most))
         master.add_pairs(pair_enter)
         if enter.size:
             master.add_with_pairs(enter, prices.taken)

@@ -79,6 +79,9 @@ class Tuning:
     #: candidates that enter the master per round at most, the most negative ``rc_j`` first
     #: (``scale_reduction_smoothing_6qi_60s.md``: ``unsmoothed`` let 2,000 in)
     max_add: int = 300
+    #: the most ``max_add`` grows to, doubling after each round whose master took less time than its pricing and
+    #: more candidates priced out (``suite_commits_max_add.md``)
+    max_add_most: int = 4800
     #: seconds of one master run at most before its current duals are priced, the next run continuing from its basis
     #: (``scale_reduction_smoothing_6qi_60s.md``: ``unsmoothed`` ran every master to its optimum;
     #: ``cg_converge_8qi_k5.md``)
@@ -203,6 +206,7 @@ class Tuning:
                 raise InputError(f"tuning.{f.name} is True or False, got {value!r}")
         _number(self, "smoothing", 0.0, 1.0, high_open=True)
         _whole(self, "max_add", 1)
+        _whole(self, "max_add_most", 1)
         _number(self, "master_seconds", 0.0, math.inf, low_open=True)
         _number(self, "rank_tail", 0.0, math.inf)
         _whole(self, "price_chunk", 1)
