@@ -597,8 +597,7 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     pairs of their block solution, and pairs of master candidates with a
     negative reduced cost (at the master's duals) enter alone. Where more
     priced out and the master took less time than the pricing, ``max_add``
-    doubles for the next round, up to ``tuning.max_add_most``, and where the
-    master took longer it halves, down to its first value: interval models
+    doubles for the next round, up to ``tuning.max_add_most``: interval models
     price millions of pairs a round for a master of a few thousand columns
     (``suite_commits_max_add.md``).
 
@@ -649,7 +648,6 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     t0 = time.perf_counter()
     tuning = Tuning() if tuning is None else tuning
     max_add = tuning.max_add if max_add is None else int(max_add)
-    first_add = max_add
     smoothing = tuning.smoothing if smoothing is None else float(smoothing)
     master_seconds = tuning.master_seconds if master_seconds is None else float(master_seconds)
     chunk = tuning.price_chunk
@@ -714,8 +712,6 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
             enter = enter[np.argsort(prices.rc[enter], kind="stable")[:max_add]]
             if master_s < price_s:  # the master is cheap beside the pricing: more columns a round cost little
                 max_add = max(max_add, min(2 * max_add, tuning.max_add_most))
-        if master_s > price_s and max_add > first_add:  # a master grown slower than the pricing: fewer again
-            max_add = max(first_add, max_add // 2)
         master.add_pairs(pair_enter)
         if enter.size:
             master.add_with_pairs(enter, prices.taken)
