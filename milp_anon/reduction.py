@@ -438,10 +438,11 @@ class LagrangianReduction:
 
     def heuristic_first(self) -> bool:
         """Whether the heuristic tables come before the rounds rather than after the first: asked for
-        (``warm_start="greedy"``), or with an interval column, whose first round (the restriction near the LP
-        bound) can take the whole limit while the interval split (:func:`~milp_anon.heuristics.interval_split`)
+        (``warm_start="greedy"``), or k-anonymity with an interval column, whose first round (the restriction near
+        the LP bound) can take the whole limit while the interval split (:func:`~milp_anon.heuristics.interval_split`)
         finds a far better table than the LP rounding in a fraction of a second (``suite_commits_interval_split.md``)."""
-        return self.request.model.warm_start == "greedy" or bool(getattr(self.request.recoding, "intervals", ()))
+        intervals = bool(getattr(self.request.recoding, "intervals", ()))
+        return self.request.model.warm_start == "greedy" or (intervals and self.request.k_alone)
 
     def search_beside_lp(self, lp_limit: float | None) -> bool:
         """Whether the column generation runs in its own process with the search beside it
