@@ -1093,12 +1093,13 @@ def test_the_column_generation_in_its_own_process_gives_its_bounds_and_its_point
     master's last point; with ``guide_after = 0`` its first master point reaches the caller (``lp_guide``), a
     point over every candidate and pair that meets the master's rows. The child takes its knobs from the options
     it is sent (``options.tuning``): here ones that change the column generation's course (no smoothing, a few
-    candidates a round), which it follows as this process does."""
+    candidates a round, never more: ``max_add`` grows by the measured times of master and pricing, which differ
+    between two processes), which it follows as this process does."""
     from milp_anon.release.result import Timings
     from milp_anon.solvers.isolated import solve_isolated
 
     rng = np.random.default_rng(20261204)
-    tuning = ma.Tuning(smoothing=0.0, max_add=1)
+    tuning = ma.Tuning(smoothing=0.0, max_add=1, max_add_most=1)
     changed = 0
     for _ in range(4):
         frame, table, k, whole = _random_case(rng)

@@ -80,7 +80,8 @@ class Tuning:
     #: (``scale_reduction_smoothing_6qi_60s.md``: ``unsmoothed`` let 2,000 in)
     max_add: int = 300
     #: the most ``max_add`` grows to, doubling after each round whose master took less time than its pricing and
-    #: more candidates priced out (``suite_commits_max_add.md``)
+    #: more candidates priced out (``suite_commits_max_add.md``); measured times, so two runs' courses may differ
+    #: (never the bound's validity), as with ``master_seconds``; ``max_add_most = max_add`` fixes the course
     max_add_most: int = 4800
     #: seconds of one master run at most before its current duals are priced, the next run continuing from its basis
     #: (``scale_reduction_smoothing_6qi_60s.md``: ``unsmoothed`` ran every master to its optimum;
