@@ -595,13 +595,8 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
     master's own duals instead, so convergence is tested exactly as without
     smoothing. Up to ``max_add`` candidates with ``rc_j < 0`` enter with the
     pairs of their block solution, and pairs of master candidates with a
-    negative reduced cost (at the master's duals) enter alone. Where more
-    priced out and the master took less time than the pricing, ``max_add``
-    doubles for the next round, up to ``tuning.max_add_most``: interval models
-    price millions of pairs a round for a master of a few thousand columns
-    (``suite_commits_max_add.md``). The times are measured, so two runs may
-    take different courses (every one a valid bound);
-    ``tuning.max_add_most = max_add`` fixes it.
+    negative reduced cost (at the master's duals) enter alone; ``max_add``
+    grows where the master is cheap beside the pricing (``tuning.max_add_most``).
 
     A master run stops after ``master_seconds``: its dual simplex's current
     duals are priced as they are (``L`` is valid for every ``π``, and the

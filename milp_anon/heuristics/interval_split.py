@@ -26,13 +26,10 @@ import numpy as np
 
 from milp_anon.privacy.criteria import KAnonymity
 from milp_anon.release.partition import verified_release
+from milp_anon.tables.cells import CellColumn
 from milp_anon.tables.table import Table
 
 __all__ = ["interval_split"]
-
-
-def _numeric(values) -> np.ndarray:
-    return np.array([float(v) for v in values], dtype=float)
 
 
 def segments(x: np.ndarray, k: int, span: float) -> list[np.ndarray]:
@@ -82,7 +79,7 @@ def interval_split(table: Table, k: int, recoding):
     if not cols or table.n < k:
         return None
     codes = table.codes
-    num = {c: _numeric(table.values[c]) for c in cols}
+    num = {c: CellColumn.of("interval", table.values[c], table.qi[c]).numbers for c in cols}
     spans = {c: (num[c].max() - num[c].min()) or 1.0 for c in cols}
     # the interval column of most values carries the splits; the others group the rows like any other QI
     split = max(cols, key=lambda c: len(table.values[c]))
@@ -125,6 +122,6 @@ def _column_to_drop(codes: np.ndarray, left: np.ndarray, keep: list, k: int) -> 
         rest = [d for d in keep if d != c]
         if not rest:
             return left.size if left.size >= k else 0
-        _, inv, cnt = np.unique(codes[np.ix_(left, rest)], axis=0, return_inverse=True, return_counts=True)
+        _, cnt = np.unique(codes[np.ix_(left, rest)], axis=0, return_counts=True)
         return int(cnt[cnt >= k].sum())
     return max(keep, key=lambda c: (placed(c), -np.unique(codes[left, c]).size))
