@@ -45,7 +45,7 @@ from milp_anon.runtime.memory import cap_bytes
 from milp_anon.runtime.status import Status
 from milp_anon.search import lns
 from milp_anon.search.lp_rounding import round_k_anonymity
-from milp_anon.search.starts import best_heuristic, release_pairs, whole_table_start
+from milp_anon.search.starts import best_heuristic, interval_split_applies, release_pairs, whole_table_start
 from milp_anon.solvers import SolverOptions, StopAtBound, highs_option_values, solve_model
 from milp_anon.solvers.isolated import solve_isolated
 from milp_anon.solvers.root_cuts import solve_by_root_cuts
@@ -441,8 +441,7 @@ class LagrangianReduction:
         (``warm_start="greedy"``), or k-anonymity with an interval column, whose first round (the restriction near
         the LP bound) can take the whole limit while the interval split (:func:`~milp_anon.heuristics.interval_split`)
         finds a far better table than the LP rounding in a fraction of a second (``suite_commits_interval_split.md``)."""
-        intervals = bool(getattr(self.request.recoding, "intervals", ()))
-        return self.request.model.warm_start == "greedy" or (intervals and self.request.k_alone)
+        return self.request.model.warm_start == "greedy" or interval_split_applies(self.request)
 
     def search_beside_lp(self, lp_limit: float | None) -> bool:
         """Whether the column generation runs in its own process with the search beside it

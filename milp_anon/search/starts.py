@@ -51,8 +51,8 @@ from milp_anon.release.verified import Release
 from milp_anon.runtime.errors import MilpAnonError, OptionViolation, VerificationError
 from milp_anon.tables.recoding import Generalization, Patterns, Suppression
 
-__all__ = ["ALL_MASKS_MAX_M", "all_masks", "best_heuristic", "heuristic_tables", "release_pairs", "release_start",
-           "warm_start", "whole_table_start"]
+__all__ = ["ALL_MASKS_MAX_M", "all_masks", "best_heuristic", "heuristic_tables", "interval_split_applies",
+           "release_pairs", "release_start", "warm_start", "whole_table_start"]
 
 #: the pattern greedy tries every one of the 2^m suppression masks up to this many QIs
 ALL_MASKS_MAX_M = 16
@@ -95,7 +95,7 @@ def heuristic_tables(table, request) -> list[tuple[str, object, float]]:
             res = level_greedy(table, k, request.recoding)
             if res is not None:
                 out.append(("level greedy", *res))
-        if request.k_alone and request.recoding.intervals:
+        if interval_split_applies(request):
             res = interval_split(table, k, request.recoding)
             if res is not None:
                 out.append(("interval split", *res))
@@ -107,6 +107,11 @@ def heuristic_tables(table, request) -> list[tuple[str, object, float]]:
         if res is not None:
             out.append(("pattern greedy", *res))
     return out
+
+
+def interval_split_applies(request) -> bool:
+    """Whether :func:`heuristic_tables` runs the interval split: k-anonymity alone with an interval column."""
+    return request.k_alone and bool(getattr(request.recoding, "intervals", ()))
 
 
 def _best(candidates, table, request) -> Release | None:
