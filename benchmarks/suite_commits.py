@@ -7,7 +7,8 @@ real-table suite that no switch turns off.
 
 Each tree is a clean checkout of the named commit (:func:`benchmarks.commits._checked`). For every case the
 trees run in turn, each through its own ``benchmarks.suite_diagnosis --case C --no-highs`` in its own process
-(milp-anon with default options), so the arms of a case meet the machine within minutes of each other. Writes
+(milp-anon with default options; ``--lns 0,0.25`` runs each tree also with that search share), so the arms of a case
+meet the machine within minutes of each other. Writes
 ``benchmarks/results/suite_commits_<tag>.{csv,md}`` with a ``commit`` column.
 """
 
@@ -24,9 +25,10 @@ from benchmarks.common import provenance_line, write_results
 from benchmarks.in_turn import number
 
 
-def _run_case(label: str, python: str, root: str, suite: str, case: str, limit: str) -> dict:
+def _run_case(label: str, python: str, root: str, share: str, suite: str, case: str, limit: str) -> dict:
     cmd = [python, "-m", "benchmarks.suite_diagnosis", suite, "--case", case, "--no-highs", "--limit", limit]
-    print(f"commit {label}: {case}", flush=True)
+    cmd += ["--lns", share] if float(share) else []  # trees from before the option run with defaults only
+    print(f"commit {label}, --lns {share}: {case}", flush=True)
     subprocess.run(cmd, check=True, cwd=root, env=dict(os.environ, PYTHONPATH=root))
     name = os.path.splitext(os.path.basename(suite))[0]
     stem = os.path.join(root, "benchmarks", "results", f"{name}_open_diagnosis_{float(limit):.0f}s")
@@ -39,7 +41,7 @@ def _run_case(label: str, python: str, root: str, suite: str, case: str, limit: 
             subprocess.run(["git", "checkout", "--", stem + ext], cwd=root, check=True)
         else:
             os.remove(stem + ext)
-    return {"commit": label, **{key: number(v) for key, v in row.items()}}
+    return {"commit": label, "lns": float(share), **{key: number(v) for key, v in row.items()}}
 
 
 def main(argv=None):
@@ -49,16 +51,20 @@ def main(argv=None):
     ap.add_argument("--case", action="append", required=True, help="a suite case's name (repeatable)")
     ap.add_argument("--limit", default="60")
     ap.add_argument("--tag", required=True)
+    ap.add_argument("--lns", default="0",
+                    help="milp-anon's --lns shares, comma-separated: each tree runs once with each (default 0)")
     a = ap.parse_args(argv)
-    arms = [_checked(*t.split("=", 1)) for t in a.trees.split(",")]
+    trees = [_checked(*t.split("=", 1)) for t in a.trees.split(",")]
+    arms = [(label, python, root, share) for label, python, root in trees for share in a.lns.split(",")]
     rows = [_run_case(*arm, a.suite, case, a.limit) for case in a.case for arm in arms]
-    columns = [("case", "case"), ("commit", "commit"), ("status", "status"), ("objective", "table"),
+    columns = [("case", "case"), ("commit", "commit"), ("lns", "--lns"), ("status", "status"), ("objective", "table"),
                ("bound", "bound"), ("gap", "gap"), ("lp_bound", "LP bound"), ("seconds", "seconds")]
     intro = (provenance_line("suite_commits") + f"; suite `{a.suite}`, {float(a.limit):.0f} s per run, milp-anon "
-             f"with default options at {' and '.join(label for label, _, _ in arms)}, case by case in turn, one run "
+             f"with default options at {' and '.join(label for label, _, _ in trees)}"
+             + (f", each also with --lns {', '.join(a.lns.split(','))}" if a.lns != "0" else "") + ", case by case in turn, one run "
              "at a time, each in its own process.")
     write_results(os.path.join("benchmarks", "results", f"suite_commits_{a.tag}"), rows,
-                  f"Suite cases at {' and '.join(label for label, _, _ in arms)}", columns, intro)
+                  f"Suite cases at {' and '.join(label for label, _, _ in trees)}", columns, intro)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ verdict compares the two: *incumbent-limited* when HiGHS alone found a cheaper t
 proved a higher bound, *both*, or *open* when neither beats milp-anon (the gap lies between its table and its
 bound, and only a tree can tell which side moves).
 
-Run: ``python -m benchmarks.suite_diagnosis [--limit S] [--max-qi Q] [--only SUBSTRING] [SUITE.toml]`` →
+Run: ``python -m benchmarks.suite_diagnosis [--limit S] [--max-qi Q] [--only SUBSTRING] [--lns SHARE] [SUITE.toml]`` →
 ``benchmarks/results/<suite>_diagnosis_<S>s.{md,csv}``. One case at a time, each in a fresh process.
 """
 
@@ -23,11 +23,11 @@ from milp_anon.bench.suite import build_problem, load_suite
 def _milp_anon(job) -> dict:
     import milp_anon as ma
 
-    spec, limit = job
+    spec, limit, share = job
     p = build_problem(spec)
     t0 = time.perf_counter()
     try:
-        r = ma.Request(*p.criteria, recoding=p.recoding).solve(p.table, ma.SolverOptions(time_limit=limit))
+        r = ma.Request(*p.criteria, recoding=p.recoding).solve(p.table, ma.SolverOptions(time_limit=limit, lns=share))
     except (ma.InputError, ma.ModelTooLargeError) as exc:  # a model the product refuses: its reason is the row
         return {"case": spec["name"], "rows": p.table.n, "t_in": p.info["t_in"], "status": "refused",
                 "reason": str(exc), "seconds": round(time.perf_counter() - t0, 1), "measured_until": time.time()}
@@ -84,12 +84,14 @@ def main() -> None:
     ap.add_argument("--case", action="append", default=None,
                     help="this case only (repeatable; with or without intervals)")
     ap.add_argument("--no-highs", action="store_true", help="skip HiGHS alone")
+    ap.add_argument("--lns", type=float, default=0.0,
+                    help="milp-anon's --lns share (default 0, the default option: no search)")
     args = ap.parse_args()
     suite = load_suite(args.suite)
     specs = [s for s in suite.instances if _qi_count(s) <= args.max_qi
              and (args.case is not None or bool(s.get("intervals")) == args.intervals)
              and (args.only is None or args.only in s["name"]) and (args.case is None or s["name"] in args.case)]
-    rows = run_serial(_milp_anon, [(s, args.limit) for s in specs])
+    rows = run_serial(_milp_anon, [(s, args.limit, args.lns) for s in specs])
     open_specs = [] if args.no_highs else [(s, args.limit) for s, r in zip(specs, rows)
                                            if r["status"] not in ("optimal", "refused")]
     highs = {h["case"]: h for h in run_serial(_highs_alone, open_specs)}
@@ -107,7 +109,8 @@ def main() -> None:
              f"{args.limit:.0f} s per run, one at a time"
              + (", the cases with interval QIs" if args.intervals else "")
              + (f", the cases {', '.join(args.case)}" if args.case else "")
-             + ". milp-anon with default options; HiGHS alone on the whole model (presolve off, no start; the "
+             + (". milp-anon with default options" if not args.lns else f". milp-anon with --lns {args.lns:g}")
+             + "; HiGHS alone on the whole model (presolve off, no start; the "
              "model's build counts against its limit) only where milp-anon did not prove the optimum"
              + (" (skipped here: --no-highs)" if args.no_highs else "")
              + ". Verdict: see the script's docstring.")
