@@ -206,6 +206,31 @@ def test_where_it_does_not_apply():
                                                        recoding=ma.Suppression(scheme="full-domain")))
 
 
+@pytest.mark.parametrize("cells", [{"intervals": ["age"]}, {"value_sets": ["age"]}])
+def test_it_declines_interval_and_value_set_cells(cells):
+    """A sub-table prices an interval cell by its own range (a value set by its own values), not the whole
+    table's: the same released rows cost more there, so a cheaper sub-table can be a dearer table. The search
+    declines such recodings; re-solving a relaxation's failing classes (a repair) still applies, and a solve
+    asked for the search releases its own verified table without it."""
+    frame = pd.DataFrame({"age": ["20", "30", "20", "30", "90", "90"], "c": list("AABBCC")})
+    request = ma.Request(ma.KAnonymity(2), recoding=ma.Generalization(**cells))
+    assert "sub-table" in lns.unavailable(request)
+    assert lns.unavailable(request, improving=False) is None
+    table = ma.Table.from_frame(frame, ["age", "c"])
+    released = frame.assign(age=["20-30", "20-30", "20-30", "20-30", "90", "90"]) if "intervals" in cells else \
+        frame.assign(age=["20,30", "20,30", "20,30", "20,30", "90", "90"])
+    whole = Release.verified(table, request, released)
+    rows = np.arange(4)
+    sub = Release.verified(ma.Table.from_frame(frame.iloc[rows], ["age", "c"]), request,
+                           released.iloc[rows].reset_index(drop=True))
+    # the whole table: 4 cells of width 10 over 70 (of 1 value more over 2); the first four rows alone: 4 × 1
+    assert whole.objective == pytest.approx(4 * 10 / 70 if "intervals" in cells else 4 * 1 / 2)
+    assert sub.objective == pytest.approx(4.0)
+    res = ma.anonymize(frame, ma.KAnonymity(2), qi=["age", "c"], recoding=ma.Generalization(**cells),
+                       time_limit=30, lns=0.5)
+    assert res.verified and res.lns is None
+
+
 def test_the_pipeline_hands_the_stage_s_release_to_the_search(monkeypatch):
     """A stage that ends at its limit with the whole table (forced here) is improved in the time kept for
     the search: the result is the brute-force optimum, labelled and logged."""

@@ -24,7 +24,14 @@ verifier before it is handed on; nothing here is trusted.
 Where it does not apply (:func:`unavailable`): full-domain generalization
 (one level per column for every row), record suppression (a table-wide count
 of withheld records), the budget, ``t_out`` and group-count objectives, and
-average re-identification risk (they count over the whole table).
+average re-identification risk (they count over the whole table), and interval
+or value-set columns: their cells cost a width over the column's range, a size
+over its number of values, and a sub-table has a range and values of its own,
+so its cheaper release can be a dearer table (the verifier caught it: HI, 5
+QIs, k = 5, intervals, 600 s with ``lns=0.25`` raised at 267.865 against
+252.25, ``benchmarks/results/lns_intervals_splice_failure.md``).
+Re-solving the failing classes of a relaxation (:func:`resolve_failing`) is a
+repair, not an improvement, and still applies there.
 
 Neighbourhoods. The classes are sorted by their released vectors, read in a
 column order that rotates from pass to pass, and cut into runs of
@@ -249,8 +256,13 @@ def beside(work: Callable[[threading.Event], T], search: Callable[[Callable[[], 
     return box["out"], found
 
 
-def unavailable(request) -> str | None:
-    """Why the search cannot improve a release for ``request``, or ``None`` (module docstring)."""
+def unavailable(request, *, improving: bool = True) -> str | None:
+    """Why the search cannot improve a release for ``request``, or ``None`` (module docstring); ``improving``
+    false: why re-solved classes cannot be spliced into a release at all (:func:`resolve_failing`, a repair, which
+    needs no sub-problem to price its rows as the whole table does)."""
+    if improving and getattr(request.recoding, "cell_columns", None):
+        return ("interval and value-set cells cost their width or size over the whole column's range or values, "
+                "which a sub-table prices by its own: a cheaper sub-table can be a dearer table")
     m = request.model
     if request.recoding.scheme == "full-domain":
         return "full-domain generalization recodes a column for every row at once"
@@ -658,7 +670,7 @@ def resolve_failing(table: Table, request, released, groups: np.ndarray, failing
     pipeline run per piece and growth step, on a few classes each (``sub_solve``, :data:`SubSolve`).
     """
 
-    if unavailable(request) is not None or not np.any(failing):
+    if unavailable(request, improving=False) is not None or not np.any(failing):
         return None
     deadline = time.perf_counter() + seconds
     groups = np.asarray(groups)
