@@ -82,13 +82,13 @@ def main() -> None:
     ap.add_argument("--only", default=None, help="cases whose name contains this")
     ap.add_argument("--intervals", action="store_true", help="the cases with interval QIs (default: without)")
     ap.add_argument("--case", action="append", default=None,
-                    help="this case only (repeatable; with or without intervals)")
+                    help="this case only (repeatable; with or without intervals, whatever its QIs)")
     ap.add_argument("--no-highs", action="store_true", help="skip HiGHS alone")
     ap.add_argument("--lns", type=float, default=0.0,
                     help="milp-anon's --lns share (default 0, the default option: no search)")
     args = ap.parse_args()
     suite = load_suite(args.suite)
-    specs = [s for s in suite.instances if _qi_count(s) <= args.max_qi
+    specs = [s for s in suite.instances if (_qi_count(s) <= args.max_qi or args.case is not None)
              and (args.case is not None or bool(s.get("intervals")) == args.intervals)
              and (args.only is None or args.only in s["name"]) and (args.case is None or s["name"] in args.case)]
     rows = run_serial(_milp_anon, [(s, args.limit, args.lns) for s in specs])
