@@ -7,7 +7,7 @@ real-table suite that no switch turns off.
 
 Each tree is a clean checkout of the named commit (:func:`benchmarks.commits._checked`). For every case the
 trees run in turn, each through its own ``benchmarks.suite_diagnosis --case C --no-highs`` in its own process
-(milp-anon with default options; ``--lns 0,0.25`` runs each tree also with that search share), so the arms of a case
+(milp-anon with default options; ``--lns 0,0.25`` runs each tree with each of those search shares), so the arms of a case
 meet the machine within minutes of each other. Writes
 ``benchmarks/results/suite_commits_<tag>.{csv,md}`` with a ``commit`` column.
 """
@@ -27,7 +27,7 @@ from benchmarks.in_turn import number
 
 def _run_case(label: str, python: str, root: str, share: str, suite: str, case: str, limit: str) -> dict:
     cmd = [python, "-m", "benchmarks.suite_diagnosis", suite, "--case", case, "--no-highs", "--limit", limit]
-    cmd += ["--lns", share] if float(share) else []  # trees from before the option run with defaults only
+    cmd += [] if share == "default" else ["--lns", share]  # trees from before the option: the default only
     print(f"commit {label}, --lns {share}: {case}", flush=True)
     subprocess.run(cmd, check=True, cwd=root, env=dict(os.environ, PYTHONPATH=root))
     name = os.path.splitext(os.path.basename(suite))[0]
@@ -41,7 +41,7 @@ def _run_case(label: str, python: str, root: str, share: str, suite: str, case: 
             subprocess.run(["git", "checkout", "--", stem + ext], cwd=root, check=True)
         else:
             os.remove(stem + ext)
-    return {"commit": label, "lns": float(share), **{key: number(v) for key, v in row.items()}}
+    return {"commit": label, "lns": share, **{key: number(v) for key, v in row.items()}}
 
 
 def main(argv=None):
@@ -51,18 +51,19 @@ def main(argv=None):
     ap.add_argument("--case", action="append", required=True, help="a suite case's name (repeatable)")
     ap.add_argument("--limit", default="60")
     ap.add_argument("--tag", required=True)
-    ap.add_argument("--lns", default="0",
-                    help="milp-anon's --lns shares, comma-separated: each tree runs once with each (default 0)")
+    ap.add_argument("--lns", default="default",
+                    help="milp-anon's --lns shares, comma-separated, 'default' for none given: each tree runs once "
+                         "with each (default: default)")
     a = ap.parse_args(argv)
     trees = [_checked(*t.split("=", 1)) for t in a.trees.split(",")]
     arms = [(label, python, root, share) for label, python, root in trees for share in a.lns.split(",")]
     rows = [_run_case(*arm, a.suite, case, a.limit) for case in a.case for arm in arms]
     columns = [("case", "case"), ("commit", "commit"), ("lns", "--lns"), ("status", "status"), ("objective", "table"),
                ("bound", "bound"), ("gap", "gap"), ("lp_bound", "LP bound"), ("seconds", "seconds")]
+    options = "default options" if a.lns == "default" else f"--lns {' and '.join(a.lns.split(','))}, else defaults"
     intro = (provenance_line("suite_commits") + f"; suite `{a.suite}`, {float(a.limit):.0f} s per run, milp-anon "
-             f"with default options at {' and '.join(label for label, _, _ in trees)}"
-             + (f", each also with --lns {', '.join(a.lns.split(','))}" if a.lns != "0" else "") + ", case by case in turn, one run "
-             "at a time, each in its own process.")
+             f"with {options} at {' and '.join(label for label, _, _ in trees)}, case by case in turn, one run at a "
+             "time, each in its own process.")
     write_results(os.path.join("benchmarks", "results", f"suite_commits_{a.tag}"), rows,
                   f"Suite cases at {' and '.join(label for label, _, _ in trees)}", columns, intro)
 

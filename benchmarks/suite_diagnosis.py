@@ -27,7 +27,8 @@ def _milp_anon(job) -> dict:
     p = build_problem(spec)
     t0 = time.perf_counter()
     try:
-        r = ma.Request(*p.criteria, recoding=p.recoding).solve(p.table, ma.SolverOptions(time_limit=limit, lns=share))
+        options = ma.SolverOptions(time_limit=limit) if share is None else ma.SolverOptions(time_limit=limit, lns=share)
+        r = ma.Request(*p.criteria, recoding=p.recoding).solve(p.table, options)
     except (ma.InputError, ma.ModelTooLargeError) as exc:  # a model the product refuses: its reason is the row
         return {"case": spec["name"], "rows": p.table.n, "t_in": p.info["t_in"], "status": "refused",
                 "reason": str(exc), "seconds": round(time.perf_counter() - t0, 1), "measured_until": time.time()}
@@ -84,8 +85,8 @@ def main() -> None:
     ap.add_argument("--case", action="append", default=None,
                     help="this case only (repeatable; with or without intervals, whatever its QIs)")
     ap.add_argument("--no-highs", action="store_true", help="skip HiGHS alone")
-    ap.add_argument("--lns", type=float, default=0.0,
-                    help="milp-anon's --lns share (default 0, the default option: no search)")
+    ap.add_argument("--lns", type=float, default=None,
+                    help="milp-anon's --lns share (default: the package's default, auto)")
     args = ap.parse_args()
     suite = load_suite(args.suite)
     specs = [s for s in suite.instances if (_qi_count(s) <= args.max_qi or args.case is not None)
@@ -109,7 +110,7 @@ def main() -> None:
              f"{args.limit:.0f} s per run, one at a time"
              + (", the cases with interval QIs" if args.intervals else "")
              + (f", the cases {', '.join(args.case)}" if args.case else "")
-             + (". milp-anon with default options" if not args.lns else f". milp-anon with --lns {args.lns:g}")
+             + (". milp-anon with default options" if args.lns is None else f". milp-anon with --lns {args.lns:g}")
              + "; HiGHS alone on the whole model (presolve off, no start; the "
              "model's build counts against its limit) only where milp-anon did not prove the optimum"
              + (" (skipped here: --no-highs)" if args.no_highs else "")

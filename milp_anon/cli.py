@@ -145,6 +145,12 @@ def _number(kind, low=None, high=None, *, low_open=False, high_open=False, what=
     return parse
 
 
+def _share_or_auto(text):
+    """An argparse type: ``auto`` or a share in ``[0, 1)`` (``--lns``)."""
+    return "auto" if text == "auto" else _number(float, 0, 1, high_open=True, what="'auto' or a share in [0, 1)")(text)
+
+
+_share_or_auto.__name__ = "'auto' or a share in [0, 1)"
 _SECONDS = _number(float, 0, low_open=True, what="a positive number of seconds")
 _WHOLE = _number(int, 1, what="a whole number >= 1")
 _NONNEG = _number(float, 0, what="a number >= 0")
@@ -176,10 +182,11 @@ def _add_solver_args(p):
     p.add_argument("--isolate", default="auto", choices=["auto", "always", "never"],
                    help="run HiGHS in a child process killed 10 s / 10%% past the time limit "
                         "(default auto: models with >= 100,000 columns under a time limit)")
-    p.add_argument("--lns", type=_number(float, 0, 1, high_open=True, what="a share in [0, 1)"), default=0.0,
+    p.add_argument("--lns", type=_share_or_auto, default="auto",
                    metavar="SHARE", help="share of --time-limit kept for the large-neighbourhood search that "
-                                         "improves the table when the solve ends with a gap (e.g. 0.5; default 0: "
-                                         "off)")
+                                         "improves the table when the solve ends with a gap (e.g. 0.5; 0: off; "
+                                         "default auto: only beside the reduction's rounds, on a second core, "
+                                         "where it takes no time from the solve)")
     p.add_argument("--verbose", action="store_true",
                    help="the solver's own log on standard error, and the Lagrangian reduction's steps")
     p.add_argument("--log", default=None, metavar="FILE", help="also keep HiGHS's log in FILE")

@@ -192,7 +192,7 @@ def _search_fits_beside(request, options: SolverOptions, n_cols: int) -> bool:
 def _search_possible(request, options: SolverOptions, n_cols: int) -> bool:
     """Whether a search asked for (``lns > 0``) that applies to ``request`` can run beside a model of ``n_cols``
     columns in its own process under ``options`` (:func:`milp_anon.search.lns.beside_possible`: two cores, isolation)."""
-    return options.lns > 0 and lns.unavailable(request) is None and lns.beside_possible(options, n_cols)
+    return options.search_share > 0 and lns.unavailable(request) is None and lns.beside_possible(options, n_cols)
 
 
 def keeps_whole_limit(request, solver: SolverOptions, n_pairs: int) -> bool:

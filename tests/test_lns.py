@@ -264,10 +264,40 @@ def test_options_are_checked_before_any_work(tmp_path):
     with pytest.raises(InputError, match=r"\[0, 1\)"):
         SolverOptions(time_limit=10, lns=1)
     (tmp_path / "t.csv").write_text("a,b\n1,2\n1,2\n")
-    for args in (["--lns", "0.5"], ["--lns", "1", "--time-limit", "5"]):
+    for bad in ("fast", True, -0.1):
+        with pytest.raises(InputError, match="'auto' or in"):
+            SolverOptions(time_limit=10, lns=bad)
+    for args in (["--lns", "0.5"], ["--lns", "1", "--time-limit", "5"], ["--lns", "fast", "--time-limit", "5"]):
         proc = run_cli(["solve", "t.csv", "--qi", "a,b", "--k", "2", "--out", "o.csv", *args], tmp_path)
         assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
         assert not (tmp_path / "o.csv").exists()
+    proc = run_cli(["solve", "t.csv", "--qi", "a,b", "--k", "2", "--out", "o.csv", "--lns", "auto"], tmp_path)
+    assert proc.returncode == 0 and (tmp_path / "o.csv").exists()
+
+
+def test_auto_searches_only_beside_the_reductions_rounds(monkeypatch):
+    """``lns="auto"`` (the default) is a share only where the reduction would keep the whole limit with the search
+    beside its rounds; elsewhere 0, so no solve gives the search time of its own. A share given is kept."""
+    from milp_anon import reduction
+
+    assert SolverOptions().lns == "auto" and SolverOptions(lns="auto").time_limit is None
+    request = ma.Request(ma.KAnonymity(2))
+    asked = []
+
+    def keeps(request_, solver, n_pairs):
+        asked.append((solver.lns, n_pairs))
+        return n_pairs >= 100
+
+    monkeypatch.setattr(reduction, "keeps_whole_limit", keeps)
+    auto = SolverOptions(time_limit=600)
+    assert pipeline.resolve_lns(auto, request, 100).lns == pipeline.AUTO_LNS_SHARE
+    assert asked == [(pipeline.AUTO_LNS_SHARE, 100)]  # asked as the share it would run with
+    assert pipeline.resolve_lns(auto, request, 99).lns == 0.0
+    assert pipeline.resolve_lns(auto, request, None).lns == 0.0 and len(asked) == 2  # no reduction: not asked
+    assert pipeline.resolve_lns(SolverOptions(), request, 100).lns == 0.0 and len(asked) == 2  # no time limit
+    for share in (0.0, 0.5):
+        given = SolverOptions(time_limit=600, lns=share)
+        assert pipeline.resolve_lns(given, request, 100) is given
 
 
 def _relaxed_solution(table, request):
@@ -545,3 +575,23 @@ def test_the_split_search_runs_on_one_core_where_it_cannot_split(two_cores):
         better, log = lns.improve_split(table, request, start, 20, options, sub_solve=pipeline_solve)
         assert log.epochs == 0 and log.workers == (1 if options.isolate == "never" else 2)
         assert better.objective == pytest.approx(float(brute_force(frame[qi].to_numpy(), [ma.KAnonymity(2)])[0]))
+
+
+@pytest.mark.parametrize("beside", [True, False])
+def test_the_reduction_gets_the_resolved_share(monkeypatch, beside):
+    """The solve hands the reduction the share ``"auto"`` resolves to, and its table is verified either way."""
+    from milp_anon import reduction
+
+    seen = []
+
+    class Spy(reduction.LagrangianReduction):
+        def __init__(self, instance, request, solver, *args, **kwargs):
+            seen.append(solver.lns)
+            super().__init__(instance, request, solver, *args, **kwargs)
+
+    monkeypatch.setattr(reduction, "LagrangianReduction", Spy)
+    monkeypatch.setattr(reduction, "keeps_whole_limit", lambda request, solver, n_pairs: beside)
+    frame = pd.DataFrame({"a": list("xxyyzzxy"), "b": list("11223312")})
+    res = ma.anonymize(frame, ma.KAnonymity(2), qi=["a", "b"], time_limit=30)
+    assert seen == [pipeline.AUTO_LNS_SHARE if beside else 0.0]
+    assert res.verified and res.status == ma.Status.OPTIMAL

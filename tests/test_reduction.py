@@ -804,7 +804,8 @@ def test_no_search_beside_a_round_where_it_must_not_run(monkeypatch):
         return red.search_beside(dataclasses.replace(options, time_limit=limit), cols)
 
     assert beside()
-    assert not beside(options=ma.SolverOptions(time_limit=600, isolate="always"))  # lns = 0
+    assert not beside(options=ma.SolverOptions(time_limit=600, lns=0.0, isolate="always"))  # lns = 0
+    assert not beside(options=ma.SolverOptions(time_limit=600, isolate="always"))  # "auto" the pipeline left unresolved
     assert not beside(incumbent=None)
     assert not beside(heuristics=False)
     assert not beside(limit=reduction.SEARCH_BESIDE_MIN_SECONDS - 1)
@@ -1208,7 +1209,8 @@ def test_no_search_beside_the_column_generation_where_it_must_not_run(monkeypatc
         return red.search_beside_lp(limit)
 
     assert beside()
-    assert not beside(options=ma.SolverOptions(time_limit=600, isolate="always"))  # lns = 0
+    assert not beside(options=ma.SolverOptions(time_limit=600, lns=0.0, isolate="always"))  # lns = 0
+    assert not beside(options=ma.SolverOptions(time_limit=600, isolate="always"))  # "auto" the pipeline left unresolved
     auto = ma.SolverOptions(time_limit=600, lns=0.25)  # isolated from ISOLATE_MIN_COLUMNS pairs on
     with monkeypatch.context() as mp:
         mp.setattr(isolated, "ISOLATE_MIN_COLUMNS", instance.candidates.n_pairs + 1)

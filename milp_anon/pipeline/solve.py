@@ -93,6 +93,8 @@ def solve(table: Table, request, solver: SolverOptions | None = None, *, start: 
     solver = solver or SolverOptions()
     timings = Timings()
     origin = provenance(table, request, solver)
+    asked = solver
+    solver = resolve_lns(asked, request)  # "auto" is off until the reduction's rounds are known (below)
     no_rows = _rows.unavailable(request, solver)  # from the request alone: before any work
     if request.model.criteria_rows == "generated" and no_rows:
         raise InputError(f"the criteria's rows cannot be generated here: {no_rows}")
@@ -110,10 +112,11 @@ def solve(table: Table, request, solver: SolverOptions | None = None, *, start: 
     if request.model.reduction == "lagrangian" and why_not:
         raise InputError(f"the Lagrangian reduction does not apply here: {why_not}")
     reduced = request.model.reduction != "none" and why_not is None
-    searched = solver.time_limit is not None and solver.lns > 0 and _lns.unavailable(request) is None
+    solver = resolve_lns(asked, request, instance.candidates.n_pairs if reduced else None)
+    searched = solver.time_limit is not None and solver.search_share > 0 and _lns.unavailable(request) is None
     stage = solver
     if searched and not (reduced and _reduction.keeps_whole_limit(request, solver, instance.candidates.n_pairs)):
-        stage = dataclasses.replace(solver, time_limit=(1.0 - solver.lns) * solver.time_limit)
+        stage = dataclasses.replace(solver, time_limit=(1.0 - solver.search_share) * solver.time_limit)
     # one memory for every call of the search in this solve: each goes on where the last stopped (lns.SearchMemory)
     memory = _lns.SearchMemory() if searched else None
     if reduced:
@@ -128,6 +131,26 @@ def solve(table: Table, request, solver: SolverOptions | None = None, *, start: 
         outcome = _improve(outcome, instance.table, request, solver, timings, memory)
     outcome = _second_ascent(outcome, solver, timings)
     return _finish(outcome, request, solver, timings, origin, request.recoding.cost_offset(table))
+
+
+#: the share an ``lns="auto"`` solve gives the search where it runs beside the reduction's rounds; there the
+#: reduction keeps the whole limit (``reduction.keeps_whole_limit``), so the share only sizes the search after the
+#: rounds in what they leave (``suite_commits_lns_beside_adult_8qi_600s.md``, ``..._suppression_600s.md``)
+AUTO_LNS_SHARE = 0.25
+
+
+def resolve_lns(solver: SolverOptions, request, reduced_pairs: int | None = None) -> SolverOptions:
+    """``solver`` with ``lns="auto"`` made a share: :data:`AUTO_LNS_SHARE` where the reduction of a model of
+    ``reduced_pairs`` pairs would run the search beside its rounds and keep the whole limit
+    (:func:`milp_anon.reduction.keeps_whole_limit`: two cores, a limit of 100 s or more, a request the search
+    applies to), else 0 (off); ``reduced_pairs`` ``None``: no reduction. A share given is kept."""
+    if solver.lns != "auto":
+        return solver
+    if solver.time_limit is None:  # the search runs under a time limit only
+        return dataclasses.replace(solver, lns=0.0)
+    beside = dataclasses.replace(solver, lns=AUTO_LNS_SHARE)
+    on = reduced_pairs is not None and _reduction.keeps_whole_limit(request, beside, reduced_pairs)
+    return beside if on else dataclasses.replace(solver, lns=0.0)
 
 
 def _improve(outcome: Outcome, table: Table, request, solver: SolverOptions, timings: Timings,
@@ -221,7 +244,7 @@ def _second_ascent(outcome: Outcome, solver: SolverOptions, timings: Timings) ->
     solution, so a higher one replaces the bound (``formulations/reduction.md``, "The second ascent"). Only where the
     search was asked for (``lns > 0``): the search's own sub-problems (``lns = 0``) leave their time to it."""
     rel, grid = outcome.release, outcome.grid
-    if not solver.tuning.second_ascent or outcome.ascent is None or rel is None or solver.time_limit is None or solver.lns <= 0 \
+    if not solver.tuning.second_ascent or outcome.ascent is None or rel is None or solver.time_limit is None or solver.search_share <= 0 \
             or outcome.bound is None or not grid.gap(rel.objective, outcome.bound):
         return outcome
     left = solver.time_limit - timings.elapsed() - SECOND_ASCENT_MARGIN
@@ -303,7 +326,7 @@ def _solve_whole_model(instance: Instance, request, solver: SolverOptions, timin
             if start is None:
                 start = heuristic if heuristic is not None else best_heuristic(instance.table, request)
             search = None
-            if hs.lns > 0 and _lns.unavailable(request) is None:  # the search beside the LP, on another core
+            if hs.search_share > 0 and _lns.unavailable(request) is None:  # the search beside the LP, on another core
                 def search(rel, seconds, stop):
                     return _lns.improve(instance.table, request, rel, seconds, hs, stop=stop, memory=memory,
                                         sub_solve=solve)
@@ -418,7 +441,7 @@ def _run_whole_model(am: AssignmentModel, instance: Instance, request, hs: Solve
     # a model in its own process is killed at the stage's end at the latest, not after its own margins
     end = None if hs.time_limit is None else time.perf_counter() + hs.time_limit
     cap = cap_bytes(request.model.max_memory_gb)
-    if hs.tuning.search_beside_whole_model and lp_log is not None and start is not None and hs.lns > 0 \
+    if hs.tuning.search_beside_whole_model and lp_log is not None and start is not None and hs.search_share > 0 \
             and hs.time_limit is not None and _lns.unavailable(request) is None \
             and _lns.beside_possible(hs, am.lm.n_cols) and not interrupt.stop_requested():
         # the model in its own process on the other core, the search here from the best table until it ends
@@ -472,7 +495,7 @@ def _generate_rows(am: AssignmentModel, request, solver: SolverOptions, timings:
             ws_cost = start.cost if ws_cost is None else ws_cost
             progress.report(incumbent=start.objective)
     search = None
-    if search_end is not None and solver.lns > 0 and _lns.unavailable(request) is None:
+    if search_end is not None and solver.search_share > 0 and _lns.unavailable(request) is None:
         def search(rel, seconds, stop, on_better):
             return _lns.improve(am.table, request, rel, seconds, solver, stop=stop, on_better=on_better,
                                 memory=memory, sub_solve=solve)

@@ -68,10 +68,13 @@ class SolverOptions:
     lns
         Under a time limit, the share of it kept for the large-neighbourhood
         search (:mod:`milp_anon.search.lns`), which improves the released table when
-        the solve ends with a gap (default 0: off, so a proof keeps the
-        whole limit; requests it does not apply to keep it too). Where the
-        search runs beside the reduction's rounds, the reduction keeps the
-        whole limit (:func:`milp_anon.reduction.keeps_whole_limit`).
+        the solve ends with a gap (0: off, so a proof keeps the whole limit;
+        requests it does not apply to keep it too). Where the search runs
+        beside the reduction's rounds, the reduction keeps the whole limit
+        (:func:`milp_anon.reduction.keeps_whole_limit`). ``"auto"`` (default):
+        the search runs only where it takes no time from the solve — beside
+        the reduction's rounds, on the core HiGHS leaves idle
+        (:func:`milp_anon.pipeline.solve.resolve_lns`) — and is off elsewhere.
     tuning
         The techniques the solve uses and the knobs benchmarks vary
         (:class:`~milp_anon.runtime.tuning.Tuning`; default: the shipped package). It travels with these
@@ -87,7 +90,7 @@ class SolverOptions:
     presolve: str = HIGHS_PRESOLVE_DEFAULT
     highs_options: tuple = ()
     isolate: str = "auto"
-    lns: float = 0.0
+    lns: float | str = "auto"
     tuning: Tuning = Tuning()
 
     def __post_init__(self):
@@ -105,16 +108,22 @@ class SolverOptions:
             raise InputError(f"threads must be a whole number >= 1, got {self.threads}")
         if not (0 <= self.gap < 1):
             raise InputError(f"relative gap must be in [0, 1), got {self.gap}")
-        if isinstance(self.lns, bool) or not (0 <= self.lns < 1):
-            raise InputError(f"the large-neighbourhood search's share of the time limit must be in [0, 1), "
-                             f"got {self.lns!r}")
+        if self.lns != "auto" and (isinstance(self.lns, (bool, str)) or not (0 <= self.lns < 1)):
+            raise InputError(f"the large-neighbourhood search's share of the time limit must be 'auto' or in "
+                             f"[0, 1), got {self.lns!r}")
         if not isinstance(self.tuning, Tuning):
             raise InputError(f"tuning must be a milp_anon.Tuning, got {type(self.tuning).__name__}")
-        if self.lns > 0 and self.time_limit is None:
+        if self.lns != "auto" and self.lns > 0 and self.time_limit is None:
             raise InputError("the large-neighbourhood search takes a share of the time limit: give a time limit")
         if not self.is_highs:
             pulp_solver_keywords(self)  # refuses an unknown or absent solver, or an option it cannot take
         _check_highs_options(self.highs_options)
+
+    @property
+    def search_share(self) -> float:
+        """The share of the time limit the search has: ``lns``, with ``"auto"`` not yet resolved
+        (:func:`milp_anon.pipeline.solve.resolve_lns`) as 0 — off."""
+        return 0.0 if self.lns == "auto" else float(self.lns)
 
     @property
     def is_highs(self) -> bool:
