@@ -145,12 +145,15 @@ def _number(kind, low=None, high=None, *, low_open=False, high_open=False, what=
     return parse
 
 
+_SHARE = _number(float, 0, 1, high_open=True, what="'auto' or a share in [0, 1)")
+
+
 def _share_or_auto(text):
     """An argparse type: ``auto`` or a share in ``[0, 1)`` (``--lns``)."""
-    return "auto" if text == "auto" else _number(float, 0, 1, high_open=True, what="'auto' or a share in [0, 1)")(text)
+    return "auto" if text == "auto" else _SHARE(text)
 
 
-_share_or_auto.__name__ = "'auto' or a share in [0, 1)"
+_share_or_auto.__name__ = _SHARE.__name__
 _SECONDS = _number(float, 0, low_open=True, what="a positive number of seconds")
 _WHOLE = _number(int, 1, what="a whole number >= 1")
 _NONNEG = _number(float, 0, what="a number >= 0")

@@ -93,8 +93,6 @@ def solve(table: Table, request, solver: SolverOptions | None = None, *, start: 
     solver = solver or SolverOptions()
     timings = Timings()
     origin = provenance(table, request, solver)
-    asked = solver
-    solver = resolve_lns(asked, request)  # "auto" is off until the reduction's rounds are known (below)
     no_rows = _rows.unavailable(request, solver)  # from the request alone: before any work
     if request.model.criteria_rows == "generated" and no_rows:
         raise InputError(f"the criteria's rows cannot be generated here: {no_rows}")
@@ -112,7 +110,8 @@ def solve(table: Table, request, solver: SolverOptions | None = None, *, start: 
     if request.model.reduction == "lagrangian" and why_not:
         raise InputError(f"the Lagrangian reduction does not apply here: {why_not}")
     reduced = request.model.reduction != "none" and why_not is None
-    solver = resolve_lns(asked, request, instance.candidates.n_pairs if reduced else None)
+    # "auto" reads as off (SolverOptions.search_share) until the reduction is known, here
+    solver = resolve_lns(solver, request, instance.candidates.n_pairs if reduced else None)
     searched = solver.time_limit is not None and solver.search_share > 0 and _lns.unavailable(request) is None
     stage = solver
     if searched and not (reduced and _reduction.keeps_whole_limit(request, solver, instance.candidates.n_pairs)):

@@ -113,7 +113,7 @@ class SolverOptions:
                              f"[0, 1), got {self.lns!r}")
         if not isinstance(self.tuning, Tuning):
             raise InputError(f"tuning must be a milp_anon.Tuning, got {type(self.tuning).__name__}")
-        if self.lns != "auto" and self.lns > 0 and self.time_limit is None:
+        if self.search_share > 0 and self.time_limit is None:
             raise InputError("the large-neighbourhood search takes a share of the time limit: give a time limit")
         if not self.is_highs:
             pulp_solver_keywords(self)  # refuses an unknown or absent solver, or an option it cannot take
