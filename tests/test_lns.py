@@ -16,6 +16,7 @@ from test_generalization import generalization_cases
 
 import milp_anon as ma
 from milp_anon.exact import brute_force
+from milp_anon.exact.brute_force import set_partitions
 from milp_anon.heuristics import level_greedy
 from milp_anon.pipeline import solve as pipeline
 from milp_anon.pipeline.solve import solve as pipeline_solve
@@ -207,28 +208,105 @@ def test_where_it_does_not_apply():
 
 
 @pytest.mark.parametrize("cells", [{"intervals": ["age"]}, {"value_sets": ["age"]}])
-def test_it_declines_interval_and_value_set_cells(cells):
-    """A sub-table prices an interval cell by its own range (a value set by its own values), not the whole
-    table's: the same released rows cost more there, so a cheaper sub-table can be a dearer table. The search
-    declines such recodings; re-solving a relaxation's failing classes (a repair) still applies, and a solve
-    asked for the search releases its own verified table without it."""
+def test_sub_problems_price_interval_and_value_set_cells_as_the_whole_table(cells):
+    """An interval cell costs its width over the column's range (a value set its size less one over the values
+    less one), and a sub-table has its own: the first four rows alone would price the whole table's 4 × 10/70
+    (4 × 1/2) at 4 × 1, so a cheaper sub-table could be a dearer table. The sub-problem's weights price them as
+    the whole table does; its ``*`` (priced as its covering cell) is written as that cell."""
     frame = pd.DataFrame({"age": ["20", "30", "20", "30", "90", "90"], "c": list("AABBCC")})
     request = ma.Request(ma.KAnonymity(2), recoding=ma.Generalization(**cells))
-    assert "sub-table" in lns.unavailable(request)
-    assert lns.unavailable(request, improving=False) is None
+    assert lns.unavailable(request) is None
     table = ma.Table.from_frame(frame, ["age", "c"])
-    released = frame.assign(age=["20-30", "20-30", "20-30", "20-30", "90", "90"]) if "intervals" in cells else \
-        frame.assign(age=["20,30", "20,30", "20,30", "20,30", "90", "90"])
+    cell = "20-30" if "intervals" in cells else "20,30"
+    released = frame.assign(age=[cell] * 4 + ["90", "90"])
     whole = Release.verified(table, request, released)
     rows = np.arange(4)
-    sub = Release.verified(ma.Table.from_frame(frame.iloc[rows], ["age", "c"]), request,
-                           released.iloc[rows].reset_index(drop=True))
+    plain = Release.verified(ma.Table.from_frame(frame.iloc[rows], ["age", "c"]), request,
+                             released.iloc[rows].reset_index(drop=True))
+    sub_table, sub_request = lns._sub_problem(table, request, rows, lns._sub_request(table, request))
+    sub = Release.verified(sub_table, sub_request, released.iloc[rows].reset_index(drop=True))
     # the whole table: 4 cells of width 10 over 70 (of 1 value more over 2); the first four rows alone: 4 × 1
     assert whole.objective == pytest.approx(4 * 10 / 70 if "intervals" in cells else 4 * 1 / 2)
-    assert sub.objective == pytest.approx(4.0)
+    assert plain.objective == pytest.approx(4.0)
+    assert sub.objective == pytest.approx(whole.objective)
+    starred = frame.iloc[rows].reset_index(drop=True).assign(age=SUPPRESSED)
+    assert Release.verified(sub_table, sub_request, starred).objective == pytest.approx(whole.objective)
+    spliced = released.copy()
+    spliced.iloc[rows] = lns._in_whole_cells(table, sub_table, request, starred[released.columns])
+    assert spliced["age"].tolist()[:4] == [cell] * 4
+    assert Release.verified(table, request, spliced).objective == pytest.approx(whole.objective)
     res = ma.anonymize(frame, ma.KAnonymity(2), qi=["age", "c"], recoding=ma.Generalization(**cells),
                        time_limit=30, lns=0.5)
-    assert res.verified and res.lns is None
+    expected = brute_force(frame[["age", "c"]].to_numpy(), [ma.KAnonymity(2)], recoding=ma.Generalization(**cells),
+                           columns=["age", "c"])[0]
+    assert res.verified and res.objective == pytest.approx(float(expected))
+
+
+@st.composite
+def cell_tables(draw):
+    """A numeric column x (intervals), a letter column y (value sets or suppressed), sometimes a suppressed
+    letter column z; k."""
+    n = draw(st.integers(4, 9))
+    frame = pd.DataFrame({"x": draw(st.lists(st.sampled_from(["-3", "0", "1", "2.5", "4", "10"]), min_size=n,
+                                             max_size=n)),
+                          "y": draw(st.lists(st.sampled_from(list("abcd")), min_size=n, max_size=n))})
+    if draw(st.booleans()):
+        frame["z"] = draw(st.lists(st.sampled_from(list("ab")), min_size=n, max_size=n))
+    sets = ("y",) if draw(st.booleans()) else ()
+    return frame, list(frame.columns), draw(st.integers(2, 3)), ma.Generalization(intervals=("x",), value_sets=sets)
+
+
+def _block_cost(frame, block, recoding) -> float:
+    """A block's cost as one class of the whole table, from the definitions: per row, the block's range of x over
+    the table's, its set of y less one over the table's values less one, a star for a varying suppressed column."""
+    part = frame.iloc[list(block)]
+    x, x_all = part["x"].astype(float), frame["x"].astype(float)
+    span = x_all.max() - x_all.min()
+    cost = (x.max() - x.min()) / span if span else 0.0
+    for col in frame.columns.drop("x"):
+        values = part[col].nunique()
+        if col in recoding.value_sets:
+            cost += (values - 1) / max(frame[col].nunique() - 1, 1)
+        else:
+            cost += float(values > 1)
+    return len(block) * cost
+
+
+def _least_cost(frame, block, k, recoding) -> float:
+    """The least cost of a block's rows over its partitions into parts of k rows or more (whole-table prices)."""
+    return min(sum(_block_cost(frame, part, recoding) for part in parts)
+               for parts in set_partitions(list(block)) if all(len(p) >= k for p in parts))
+
+
+@settings(max_examples=40, deadline=None)
+@given(cell_tables())
+def test_classes_re_solved_alone_reach_their_whole_table_optimum(monkeypatch_rows, case):
+    """The start cuts the rows, in the order of x, into blocks of 2k rows (the last takes the rest; blocks
+    released alike are one class): each class a neighbourhood alone, whose sub-table has a range and values of its own. The first pass re-solves each at
+    whole-table prices, so its table costs the sum of each class's least cost (enumerated here); every table is
+    verified, never worse than the start, never below the brute-force optimum."""
+    frame, qi, k, recoding = case
+    order = np.argsort(frame["x"].astype(float).to_numpy(), kind="stable")
+    cuts = list(range(2 * k, len(frame) - k + 1, 2 * k))
+    blocks = [b for b in np.split(order, cuts) if b.size]
+    table = ma.Table.from_frame(frame, qi)
+    request = ma.Request(ma.KAnonymity(k), recoding=recoding)
+    start = Release.verified(table, request, release_blocks(table, blocks, recoding))
+    classes = [np.flatnonzero(np.asarray(start.groups) == g) for g in np.unique(start.groups)]  # blocks may merge
+    first_pass = sum(_least_cost(frame, c, k, recoding) if c.size >= 2 * k else _block_cost(frame, c, recoding)
+                     for c in classes)
+    found = []
+    with monkeypatch_rows(1):
+        better, _ = lns.improve(table, request, start, 60, OPTIONS, on_better=found.append,
+                                sub_solve=pipeline_solve)
+    assert start.objective == pytest.approx(sum(_block_cost(frame, c, recoding) for c in classes))
+    if first_pass < start.objective - 1e-9:
+        assert found and found[0].objective == pytest.approx(first_pass)
+    v = verify_release(frame, better.table, qi, [ma.KAnonymity(k)], recoding=recoding)
+    assert v.cost == pytest.approx(better.objective, abs=1e-9)
+    assert better.objective <= start.objective + 1e-9
+    expected = brute_force(frame[qi].to_numpy(), [ma.KAnonymity(k)], recoding=recoding, columns=qi)[0]
+    assert better.objective >= float(expected) - 1e-9
 
 
 def test_the_pipeline_hands_the_stage_s_release_to_the_search(monkeypatch):

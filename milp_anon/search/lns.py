@@ -21,17 +21,28 @@ relative to the whole table's, an interval, convex). The cell cost is a sum over
 difference on the neighbourhood. The spliced table still goes through the
 verifier before it is handed on; nothing here is trusted.
 
+Cells. An interval cell costs its width over the column's range, a value
+set its size less one over the column's values less one, and a sub-table has
+a range and values of its own: priced by them, its cheaper release could be a
+dearer table (the verifier caught it: HI, 5 QIs, k = 5, intervals, 600 s with
+``lns=0.25`` raised at 267.865 against 252.25,
+``benchmarks/results/lns_intervals_splice_failure.md``). So a sub-problem
+weights each such column by the sub-table's spread over the whole table's
+(:func:`_sub_problem`; the column weights of
+:class:`~milp_anon.tables.recoding.Generalization`, model and verifier alike):
+every range and set then costs what it costs in the whole table. ``*`` costs
+the weight too, as the sub-table's covering cell does (its least to greatest
+value, all its values), which in the whole table costs exactly that while
+``*`` costs 1; so each ``*`` of such a column is written as the covering cell
+before it is spliced (:func:`_in_whole_cells`: the same rows, the same
+classes). A current release's cell is priced in the sub-table at most at its
+whole-table cost (clipped to the sub-table's range), so a sub-problem's gain
+is at most the table's.
+
 Where it does not apply (:func:`unavailable`): full-domain generalization
 (one level per column for every row), record suppression (a table-wide count
 of withheld records), the budget, ``t_out`` and group-count objectives, and
-average re-identification risk (they count over the whole table), and interval
-or value-set columns: their cells cost a width over the column's range, a size
-over its number of values, and a sub-table has a range and values of its own,
-so its cheaper release can be a dearer table (the verifier caught it: HI, 5
-QIs, k = 5, intervals, 600 s with ``lns=0.25`` raised at 267.865 against
-252.25, ``benchmarks/results/lns_intervals_splice_failure.md``).
-Re-solving the failing classes of a relaxation (:func:`resolve_failing`) is a
-repair, not an improvement, and still applies there.
+average re-identification risk (they count over the whole table).
 
 Neighbourhoods. The classes are sorted by their released vectors, read in a
 column order that rotates from pass to pass, and cut into runs of
@@ -102,8 +113,9 @@ from milp_anon.runtime.status import Status
 from milp_anon.solvers import SolverOptions
 from milp_anon.solvers.isolated import should_isolate, solve_isolated
 from milp_anon.solvers.outcome import SolveOutcome
+from milp_anon.tables.cells import CellColumn
 from milp_anon.tables.recoding import Suppression
-from milp_anon.tables.table import Table
+from milp_anon.tables.table import SUPPRESSED, Table
 
 __all__ = ["LNS_SOURCE", "RESOLVE_SOURCE", "LnsLog", "SearchMemory", "SubSolve", "beside", "beside_possible", "halves",
            "improve", "improve_split", "neighbourhoods", "resolve_failing", "search_job", "split_possible",
@@ -180,7 +192,8 @@ class SearchMemory:
 
     #: passes run so far (the next pass's column order)
     passes: int = 0
-    max_rows: int = START_ROWS
+    #: read when the memory starts (not when this class is defined), so the start size can be set
+    max_rows: int = dataclasses.field(default_factory=lambda: START_ROWS)
     #: neighbourhood (its rows) → its sub-problem's proven optimum: the least its rows can cost
     least: dict = dataclasses.field(default_factory=dict)
     #: neighbourhoods (rows and their released values) whose sub-problem ended at its limit without a gain
@@ -256,13 +269,8 @@ def beside(work: Callable[[threading.Event], T], search: Callable[[Callable[[], 
     return box["out"], found
 
 
-def unavailable(request, *, improving: bool = True) -> str | None:
-    """Why the search cannot improve a release for ``request``, or ``None`` (module docstring); ``improving``
-    false: why re-solved classes cannot be spliced into a release at all (:func:`resolve_failing`, a repair, which
-    needs no sub-problem to price its rows as the whole table does)."""
-    if improving and getattr(request.recoding, "cell_columns", None):
-        return ("interval and value-set cells cost their width or size over the whole column's range or values, "
-                "which a sub-table prices by its own: a cheaper sub-table can be a dearer table")
+def unavailable(request) -> str | None:
+    """Why the search cannot improve a release for ``request``, or ``None`` (module docstring)."""
     m = request.model
     if request.recoding.scheme == "full-domain":
         return "full-domain generalization recodes a column for every row at once"
@@ -345,6 +353,35 @@ def _sub_table(table: Table, rows: np.ndarray) -> Table:
     return Table.from_frame(table.frame.iloc[rows], list(table.qi), list(table.sensitive), sep=table.sep)
 
 
+def _sub_problem(table: Table, request, rows: np.ndarray, sub_request) -> tuple[Table, object]:
+    """The sub-table of ``rows`` and the request it is solved for: ``sub_request`` (:func:`_sub_request`), its
+    interval and value-set columns weighted so that each cell costs what it costs in ``table`` (module
+    docstring, "Cells")."""
+    sub = _sub_table(table, rows)
+    cells = getattr(request.recoding, "cell_columns", None)
+    if not cells:
+        return sub, sub_request
+    weights = dict(request.recoding.weights)
+    for col, kind in cells.items():
+        c = table.qi.index(col)
+        whole, part = CellColumn.of(kind, table.values[c], col), CellColumn.of(kind, sub.values[c], col)
+        if whole.spread > 0 and part.spread > 0:
+            weights[col] = weights.get(col, 1.0) * part.spread / whole.spread
+    recoding = dataclasses.replace(request.recoding, weights=tuple(weights.items()))
+    return sub, Problem(*sub_request.criteria, recoding=recoding, model=sub_request.model)
+
+
+def _in_whole_cells(table: Table, sub: Table, request, released: pd.DataFrame) -> np.ndarray:
+    """``released`` (a release of ``sub``, in ``table``'s column order) with each ``*`` of an interval or
+    value-set column written as the sub-table's covering cell: the same cost there, and in ``table`` the price
+    :func:`_sub_problem` gave it (module docstring, "Cells")."""
+    out = released.copy()
+    for col, kind in (getattr(request.recoding, "cell_columns", None) or {}).items():
+        covering = CellColumn.of(kind, sub.values[sub.qi.index(col)], col).covering_text
+        out[col] = out[col].astype(str).where(out[col].astype(str) != SUPPRESSED, covering)
+    return out.to_numpy()
+
+
 def improve(table: Table, request, release: Release, seconds: float, solver,
             stop: Callable[[], bool] | None = None,
             on_better: Callable[[Release], None] | None = None,
@@ -386,8 +423,11 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
         for rows in neighbourhoods(released, groups, order, max_rows, min_rows):
             if time.perf_counter() > deadline - 1.0:
                 break
-            sub = _sub_table(table, rows)
-            now = Release.verified(sub, sub_request, released.iloc[rows].reset_index(drop=True))
+            sub, sub_req = _sub_problem(table, request, rows, sub_request)
+            try:
+                now = Release.verified(sub, sub_req, released.iloc[rows].reset_index(drop=True))
+            except VerificationError:  # a value set naming a value none of its rows holds is no cell of the sub-table
+                continue
             if now.objective <= 0:
                 continue
             key = _rows_key(rows)
@@ -399,16 +439,16 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
             if started in memory.tried:
                 log.known += 1
                 continue
-            hoods.append((rows, sub, now, key, started))
-        hoods.sort(key=lambda h: -h[2].objective)  # the costliest first: they have the most to give
-        for rows, sub, now, key, started in hoods:
+            hoods.append((rows, sub, sub_req, now, key, started))
+        hoods.sort(key=lambda h: -h[3].objective)  # the costliest first: they have the most to give
+        for rows, sub, sub_req, now, key, started in hoods:
             left = deadline - time.perf_counter()
             if left < 1.0 or interrupt.stop_requested() or stop():
                 memory.passes -= 1  # cut short: the next call resumes this pass (what it solved is known)
                 break
             limit = min(SUB_LIMIT, left)
             with progress.muted():
-                res = sub_solve(sub, sub_request, dataclasses.replace(solver, time_limit=limit, gap=0.0, lns=0.0),
+                res = sub_solve(sub, sub_req, dataclasses.replace(solver, time_limit=limit, gap=0.0, lns=0.0),
                                 start=now)
             log.solved += 1
             if res.is_optimal:
@@ -418,7 +458,7 @@ def improve(table: Table, request, release: Release, seconds: float, solver,
             else:
                 limited += 1
             if res.table is not None and res.objective < now.objective - 1e-9:
-                released.iloc[rows] = res.table[released.columns].to_numpy()
+                released.iloc[rows] = _in_whole_cells(table, sub, request, res.table[released.columns])
                 gained += 1
             elif not res.is_optimal and limit >= SUB_LIMIT and not interrupt.stop_requested():
                 memory.tried.add(started)  # (not one cut short by the call's end: it may gain with its full time)
@@ -670,7 +710,7 @@ def resolve_failing(table: Table, request, released, groups: np.ndarray, failing
     pipeline run per piece and growth step, on a few classes each (``sub_solve``, :data:`SubSolve`).
     """
 
-    if unavailable(request, improving=False) is not None or not np.any(failing):
+    if unavailable(request) is not None or not np.any(failing):
         return None
     deadline = time.perf_counter() + seconds
     groups = np.asarray(groups)
@@ -705,12 +745,13 @@ def resolve_failing(table: Table, request, released, groups: np.ndarray, failing
         rows = np.flatnonzero((row_pos >= q[0]) & (row_pos <= q[1]))
         if rows.size > RESOLVE_MAX_ROWS:
             return None
+        sub, sub_req = _sub_problem(table, request, rows, sub_request)
         with progress.muted():
-            res = sub_solve(_sub_table(table, rows), sub_request,
+            res = sub_solve(sub, sub_req,
                             dataclasses.replace(solver, time_limit=min(left, max(SUB_LIMIT, left / len(todo))),
                                                 gap=0.0, lns=0.0))
         if res.table is not None:
-            q[3] = (rows, res.table[released.columns].to_numpy())
+            q[3] = (rows, _in_whole_cells(table, sub, request, res.table[released.columns]))
             continue
         if q[0] == 0 and q[1] == n_classes - 1:
             return None
@@ -724,11 +765,11 @@ def resolve_failing(table: Table, request, released, groups: np.ndarray, failing
     left = deadline - time.perf_counter()
     if len(pieces) > 1 and left >= 1.0 and not interrupt.stop_requested():
         # the pieces together, started from their tables: rows may now move between pieces
-        sub = _sub_table(table, rows)
-        start = Release.verified(sub, sub_request, out.iloc[rows].reset_index(drop=True))
+        sub, sub_req = _sub_problem(table, request, rows, sub_request)
+        start = Release.verified(sub, sub_req, out.iloc[rows].reset_index(drop=True))
         with progress.muted():
-            res = sub_solve(sub, sub_request, dataclasses.replace(solver, time_limit=left, gap=0.0, lns=0.0),
+            res = sub_solve(sub, sub_req, dataclasses.replace(solver, time_limit=left, gap=0.0, lns=0.0),
                             start=start)
         if res.table is not None and res.objective < start.objective - 1e-9:
-            out.iloc[rows] = res.table[released.columns].to_numpy()
+            out.iloc[rows] = _in_whole_cells(table, sub, request, res.table[released.columns])
     return Release.verified(table, request, out, source=RESOLVE_SOURCE), rows

@@ -114,6 +114,26 @@ class CellColumn:
         """Node ids of the value sets ``mask`` (bit ``c`` = value code ``c``)."""
         return self.n_values + 1 + np.asarray(mask)
 
+    @property
+    def spread(self) -> float:
+        """The denominator of the column's cell costs: ``max − min`` (intervals), ``|D| − 1`` (value sets); 0 for
+        a column of one value, whose cells are all the value."""
+        if self.kind == "interval":
+            return float(self.numbers.max() - self.numbers.min()) if self.n_values > 1 else 0.0
+        return float(self.n_values - 1)
+
+    @property
+    def covering_text(self) -> str:
+        """The released text of the least cell holding every value: the range from the least to the greatest
+        (intervals), the set of all values (value sets), the value itself in a column of one. It costs 1, as
+        ``*`` does, and holds the same rows; in a table with more values it costs less."""
+        if self.n_values == 1:
+            return self.texts[0]
+        if self.kind == "interval":
+            order = np.argsort(self.rank)
+            return f"{self.texts[order[0]]}-{self.texts[order[-1]]}"
+        return set_text(self.texts)
+
     def names_and_costs(self) -> tuple[tuple, np.ndarray]:
         """Released text and cost of every node id (unused ids: empty text, cost 1)."""
         V = self.n_values
@@ -121,7 +141,7 @@ class CellColumn:
         cost = [0.0] * V + [1.0]
         if self.kind == "interval":
             order = np.argsort(self.rank)
-            span = float(self.numbers.max() - self.numbers.min()) if V > 1 else 1.0
+            span = self.spread or 1.0
             for a in range(V):
                 for b in range(V):
                     ok = a < b
@@ -131,5 +151,5 @@ class CellColumn:
             for mask in range(2**V):
                 members = [self.texts[c] for c in range(V) if mask >> c & 1]
                 names.append(set_text(members) if len(members) >= 2 else "")
-                cost.append((len(members) - 1) / (V - 1) if len(members) >= 2 else 1.0)
+                cost.append((len(members) - 1) / self.spread if len(members) >= 2 else 1.0)
         return tuple(names), np.array(cost)
