@@ -355,7 +355,8 @@ def test_options_are_checked_before_any_work(tmp_path):
 
 def test_auto_searches_only_beside_the_reductions_rounds(monkeypatch):
     """``lns="auto"`` (the default) is a share only where the reduction would keep the whole limit with the search
-    beside its rounds; elsewhere 0, so no solve gives the search time of its own. A share given is kept."""
+    beside its rounds, and not on interval or value-set columns; elsewhere 0, so no solve gives the search time of
+    its own. A share given is kept."""
     from milp_anon import reduction
 
     assert SolverOptions().lns == "auto" and SolverOptions(lns="auto").time_limit is None
@@ -373,6 +374,9 @@ def test_auto_searches_only_beside_the_reductions_rounds(monkeypatch):
     assert pipeline.resolve_lns(auto, request, 99).lns == 0.0
     assert pipeline.resolve_lns(auto, request, None).lns == 0.0 and len(asked) == 2  # no reduction: not asked
     assert pipeline.resolve_lns(SolverOptions(), request, 100).lns == 0.0 and len(asked) == 2  # no time limit
+    for cells in ({"intervals": ["x"]}, {"value_sets": ["x"]}):  # measured no gain there: off
+        assert pipeline.resolve_lns(auto, ma.Request(ma.KAnonymity(2), recoding=ma.Generalization(**cells)),
+                                    100).lns == 0.0
     for share in (0.0, 0.5):
         given = SolverOptions(time_limit=600, lns=share)
         assert pipeline.resolve_lns(given, request, 100) is given

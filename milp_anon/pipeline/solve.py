@@ -142,10 +142,12 @@ def resolve_lns(solver: SolverOptions, request, reduced_pairs: int | None = None
     """``solver`` with ``lns="auto"`` made a share: :data:`AUTO_LNS_SHARE` where the reduction of a model of
     ``reduced_pairs`` pairs would run the search beside its rounds and keep the whole limit
     (:func:`milp_anon.reduction.keeps_whole_limit`: two cores, a limit of 100 s or more, a request the search
-    applies to), else 0 (off); ``reduced_pairs`` ``None``: no reduction. A share given is kept."""
+    applies to), else 0 (off); ``reduced_pairs`` ``None``: no reduction. Interval and value-set columns: 0 — there
+    the search beside the rounds measured no gain and 0.8-1.4 GB more
+    (``benchmarks/results/suite_commits_lns_intervals_600s.md``). A share given is kept."""
     if solver.lns != "auto":
         return solver
-    if solver.time_limit is None:  # the search runs under a time limit only
+    if solver.time_limit is None or getattr(request.recoding, "cell_columns", None):
         return dataclasses.replace(solver, lns=0.0)
     beside = dataclasses.replace(solver, lns=AUTO_LNS_SHARE)
     on = reduced_pairs is not None and _reduction.keeps_whole_limit(request, beside, reduced_pairs)
