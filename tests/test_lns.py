@@ -659,6 +659,45 @@ def test_the_split_search_runs_on_one_core_where_it_cannot_split(two_cores):
         assert better.objective == pytest.approx(float(brute_force(frame[qi].to_numpy(), [ma.KAnonymity(2)])[0]))
 
 
+def test_the_split_search_prices_each_half_as_the_whole_table(two_cores):
+    """Two blocks whose x (intervals) and y (value sets) span less than the whole table's: each half, one class
+    at the start, is searched at whole-table prices (its neighbourhoods' weights compose with the half's), so the
+    first table told costs the sum of the blocks' least costs (enumerated here). Priced by its own range and
+    values, a block would rather split on x (a set of y costs 1 there, as does x's whole range) than on y."""
+    frame = pd.DataFrame({"sex": ["F"] * 6 + ["M"] * 6,
+                          "x": ["0", "2", "0", "2", "1", "1", "30", "32", "30", "32", "31", "31"],
+                          "y": list("ppqqpq") + list("rrssrs")})
+    qi, recoding = ["sex", "x", "y"], ma.Generalization(intervals=("x",), value_sets=("y",))
+    table = ma.Table.from_frame(frame, qi)
+    request = ma.Request(ma.KAnonymity(2), recoding=recoding)
+    blocks = [np.arange(6), np.arange(6, 12)]
+    start = Release.verified(table, request, release_blocks(table, blocks, recoding))
+    f, m = (_least_cost(frame, b, 2, recoding) for b in blocks)
+    costs = [_block_cost(frame, b, recoding) for b in blocks]
+    assert start.objective == pytest.approx(sum(costs)) and costs[0] > f + 1e-9 and costs[1] > m + 1e-9
+    told = []
+    better, log = lns.improve_split(table, request, start, 30, OPTIONS, on_better=lambda r: told.append(r.objective),
+                                    sub_solve=pipeline_solve)
+    assert log.workers == 2 and log.epochs >= 1
+    assert told[0] == pytest.approx(f + m)
+    v = verify_release(frame, better.table, qi, [ma.KAnonymity(2)], recoding=recoding)
+    assert v.cost == pytest.approx(better.objective, abs=1e-9) and better.objective <= f + m + 1e-9
+
+
+def test_a_half_that_cannot_read_its_cells_searches_on_one_core(two_cores):
+    """A class released as ``a,b,c`` holds no ``c``: the half holding it has no such cell (its values are a and
+    b), so the search does not split and searches the whole table on one core, to the brute-force optimum."""
+    frame = pd.DataFrame({"y": list("aaaaaab") + list("ccccc"), "z": ["u"] * 12})
+    recoding = ma.Generalization(value_sets=("y",))
+    table = ma.Table.from_frame(frame, ["y", "z"])
+    request = ma.Request(ma.KAnonymity(2), recoding=recoding)
+    start = Release.verified(table, request, frame.assign(y=["a,b,c"] * 7 + ["c"] * 5))
+    better, log = lns.improve_split(table, request, start, 20, OPTIONS, sub_solve=pipeline_solve)
+    assert log.epochs == 0 and better.objective < start.objective
+    expected = brute_force(frame.to_numpy(), [ma.KAnonymity(2)], recoding=recoding, columns=["y", "z"])[0]
+    assert better.objective == pytest.approx(float(expected))
+
+
 @pytest.mark.parametrize("beside", [True, False])
 def test_the_reduction_gets_the_resolved_share(monkeypatch, beside):
     """The solve hands the reduction the share ``"auto"`` resolves to, and its table is verified either way."""

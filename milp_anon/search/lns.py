@@ -581,7 +581,8 @@ def improve_split(table: Table, request, release: Release, seconds: float, solve
     is true, or two splits in a row gain nothing.
 
     Why the splice is a release: each half is a union of whole classes, solved as a sub-table for the request
-    of its sub-problems (:func:`sub_criteria`: t-closeness against the whole table's distribution), so the
+    of its sub-problems (:func:`sub_criteria`: t-closeness against the whole table's distribution; interval and
+    value-set columns priced as in the whole table, :func:`_sub_problem`), so the
     module docstring's union argument applies to the two halves as to any neighbourhood. The splice is verified
     before it is kept. Why halves rather than two workers on one pass: the sub-problems' HiGHS runs could share
     one process only through HiGHS's global task scheduler, which two instances in two threads may corrupt
@@ -614,9 +615,18 @@ def improve_split(table: Table, request, release: Release, seconds: float, solve
         epoch = min(SPLIT_EPOCH, deadline - time.perf_counter())
         if deadline - time.perf_counter() - epoch < SPLIT_MIN_SECONDS:
             epoch = deadline - time.perf_counter()  # no room for another split after this one: all of it now
-        sub_ours, sub_theirs = _sub_table(table, ours), _sub_table(table, theirs)
-        start_ours = Release.verified(sub_ours, half_request, best.table.iloc[ours].reset_index(drop=True))
-        job = (sub_theirs.frame, qi, list(table.sensitive), table.sep, half_request,
+        # each half priced as the whole table (its neighbourhoods' weights then compose: module docstring, "Cells")
+        sub_ours, request_ours = _sub_problem(table, request, ours, half_request)
+        sub_theirs, request_theirs = _sub_problem(table, request, theirs, half_request)
+        try:
+            start_ours = Release.verified(sub_ours, request_ours, best.table.iloc[ours].reset_index(drop=True))
+            if getattr(request.recoding, "cell_columns", None):  # the child's start, read here rather than die there
+                Release.verified(sub_theirs, request_theirs, best.table.iloc[theirs].reset_index(drop=True))
+        except VerificationError:  # a value set naming a value no row of its half holds: no cell of the half
+            memory.passes -= 1
+            unsplit = True
+            break
+        job = (sub_theirs.frame, qi, list(table.sensitive), table.sep, request_theirs,
                best.table.iloc[theirs].reset_index(drop=True), solver, memory.max_rows, sub_solve)
         told: list = []  # the child's cheaper tables, from the reader's thread
 
@@ -633,7 +643,7 @@ def improve_split(table: Table, request, release: Release, seconds: float, solve
                 return None
 
         def search(done):
-            return improve(sub_ours, half_request, start_ours, epoch, solver, stop=stop,
+            return improve(sub_ours, request_ours, start_ours, epoch, solver, stop=stop,
                            memory=SearchMemory(max_rows=memory.max_rows), sub_solve=sub_solve)
 
         with progress.muted():  # the halves' costs are not the table's
