@@ -17,7 +17,7 @@ from milp_anon.bounds import lagrangian
 from milp_anon.bounds.conflicts import conflicting_pairs, violated_cliques
 from milp_anon.bounds.lagrangian import block_prices, block_values, column_generation
 from milp_anon.certify import certify
-from milp_anon.exact import brute_force, brute_force_k_anonymity
+from milp_anon.exact import brute_force, brute_force_k_anonymity, divide_and_conquer
 from milp_anon.formulations import build
 from milp_anon.instance.candidates import suppression_candidates
 from milp_anon.pipeline import solve as pipeline
@@ -1228,3 +1228,53 @@ def test_no_search_beside_the_column_generation_where_it_must_not_run(monkeypatc
         assert not beside()
     monkeypatch.setattr(lns, "_cores", lambda: 1)
     assert not beside()
+
+
+@st.composite
+def large_k_tables(draw):
+    """(frame, qi, k) with k up to 10 and 2k to 4k − 1 rows (3k − 1 from k = 6: more than one class can pay, and the
+    recursion that checks them stays within seconds) on 2–4 columns: a few QI vectors repeated (dense, like real
+    tables) or up to ten types of one row beside at most two larger ones (sparse)."""
+    k = draw(st.integers(2, 10))
+    m = draw(st.integers(2, 4))
+    n = draw(st.integers(2 * k, 4 * k - 1 if k <= 5 else 3 * k - 1))
+    if draw(st.booleans()):  # sparse
+        ones = draw(st.integers(min(n, 2), min(n, 10)))
+        heavy = n - ones
+        counts = [1] * ones + ([heavy] if heavy and draw(st.booleans()) else
+                               [c for c in (heavy // 2, heavy - heavy // 2) if c])
+    else:
+        t = draw(st.integers(2, min(5, n)))
+        cuts = sorted(draw(st.lists(st.integers(1, n - 1), min_size=t - 1, max_size=t - 1, unique=True)))
+        counts = [b - a for a, b in zip([0] + cuts, cuts + [n])]
+    vectors = draw(st.lists(st.tuples(*[st.integers(0, 3)] * m), min_size=len(counts), max_size=len(counts),
+                            unique=True))
+    rows = [v for v, c in zip(vectors, counts) for _ in range(c)]
+    return frame_from_array(np.array(rows)), [f"q{c}" for c in range(m)], k
+
+
+@settings(max_examples=80, deadline=None)
+@given(large_k_tables(), st.booleans())
+def test_reduction_equals_divide_and_conquer_up_to_k_10(case, rounds_only):
+    """Issue 93's test of the engine at k up to 10, dense and sparse tables: the reduction's optimum is the
+    Blocki-Williams recursion's (itself checked against brute force, tests/test_exact_algorithms.py), and every
+    bound it reports holds for that optimum: the LP's, the cliques', and each round's ``min(B, G)`` (a round proves
+    its bound for the solutions cheaper than its threshold ``G``, the subtree it searches; ``empty``: ``G``).
+    ``rounds_only``: no LP rounding and no polish, so that the rounds, not the first table, settle the solve."""
+    frame, qi, k = case
+    expected = divide_and_conquer(frame[qi].to_numpy(), k)[0]
+    with pytest.MonkeyPatch.context() as mp:
+        if rounds_only:
+            mp.setattr(reduction, "ROUND_POLISH", 0.0)
+        r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(k), reduction="lagrangian",
+                         tuning=ma.Tuning(lp_rounding=not rounds_only))
+    assert r.status == "optimal" and r.verified and r.objective == expected and r.bound == expected
+    red = r.reduction
+    assert red.lp_bound <= expected + 1e-6
+    assert red.clique_bound is None or red.clique_bound <= expected + 1e-6
+    for rnd in red.rounds:
+        G = math.inf if rnd.G is None else rnd.G
+        if rnd.status == "empty":
+            assert G <= expected
+        elif rnd.bound is not None:
+            assert min(rnd.bound, G) <= expected + 1e-6
