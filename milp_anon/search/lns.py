@@ -611,10 +611,6 @@ def improve_split(table: Table, request, release: Release, seconds: float, solve
         if ours.size == 0 or theirs.size == 0:  # one class holds half the rows or more: nothing to split
             unsplit = True
             break
-        memory.passes += 1
-        epoch = min(SPLIT_EPOCH, deadline - time.perf_counter())
-        if deadline - time.perf_counter() - epoch < SPLIT_MIN_SECONDS:
-            epoch = deadline - time.perf_counter()  # no room for another split after this one: all of it now
         # each half priced as the whole table (its neighbourhoods' weights then compose: module docstring, "Cells")
         sub_ours, request_ours = _sub_problem(table, request, ours, half_request)
         sub_theirs, request_theirs = _sub_problem(table, request, theirs, half_request)
@@ -623,9 +619,12 @@ def improve_split(table: Table, request, release: Release, seconds: float, solve
             if getattr(request.recoding, "cell_columns", None):  # the child's start, read here rather than die there
                 Release.verified(sub_theirs, request_theirs, best.table.iloc[theirs].reset_index(drop=True))
         except VerificationError:  # a value set naming a value no row of its half holds: no cell of the half
-            memory.passes -= 1
             unsplit = True
             break
+        memory.passes += 1
+        epoch = min(SPLIT_EPOCH, deadline - time.perf_counter())
+        if deadline - time.perf_counter() - epoch < SPLIT_MIN_SECONDS:
+            epoch = deadline - time.perf_counter()  # no room for another split after this one: all of it now
         job = (sub_theirs.frame, qi, list(table.sensitive), table.sep, request_theirs,
                best.table.iloc[theirs].reset_index(drop=True), solver, memory.max_rows, sub_solve)
         told: list = []  # the child's cheaper tables, from the reader's thread
