@@ -661,7 +661,7 @@ class LagrangianReduction:
                 rnd.status = "not started"
                 self.stopped_by_limit = True
                 return False
-        out, rnd.search = self._solve_round(am, G, remaining, first, hint)
+        out, rnd.search, rnd.parallel_tree = self._solve_round(am, G, remaining, first, hint)
         rnd.status, rnd.seconds, rnd.root_cuts = out.status, round(out.seconds, 3), out.root_cuts
         if out.memory_killed:  # HiGHS's search outgrew the estimate: no round this large again (too_large)
             rnd.memory_killed = True
@@ -709,7 +709,7 @@ class LagrangianReduction:
     def _solve_round(self, am, G: float, remaining: float | None, first: bool, hint=None):
         """One restricted model from ``hint`` (else the whole table as one group): stop at ``G``; the first
         round is polished, and leaves room for the heuristic. Returns ``(outcome, the log of the search beside the
-        round or None)``."""
+        round or None, whether HiGHS's parallel tree search solved it)``."""
         if first and remaining is not None and not self.heuristic_first() and self.heuristics:
             remaining *= 1.0 - HEURISTIC_SHARE  # room for the heuristic table after the first round
         # only min(B, G) is used, so a round may stop once its bound reaches G; the first
@@ -729,22 +729,33 @@ class LagrangianReduction:
             # for fixed y the assignment LP has an integral optimum (a transportation problem)
             method = functools.partial(solve_by_root_cuts, integral_assignment=True,
                                        below=G if math.isfinite(G) else None)
-        search = None
+        search, parallel = None, False
         with self.timings.phase("solve"):
             if self.search_beside(options, am.lm.n_cols):
                 out, search = self._round_and_search(am, dataclasses.replace(options, isolate="always"), start,
                                                      stop, method)
             else:
+                parallel = self.parallel_tree(options, am.lm.n_cols)
+                if parallel:
+                    options = parallel_tree_options(options)
                 out = solve_model(am.lm, options, self.grid, hint=start, stop_bound=stop, method=method,
                                   hard_end=self.hard_end(), max_memory_bytes=self.max_memory_bytes())
         self.polish_left = max(0.0, self.polish_left - min(out.seconds, polish))
         self.solver_status = out.solver_status
-        return out, search
+        return out, search, parallel
 
     def search_beside(self, options: SolverOptions, n_cols: int) -> bool:
         """Whether a round of ``n_cols`` columns under ``options`` has the search beside it
-        (``tuning.search_beside_rounds``)."""
-        return self.heuristics and self.best is not None and _search_fits_beside(self.request, options, n_cols)
+        (``tuning.search_beside_rounds``): not once the gap is at most ``HEURISTIC_GAP`` where the round can have
+        the parallel tree instead (:meth:`parallel_tree`): there the bound is what is left."""
+        if not (self.heuristics and self.best is not None and _search_fits_beside(self.request, options, n_cols)):
+            return False
+        return self.grid.gap(self.ub, self.lb) > HEURISTIC_GAP or not parallel_tree_possible(options, n_cols)
+
+    def parallel_tree(self, options: SolverOptions, n_cols: int) -> bool:
+        """Whether a round of ``n_cols`` columns without the search beside it is solved by HiGHS's parallel tree
+        search (``tuning.parallel_tree``, :func:`parallel_tree_possible`)."""
+        return parallel_tree_possible(options, n_cols)
 
     def _round_and_search(self, am, options: SolverOptions, hint, stop, method=None):
         """The round in its own process, the large-neighbourhood search from the incumbent in this one until it
@@ -778,6 +789,24 @@ class LagrangianReduction:
                        size=self.size, candidate_counts=self.counts, grid=self.grid, bound_certifies=True,
                        reduction=self.log,
                        warm_start_cost=self.warm_start_cost)
+
+
+def parallel_tree_possible(options: SolverOptions, n_cols: int) -> bool:
+    """Whether a model of ``n_cols`` columns may be solved under ``options`` by HiGHS's parallel tree search in its
+    own process (``options.tuning.parallel_tree``): HiGHS in bulk, two cores or more, isolation allowed, threads and
+    ``parallel`` left to the package (a user who gives either decides), and ``tuning.parallel_tree_min_columns``
+    columns or more."""
+    tuning = options.tuning
+    return tuning.parallel_tree and options.in_bulk and options.threads is None and options.isolate != "never" \
+        and "parallel" not in dict(options.highs_options) and n_cols >= tuning.parallel_tree_min_columns \
+        and lns._cores() >= 2
+
+
+def parallel_tree_options(options: SolverOptions) -> SolverOptions:
+    """``options`` for HiGHS's parallel tree search on every core this process may use, in a child process (HiGHS's
+    scheduler is one per process, and every instance in it must use the same threads)."""
+    return dataclasses.replace(options, isolate="always", threads=lns._cores(),
+                               highs_options=(("parallel", "on"),) + tuple(options.highs_options))
 
 
 def add_clique_rows(am, cliques, candidates, kept_pairs: np.ndarray, rhs=None) -> int:

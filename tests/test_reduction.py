@@ -24,6 +24,7 @@ from milp_anon.pipeline import solve as pipeline
 from milp_anon.pipeline.solve import solve as pipeline_solve
 from milp_anon.runtime import memory
 from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.search import lns
 from milp_anon.tables.rowtypes import RowTypes
 
 
@@ -1292,3 +1293,57 @@ def test_reduction_equals_divide_and_conquer_up_to_k_10(case, rounds_only):
             assert G <= expected
         elif rnd.bound is not None:
             assert min(rnd.bound, G) <= expected + 1e-6
+
+
+@settings(max_examples=20, deadline=None)
+@given(large_k_tables())
+def test_rounds_on_the_parallel_tree_equal_divide_and_conquer(case):
+    """Every round solved by HiGHS's parallel tree search (``Tuning.parallel_tree``, here from the first column
+    on, on two cores, in its own process): the optimum is the Blocki-Williams recursion's, dense and sparse tables,
+    k up to 10, and each round's ``min(B, G)`` holds for it. No LP rounding and no polish: the rounds settle it."""
+    frame, qi, k = case
+    expected = divide_and_conquer(frame[qi].to_numpy(), k)[0]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(reduction, "ROUND_POLISH", 0.0)
+        mp.setattr(lns, "_cores", lambda: 2)
+        r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(k), reduction="lagrangian",
+                         tuning=ma.Tuning(lp_rounding=False, parallel_tree_min_columns=0))
+    assert r.status == "optimal" and r.verified and r.objective == expected and r.bound == expected
+    for rnd in r.reduction.rounds:
+        if rnd.status in ("empty", "too large", "not started"):
+            continue
+        assert rnd.parallel_tree
+        G = math.inf if rnd.G is None else rnd.G
+        assert rnd.bound is None or min(rnd.bound, G) <= expected + 1e-6
+
+
+def test_the_parallel_tree_is_left_to_a_user_who_sets_threads(monkeypatch):
+    """``parallel_tree_possible``: HiGHS in bulk on two cores or more, isolation allowed, ``tuning.parallel_tree``
+    on and enough columns; never over the user's own ``threads`` or ``parallel``."""
+    monkeypatch.setattr(lns, "_cores", lambda: 2)
+    possible = reduction.parallel_tree_possible
+    base = ma.SolverOptions(time_limit=60)
+    assert possible(base, 20_000) and not possible(base, 19_999)
+    assert not possible(dataclasses.replace(base, threads=1), 10**6)
+    assert not possible(ma.SolverOptions(time_limit=60, highs_options={"parallel": "off"}), 10**6)
+    assert not possible(dataclasses.replace(base, isolate="never"), 10**6)
+    assert not possible(dataclasses.replace(base, tuning=ma.Tuning(parallel_tree=False)), 10**6)
+    assert possible(ma.SolverOptions(time_limit=60, highs_options={"mip_heuristic_effort": 0.1}), 10**6)
+    opts = reduction.parallel_tree_options(ma.SolverOptions(highs_options={"mip_heuristic_effort": 0.1}))
+    assert opts.isolate == "always" and opts.threads == 2
+    assert opts.highs_options == (("parallel", "on"), ("mip_heuristic_effort", 0.1))  # the user's last
+    monkeypatch.setattr(lns, "_cores", lambda: 1)
+    assert not possible(base, 10**6)
+
+
+@pytest.mark.parametrize("gap, tree, beside", [(0.02, True, True), (0.005, True, False), (0.005, False, True)])
+def test_the_search_gives_way_to_the_parallel_tree_once_the_gap_is_small(monkeypatch, gap, tree, beside):
+    """A round that could have the search beside it has it while the gap exceeds ``HEURISTIC_GAP`` (the table may
+    still fall), and gives the other core to HiGHS's parallel tree below it (the bound is what is left), unless
+    the parallel tree cannot run there."""
+    monkeypatch.setattr(reduction, "_search_fits_beside", lambda request, options, n_cols: True)
+    monkeypatch.setattr(reduction, "parallel_tree_possible", lambda options, n_cols: tree)
+    stub = type("Stub", (), {})()
+    stub.heuristics, stub.best, stub.request, stub.grid = True, object(), None, ObjectiveGrid(1)
+    stub.lb, stub.ub = 1000.0, 1000.0 * (1 + gap)
+    assert reduction.LagrangianReduction.search_beside(stub, ma.SolverOptions(time_limit=600), 10**6) == beside

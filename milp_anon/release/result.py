@@ -176,6 +176,9 @@ class Round:
     #: the round's solver process was killed at the memory allowed (its bound and incumbent as told, like a kill at
     #: the time limit; :func:`milp_anon.solvers.isolated.solve_isolated`)
     memory_killed: bool = False
+    #: HiGHS's parallel tree search solved the round, on every core, in its own process
+    #: (``Tuning.parallel_tree``, :func:`milp_anon.reduction.parallel_tree_possible`)
+    parallel_tree: bool = False
 
 
 @dataclass
@@ -540,6 +543,8 @@ class Result:
                 status = "stopped once its bound reached G" if rnd.status == "stopped at G" else (rnd.status or "-")
                 if rnd.memory_killed:
                     status += " (its process killed at the memory allowed)"
+                if rnd.parallel_tree:
+                    status += " (HiGHS's parallel tree)"
                 held = f" (with {fmt(rnd.incumbent_pairs)} of the incumbent)" if rnd.incumbent_pairs else ""
                 cl = f", {fmt(rnd.cliques)} clique rows" if rnd.cliques else ""
                 lines.append(f"fixing {i:<6} {below}: {fmt(rnd.pairs)} pairs{held}, {fmt(rnd.candidates)} "

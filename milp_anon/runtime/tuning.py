@@ -71,6 +71,14 @@ class Tuning:
     #: round of 1.07 M took 174 s to reach ``G`` and left the whole model 178 s
     #: (``scale_reduction_proof_share_lm_5qi.md``, ``scale_reduction_proof_share_height_5qi.md``)
     proof_round_share: float = 0.5
+    #: a round of at least ``parallel_tree_min_columns`` columns that has no search beside it (the gap is at most
+    #: ``reduction.HEURISTIC_GAP``, or no search can run) is solved by HiGHS's parallel tree search on every core this
+    #: process may use (``threads``, ``parallel="on"``), in its own process: where the bound, not the table, is left,
+    #: the other core grows the tree (HI and military, 6 QIs, k = 10, the proving round: 8,318 → 8,320 and
+    #: 1,991 → 1,992 in 300 s, ``parallel_tree_6qi_k10.md``); off: HiGHS's default threads, and the round in process
+    #: below ``isolated.ISOLATE_MIN_COLUMNS`` columns
+    parallel_tree: bool = True
+    parallel_tree_min_columns: int = 20_000
 
     # -- the column generation (milp_anon.bounds.lagrangian) ------------------------------------------------------
     #: Wentges smoothing ``α`` of the priced multipliers ``α π_best + (1 − α) π_master``; 0: the master's own duals
@@ -214,6 +222,7 @@ class Tuning:
         _number(self, "proof_round_share", 0.0, math.inf)
         _number(self, "hard_end_grace", 0.0, math.inf)
         _whole(self, "lp_presolve_max_columns", None)
+        _whole(self, "parallel_tree_min_columns", 0)
         _number(self, "restricted_share", 0.0, 1.0)
         pairs = self.master_highs_options
         if not isinstance(pairs, tuple) or not all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str)
