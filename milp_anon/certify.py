@@ -201,6 +201,8 @@ def _round_checks(red: dict, n_pairs: int, thresholds: np.ndarray, floor: np.nda
                 checks.append((False, f"round {i}: {n_rows!r} clique rows, but not so many cliques reported"))
             solver_side.append(f"round {i}: the restricted model held {n_rows!r} rows Σ y_j <= r of the "
                                "conflict cliques (r = 1) and rank rows")
+        if rnd.get("parallel_tree"):  # the same model: only who grows HiGHS's tree differs
+            solver_side.append(f"round {i}: HiGHS's parallel tree search (its bound, as any HiGHS bound)")
         cuts = rnd.get("root_cuts") or {}
         if cuts.get("fixed") is not None:  # what the round's bound rests on besides HiGHS's own
             solver_side.append(f"round {i}: through HiGHS's root cuts: {cuts.get('cuts', 0):,} cuts, the LP with "

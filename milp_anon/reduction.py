@@ -735,7 +735,7 @@ class LagrangianReduction:
                 out, search = self._round_and_search(am, dataclasses.replace(options, isolate="always"), start,
                                                      stop, method)
             else:
-                parallel = self.parallel_tree(options, am.lm.n_cols)
+                parallel = parallel_tree_possible(options, am.lm.n_cols)
                 if parallel:
                     options = parallel_tree_options(options)
                 out = solve_model(am.lm, options, self.grid, hint=start, stop_bound=stop, method=method,
@@ -747,15 +747,10 @@ class LagrangianReduction:
     def search_beside(self, options: SolverOptions, n_cols: int) -> bool:
         """Whether a round of ``n_cols`` columns under ``options`` has the search beside it
         (``tuning.search_beside_rounds``): not once the gap is at most ``HEURISTIC_GAP`` where the round can have
-        the parallel tree instead (:meth:`parallel_tree`): there the bound is what is left."""
+        the parallel tree instead (:func:`parallel_tree_possible`): there the bound is what is left."""
         if not (self.heuristics and self.best is not None and _search_fits_beside(self.request, options, n_cols)):
             return False
         return self.grid.gap(self.ub, self.lb) > HEURISTIC_GAP or not parallel_tree_possible(options, n_cols)
-
-    def parallel_tree(self, options: SolverOptions, n_cols: int) -> bool:
-        """Whether a round of ``n_cols`` columns without the search beside it is solved by HiGHS's parallel tree
-        search (``tuning.parallel_tree``, :func:`parallel_tree_possible`)."""
-        return parallel_tree_possible(options, n_cols)
 
     def _round_and_search(self, am, options: SolverOptions, hint, stop, method=None):
         """The round in its own process, the large-neighbourhood search from the incumbent in this one until it

@@ -74,9 +74,9 @@ class Tuning:
     #: a round of at least ``parallel_tree_min_columns`` columns that has no search beside it (the gap is at most
     #: ``reduction.HEURISTIC_GAP``, or no search can run) is solved by HiGHS's parallel tree search on every core this
     #: process may use (``threads``, ``parallel="on"``), in its own process: where the bound, not the table, is left,
-    #: the other core grows the tree (HI and military, 6 QIs, k = 10, the proving round: 8,318 → 8,320 and
-    #: 1,991 → 1,992 in 300 s, ``parallel_tree_6qi_k10.md``); off: HiGHS's default threads, and the round in process
-    #: below ``isolated.ISOLATE_MIN_COLUMNS`` columns
+    #: the other core grows the tree (HI, 6 QIs, k = 10 proven in 600 s, military's bound one unit higher:
+    #: ``suite_commits_parallel_tree_6qi_k10_600s.md``, ``parallel_tree_6qi_k10.md``); off: HiGHS's default threads,
+    #: and the round in process below ``isolated.ISOLATE_MIN_COLUMNS`` columns
     parallel_tree: bool = True
     parallel_tree_min_columns: int = 20_000
 
