@@ -789,11 +789,12 @@ class LagrangianReduction:
 def parallel_tree_possible(options: SolverOptions, n_cols: int) -> bool:
     """Whether a model of ``n_cols`` columns may be solved under ``options`` by HiGHS's parallel tree search in its
     own process (``options.tuning.parallel_tree``): HiGHS in bulk, two cores or more, isolation allowed, threads and
-    ``parallel`` left to the package (a user who gives either decides), and ``tuning.parallel_tree_min_columns``
-    columns or more."""
+    ``parallel`` left to the package (a user who gives either, as ``threads`` or as a HiGHS option, decides), and
+    ``tuning.parallel_tree_min_columns`` columns or more."""
     tuning = options.tuning
     return tuning.parallel_tree and options.in_bulk and options.threads is None and options.isolate != "never" \
-        and "parallel" not in dict(options.highs_options) and n_cols >= tuning.parallel_tree_min_columns \
+        and not {"parallel", "threads"} & set(dict(options.highs_options)) \
+        and n_cols >= tuning.parallel_tree_min_columns \
         and lns._cores() >= 2
 
 

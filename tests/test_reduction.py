@@ -1303,16 +1303,25 @@ def test_rounds_on_the_parallel_tree_equal_divide_and_conquer(case):
     k up to 10, and each round's ``min(B, G)`` holds for it. No LP rounding and no polish: the rounds settle it."""
     frame, qi, k = case
     expected = divide_and_conquer(frame[qi].to_numpy(), k)[0]
+    solved = []  # the options of every round's solve, as handed to the solver
+
+    def spy(lm, options, *args, **kw):
+        solved.append(options)
+        return real_solve(lm, options, *args, **kw)
+
+    real_solve = reduction.solve_model
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(reduction, "ROUND_POLISH", 0.0)
         mp.setattr(lns, "_cores", lambda: 2)
+        mp.setattr(reduction, "solve_model", spy)
         r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(k), reduction="lagrangian",
                          tuning=ma.Tuning(lp_rounding=False, parallel_tree_min_columns=0))
     assert r.status == "optimal" and r.verified and r.objective == expected and r.bound == expected
-    for rnd in r.reduction.rounds:
-        if rnd.status in ("empty", "too large", "not started"):
-            continue
+    ran = [rnd for rnd in r.reduction.rounds if rnd.status not in ("empty", "too large", "not started")]
+    assert ran and len(ran) == len(solved)
+    for rnd, options in zip(ran, solved):
         assert rnd.parallel_tree
+        assert options.isolate == "always" and options.threads == 2 and ("parallel", "on") in options.highs_options
         G = math.inf if rnd.G is None else rnd.G
         assert rnd.bound is None or min(rnd.bound, G) <= expected + 1e-6
 
@@ -1326,6 +1335,7 @@ def test_the_parallel_tree_is_left_to_a_user_who_sets_threads(monkeypatch):
     assert possible(base, 20_000) and not possible(base, 19_999)
     assert not possible(dataclasses.replace(base, threads=1), 10**6)
     assert not possible(ma.SolverOptions(time_limit=60, highs_options={"parallel": "off"}), 10**6)
+    assert not possible(ma.SolverOptions(time_limit=60, highs_options={"threads": 1}), 10**6)
     assert not possible(dataclasses.replace(base, isolate="never"), 10**6)
     assert not possible(dataclasses.replace(base, tuning=ma.Tuning(parallel_tree=False)), 10**6)
     assert possible(ma.SolverOptions(time_limit=60, highs_options={"mip_heuristic_effort": 0.1}), 10**6)
