@@ -119,6 +119,10 @@ SEARCH_BESIDE_LP_MIN_SECONDS = 100.0
 SEARCH_BESIDE_LP_MAX_PAIRS = 8_000_000
 #: seconds between two looks of the search for the child's master point
 GUIDE_POLL = 0.1
+#: HiGHS's parallel tree search (``tuning.parallel_tree``) holds up to this many times one thread's memory: the
+#: solves' peaks rose 1.2–2 times (``benchmarks/results/suite_commits_parallel_tree_6qi_k10_600s.md``,
+#: ``suite_commits_parallel_tree_78qi_k5_600s.md``); a round where that does not fit runs on one thread
+PARALLEL_TREE_MEMORY = 2.0
 
 # The column generation adds the conflict cliques its converged masters violate (``tuning.cliques``,
 # :func:`milp_anon.bounds.lagrangian.column_generation`): a bound above the LP's, and pair bounds with the cliques'
@@ -548,6 +552,17 @@ class LagrangianReduction:
             return exc
         return None
 
+    def parallel_tree_fits(self, sub) -> bool:
+        """Whether HiGHS's parallel tree search on the model over the candidates ``sub`` fits the memory allowed: its
+        workers hold up to :data:`PARALLEL_TREE_MEMORY` times one thread's estimate. Where it does not, the round
+        runs on one thread (the same round, not a smaller one)."""
+        try:
+            check_memory(self.instance.with_candidates(sub), self.request.criteria, self.request.model.max_memory_gb,
+                         pulp_model=False, solver_factor=PARALLEL_TREE_MEMORY)
+        except ModelTooLargeError:
+            return False
+        return True
+
     def fits(self, G: float) -> bool:
         """Whether the round at threshold ``G`` (with the incumbent's pairs) fits the memory allowed."""
         _, _, keep = self.restriction(G)
@@ -661,7 +676,8 @@ class LagrangianReduction:
                 rnd.status = "not started"
                 self.stopped_by_limit = True
                 return False
-        out, rnd.search, rnd.parallel_tree = self._solve_round(am, G, remaining, first, hint)
+        room = self.parallel_tree_fits(sub)
+        out, rnd.search, rnd.parallel_tree = self._solve_round(am, G, remaining, first, hint, room)
         rnd.status, rnd.seconds, rnd.root_cuts = out.status, round(out.seconds, 3), out.root_cuts
         if out.memory_killed:  # HiGHS's search outgrew the estimate: no round this large again (too_large)
             rnd.memory_killed = True
@@ -706,9 +722,10 @@ class LagrangianReduction:
             pairs[full] = g
         return rel, pairs
 
-    def _solve_round(self, am, G: float, remaining: float | None, first: bool, hint=None):
+    def _solve_round(self, am, G: float, remaining: float | None, first: bool, hint=None, room: bool = True):
         """One restricted model from ``hint`` (else the whole table as one group): stop at ``G``; the first
-        round is polished, and leaves room for the heuristic. Returns ``(outcome, the log of the search beside the
+        round is polished, and leaves room for the heuristic; ``room``: HiGHS's parallel tree search on it fits the
+        memory allowed (:meth:`parallel_tree_fits`). Returns ``(outcome, the log of the search beside the
         round or None, whether HiGHS's parallel tree search solved it)``."""
         if first and remaining is not None and not self.heuristic_first() and self.heuristics:
             remaining *= 1.0 - HEURISTIC_SHARE  # room for the heuristic table after the first round
@@ -729,13 +746,12 @@ class LagrangianReduction:
             # for fixed y the assignment LP has an integral optimum (a transportation problem)
             method = functools.partial(solve_by_root_cuts, integral_assignment=True,
                                        below=G if math.isfinite(G) else None)
-        search, parallel = None, False
+        search, parallel = None, self.parallel_tree(options, am.lm.n_cols, room)
         with self.timings.phase("solve"):
-            if self.search_beside(options, am.lm.n_cols):
+            if not parallel and self.search_beside(options, am.lm.n_cols):
                 out, search = self._round_and_search(am, dataclasses.replace(options, isolate="always"), start,
                                                      stop, method)
             else:
-                parallel = parallel_tree_possible(options, am.lm.n_cols)
                 if parallel:
                     options = parallel_tree_options(options)
                 out = solve_model(am.lm, options, self.grid, hint=start, stop_bound=stop, method=method,
@@ -744,13 +760,20 @@ class LagrangianReduction:
         self.solver_status = out.solver_status
         return out, search, parallel
 
+    def parallel_tree(self, options: SolverOptions, n_cols: int, room: bool) -> bool:
+        """Whether a round of ``n_cols`` columns under ``options`` is solved by HiGHS's parallel tree search: once
+        the gap is at most ``HEURISTIC_GAP`` (the table is close: the bound is what is left, and the other core
+        grows the tree instead of running the search beside the round), where :func:`parallel_tree_possible` and
+        ``room`` (it fits the memory allowed, :meth:`parallel_tree_fits`). Above that gap the round keeps one
+        thread (interval models, where no search runs beside the rounds: no gain, a dearer table on one of two,
+        ``benchmarks/results/suite_commits_parallel_tree_intervals_600s.md``)."""
+        return room and self.best is not None and self.grid.gap(self.ub, self.lb) <= HEURISTIC_GAP \
+            and parallel_tree_possible(options, n_cols)
+
     def search_beside(self, options: SolverOptions, n_cols: int) -> bool:
-        """Whether a round of ``n_cols`` columns under ``options`` has the search beside it
-        (``tuning.search_beside_rounds``): not once the gap is at most ``HEURISTIC_GAP`` where the round can have
-        the parallel tree instead (:func:`parallel_tree_possible`): there the bound is what is left."""
-        if not (self.heuristics and self.best is not None and _search_fits_beside(self.request, options, n_cols)):
-            return False
-        return self.grid.gap(self.ub, self.lb) > HEURISTIC_GAP or not parallel_tree_possible(options, n_cols)
+        """Whether a round of ``n_cols`` columns under ``options`` may have the search beside it
+        (``tuning.search_beside_rounds``); :meth:`parallel_tree` goes first."""
+        return self.heuristics and self.best is not None and _search_fits_beside(self.request, options, n_cols)
 
     def _round_and_search(self, am, options: SolverOptions, hint, stop, method=None):
         """The round in its own process, the large-neighbourhood search from the incumbent in this one until it

@@ -359,9 +359,9 @@ def test_unused_polish_goes_to_the_next_rounds_while_the_gap_is_wide(monkeypatch
             super().__init__(bound, after)
             rounds[-1]["after"] = after
 
-    def recorded(self, am, G, remaining, first, hint=None):
+    def recorded(self, am, G, remaining, first, hint=None, room=True):
         rounds.append({"first": first, "left": self.polish_left})
-        return solve_round(self, am, G, remaining, first, hint)
+        return solve_round(self, am, G, remaining, first, hint, room)
 
     monkeypatch.setattr(reduction, "StopAtBound", Recording)
     monkeypatch.setattr(reduction.LagrangianReduction, "_solve_round", recorded)
@@ -499,7 +499,7 @@ def test_a_round_too_large_gives_way_to_the_largest_that_fits(monkeypatch):
     i = next(i for i in range(1, len(built)) if built[i].G - built[i - 1].G >= 2)
     cap = built[i].pairs - 1  # the memory allowed, in pairs: the rounds before it fit, it does not
 
-    def check_memory(instance, criteria, max_memory_gb, *, pulp_model):
+    def check_memory(instance, criteria, max_memory_gb, *, pulp_model, solver_factor=1.0):
         if instance.candidates.n_pairs > cap:
             raise ma.ModelTooLargeError(f"{instance.candidates.n_pairs} pairs, {cap} allowed")
 
@@ -561,8 +561,10 @@ def test_the_round_found_to_fit_is_built_though_the_memory_allowed_creeps_down(m
     i = next(i for i in range(1, len(built)) if built[i].G - built[i - 1].G >= 2)
     room, seen = built[i].pairs - 1, set()
 
-    def check_memory(instance, criteria, max_memory_gb, *, pulp_model):
+    def check_memory(instance, criteria, max_memory_gb, *, pulp_model, solver_factor=1.0):
         n = instance.candidates.n_pairs
+        if solver_factor != 1.0:  # whether the round's parallel tree fits: not the round's own check
+            return
         if n > room or n in seen:
             raise ma.ModelTooLargeError(f"{n} pairs, {room} allowed")
         seen.add(n)
@@ -588,7 +590,7 @@ def test_a_round_whose_model_outlasts_the_limit_is_not_solved(monkeypatch):
         time.sleep(2.5)  # past the whole limit
         return real_build(*args, **kw)
 
-    def no_solve(self, am, G, remaining, first, hint=None):
+    def no_solve(self, am, G, remaining, first, hint=None, room=True):
         solved.append(remaining)
         raise AssertionError("a round was solved after the limit")
 
@@ -1298,9 +1300,10 @@ def test_reduction_equals_divide_and_conquer_up_to_k_10(case, rounds_only):
 @settings(max_examples=20, deadline=None)
 @given(large_k_tables())
 def test_rounds_on_the_parallel_tree_equal_divide_and_conquer(case):
-    """Every round solved by HiGHS's parallel tree search (``Tuning.parallel_tree``, here from the first column
-    on, on two cores, in its own process): the optimum is the Blocki-Williams recursion's, dense and sparse tables,
-    k up to 10, and each round's ``min(B, G)`` holds for it. No LP rounding and no polish: the rounds settle it."""
+    """Every round solved by HiGHS's parallel tree search (``Tuning.parallel_tree``, here from the first column on
+    and at any gap, on two cores, in its own process): the optimum is the Blocki-Williams recursion's, dense and
+    sparse tables, k up to 10, and each round's ``min(B, G)`` holds for it. No LP rounding and no polish: the rounds
+    settle it. (When a round gets the parallel tree: ``test_the_parallel_tree_once_the_gap_is_small``.)"""
     frame, qi, k = case
     expected = divide_and_conquer(frame[qi].to_numpy(), k)[0]
     solved = []  # the options of every round's solve, as handed to the solver
@@ -1312,6 +1315,8 @@ def test_rounds_on_the_parallel_tree_equal_divide_and_conquer(case):
     real_solve = reduction.solve_model
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(reduction, "ROUND_POLISH", 0.0)
+        mp.setattr(reduction.LagrangianReduction, "parallel_tree",
+                   lambda self, options, n_cols, room: reduction.parallel_tree_possible(options, n_cols))
         mp.setattr(lns, "_cores", lambda: 2)
         mp.setattr(reduction, "solve_model", spy)
         r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(k), reduction="lagrangian",
@@ -1324,6 +1329,40 @@ def test_rounds_on_the_parallel_tree_equal_divide_and_conquer(case):
         assert options.isolate == "always" and options.threads == 2 and ("parallel", "on") in options.highs_options
         G = math.inf if rnd.G is None else rnd.G
         assert rnd.bound is None or min(rnd.bound, G) <= expected + 1e-6
+
+
+@pytest.mark.parametrize("factor, tree", [(1.0, True), (1e15, False)])
+def test_a_round_whose_parallel_tree_does_not_fit_the_memory_runs_on_one_thread(factor, tree):
+    """The parallel tree holds up to ``PARALLEL_TREE_MEMORY`` times one thread's estimate: where that exceeds the
+    memory allowed the same round runs on one thread (HiGHS's own threads, in process) instead of a smaller round or
+    none (here every round may otherwise have it, at any gap). The optimum is Blocki-Williams' recursion's either
+    way."""
+    rng = np.random.default_rng(3)
+    frame = frame_from_array(rng.integers(0, 2, size=(12, 4)))  # two rounds (no LP rounding)
+    qi = list(frame.columns)
+    expected = divide_and_conquer(frame[qi].to_numpy(), 3)[0]
+    solved = []
+
+    def spy(lm, options, *args, **kw):
+        solved.append(options)
+        return real_solve(lm, options, *args, **kw)
+
+    real_solve = reduction.solve_model
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(reduction, "ROUND_POLISH", 0.0)
+        mp.setattr(reduction, "PARALLEL_TREE_MEMORY", factor)
+        mp.setattr(reduction.LagrangianReduction, "parallel_tree",
+                   lambda self, options, n_cols, room: room and reduction.parallel_tree_possible(options, n_cols))
+        mp.setattr(lns, "_cores", lambda: 2)
+        mp.setattr(reduction, "solve_model", spy)
+        r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(3), reduction="lagrangian",
+                         tuning=ma.Tuning(lp_rounding=False, parallel_tree_min_columns=0))
+    assert r.status == "optimal" and r.verified and r.objective == expected
+    ran = [rnd for rnd in r.reduction.rounds if rnd.status not in ("empty", "too large", "not started")]
+    assert len(ran) == len(solved) == len(r.reduction.rounds) == 2  # the same rounds either way, none refused
+    for rnd, options in zip(ran, solved):
+        assert rnd.parallel_tree == tree
+        assert (("parallel", "on") in options.highs_options) == tree and (options.threads == 2) == tree
 
 
 def test_the_parallel_tree_is_left_to_a_user_who_sets_threads(monkeypatch):
@@ -1346,14 +1385,17 @@ def test_the_parallel_tree_is_left_to_a_user_who_sets_threads(monkeypatch):
     assert not possible(base, 10**6)
 
 
-@pytest.mark.parametrize("gap, tree, beside", [(0.02, True, True), (0.005, True, False), (0.005, False, True)])
-def test_the_search_gives_way_to_the_parallel_tree_once_the_gap_is_small(monkeypatch, gap, tree, beside):
-    """A round that could have the search beside it has it while the gap exceeds ``HEURISTIC_GAP`` (the table may
-    still fall), and gives the other core to HiGHS's parallel tree below it (the bound is what is left), unless
-    the parallel tree cannot run there."""
-    monkeypatch.setattr(reduction, "_search_fits_beside", lambda request, options, n_cols: True)
-    monkeypatch.setattr(reduction, "parallel_tree_possible", lambda options, n_cols: tree)
+@pytest.mark.parametrize("gap, possible, room, tree", [(0.02, True, True, False), (0.01, True, True, True),
+                                                       (0.005, True, True, True), (0.005, False, True, False),
+                                                       (0.005, True, False, False)])
+def test_the_parallel_tree_once_the_gap_is_small(monkeypatch, gap, possible, room, tree):
+    """HiGHS's parallel tree search solves a round only once the gap is at most ``HEURISTIC_GAP`` (the bound is
+    what is left; above it the round keeps one thread and the search may run beside it), where it is possible
+    and fits the memory allowed."""
+    monkeypatch.setattr(reduction, "parallel_tree_possible", lambda options, n_cols: possible)
     stub = type("Stub", (), {})()
-    stub.heuristics, stub.best, stub.request, stub.grid = True, object(), None, ObjectiveGrid(1)
+    stub.best, stub.grid = object(), ObjectiveGrid(1)
     stub.lb, stub.ub = 1000.0, 1000.0 * (1 + gap)
-    assert reduction.LagrangianReduction.search_beside(stub, ma.SolverOptions(time_limit=600), 10**6) == beside
+    assert reduction.LagrangianReduction.parallel_tree(stub, ma.SolverOptions(time_limit=600), 10**6, room) == tree
+    stub.best, stub.ub = None, math.inf  # no table yet: the table is what is left
+    assert not reduction.LagrangianReduction.parallel_tree(stub, ma.SolverOptions(time_limit=600), 10**6, room)

@@ -70,13 +70,14 @@ def estimate(instance: Instance, criteria) -> ModelEstimate:
     return ModelEstimate(n_var, n_int, n_con, nnz, highs, highs + pulp_b)
 
 
-def check_memory(instance: Instance, criteria, max_memory_gb: float | None, *, pulp_model: bool) -> None:
+def check_memory(instance: Instance, criteria, max_memory_gb: float | None, *, pulp_model: bool,
+                 solver_factor: float = 1.0) -> None:
     """Refuse, before building, a model estimated above ``max_memory_gb`` together with what this process
     holds now (default: the model alone above 80 % of the memory available now, which already leaves
     out what this process holds); ``pulp_model``: the model also becomes a PuLP problem (export, other
-    solvers)."""
+    solvers); ``solver_factor``: the solve holds that many times one thread's estimate (a parallel search)."""
     est = estimate(instance, criteria)
-    need = est.bytes_pulp if pulp_model else est.bytes_highs
+    need = (est.bytes_pulp if pulp_model else est.bytes_highs) * solver_factor
     limit, held = allowance(max_memory_gb)
     if need + held > limit:
         raise ModelTooLargeError(

@@ -71,10 +71,10 @@ class Tuning:
     #: round of 1.07 M took 174 s to reach ``G`` and left the whole model 178 s
     #: (``scale_reduction_proof_share_lm_5qi.md``, ``scale_reduction_proof_share_height_5qi.md``)
     proof_round_share: float = 0.5
-    #: a round of at least ``parallel_tree_min_columns`` columns that has no search beside it (the gap is at most
-    #: ``reduction.HEURISTIC_GAP``, or no search can run) is solved by HiGHS's parallel tree search on every core this
-    #: process may use (``threads``, ``parallel="on"``), in its own process: where the bound, not the table, is left,
-    #: the other core grows the tree (HI, 6 QIs, k = 10 proven in 600 s, military's bound one unit higher:
+    #: once the gap is at most ``reduction.HEURISTIC_GAP``, a round of at least ``parallel_tree_min_columns`` columns
+    #: is solved by HiGHS's parallel tree search on every core this process may use (``threads``,
+    #: ``parallel="on"``), in its own process: where the bound, not the table, is left, the other core grows the
+    #: tree (HI, 6 QIs, k = 10 proven in 600 s, military's bound one unit higher:
     #: ``suite_commits_parallel_tree_6qi_k10_600s.md``, ``parallel_tree_6qi_k10.md``); off: HiGHS's default threads,
     #: and the round in process below ``isolated.ISOLATE_MIN_COLUMNS`` columns
     parallel_tree: bool = True
