@@ -746,19 +746,27 @@ class LagrangianReduction:
             # for fixed y the assignment LP has an integral optimum (a transportation problem)
             method = functools.partial(solve_by_root_cuts, integral_assignment=True,
                                        below=G if math.isfinite(G) else None)
-        search, parallel = None, self.parallel_tree(options, am.lm.n_cols, room)
+        search, other = None, self.other_core(options, am.lm.n_cols, room)
         with self.timings.phase("solve"):
-            if not parallel and self.search_beside(options, am.lm.n_cols):
+            if other == "search":
                 out, search = self._round_and_search(am, dataclasses.replace(options, isolate="always"), start,
                                                      stop, method)
             else:
-                if parallel:
+                if other == "tree":
                     options = parallel_tree_options(options)
                 out = solve_model(am.lm, options, self.grid, hint=start, stop_bound=stop, method=method,
                                   hard_end=self.hard_end(), max_memory_bytes=self.max_memory_bytes())
         self.polish_left = max(0.0, self.polish_left - min(out.seconds, polish))
         self.solver_status = out.solver_status
-        return out, search, parallel
+        return out, search, other == "tree"
+
+    def other_core(self, options: SolverOptions, n_cols: int, room: bool) -> str | None:
+        """What the core HiGHS's one thread leaves runs during a round of ``n_cols`` columns: ``"tree"``, HiGHS's
+        parallel tree search on the round itself (:meth:`parallel_tree`); else ``"search"``, the large-neighbourhood
+        search beside it (:meth:`search_beside`); else ``None``."""
+        if self.parallel_tree(options, n_cols, room):
+            return "tree"
+        return "search" if self.search_beside(options, n_cols) else None
 
     def parallel_tree(self, options: SolverOptions, n_cols: int, room: bool) -> bool:
         """Whether a round of ``n_cols`` columns under ``options`` is solved by HiGHS's parallel tree search: once
@@ -772,7 +780,7 @@ class LagrangianReduction:
 
     def search_beside(self, options: SolverOptions, n_cols: int) -> bool:
         """Whether a round of ``n_cols`` columns under ``options`` may have the search beside it
-        (``tuning.search_beside_rounds``); :meth:`parallel_tree` goes first."""
+        (``tuning.search_beside_rounds``); :meth:`parallel_tree` goes first (:meth:`other_core`)."""
         return self.heuristics and self.best is not None and _search_fits_beside(self.request, options, n_cols)
 
     def _round_and_search(self, am, options: SolverOptions, hint, stop, method=None):

@@ -4,6 +4,7 @@ import dataclasses
 import itertools
 import json
 import math
+import types
 
 import numpy as np
 import pytest
@@ -23,7 +24,7 @@ from milp_anon.instance.candidates import suppression_candidates
 from milp_anon.pipeline import solve as pipeline
 from milp_anon.pipeline.solve import solve as pipeline_solve
 from milp_anon.runtime import memory
-from milp_anon.runtime.grid import ObjectiveGrid
+from milp_anon.runtime.grid import NO_GRID, ObjectiveGrid
 from milp_anon.search import lns
 from milp_anon.tables.rowtypes import RowTypes
 
@@ -1385,17 +1386,21 @@ def test_the_parallel_tree_is_left_to_a_user_who_sets_threads(monkeypatch):
     assert not possible(base, 10**6)
 
 
-@pytest.mark.parametrize("gap, possible, room, tree", [(0.02, True, True, False), (0.01, True, True, True),
-                                                       (0.005, True, True, True), (0.005, False, True, False),
-                                                       (0.005, True, False, False)])
-def test_the_parallel_tree_once_the_gap_is_small(monkeypatch, gap, possible, room, tree):
-    """HiGHS's parallel tree search solves a round only once the gap is at most ``HEURISTIC_GAP`` (the bound is
-    what is left; above it the round keeps one thread and the search may run beside it), where it is possible
-    and fits the memory allowed."""
+@pytest.mark.parametrize("lb, possible, room, other", [(980.0, True, True, "search"), (990.0, True, True, "tree"),
+                                                       (995.0, True, True, "tree"), (995.0, False, True, "search"),
+                                                       (995.0, True, False, "search")])
+@pytest.mark.parametrize("grid", [ObjectiveGrid(1), NO_GRID])
+def test_the_parallel_tree_once_the_gap_is_small(monkeypatch, lb, possible, room, other, grid):
+    """HiGHS's parallel tree search solves a round only once a table lies within ``HEURISTIC_GAP`` of the bound
+    (here the table costs 1,000: a bound of 990 is a gap of exactly 1 %; the bound is what is left), where it is
+    possible and fits the memory allowed; otherwise the search runs beside the round where it can. Before the first
+    table, never the tree."""
     monkeypatch.setattr(reduction, "parallel_tree_possible", lambda options, n_cols: possible)
-    stub = type("Stub", (), {})()
-    stub.best, stub.grid = object(), ObjectiveGrid(1)
-    stub.lb, stub.ub = 1000.0, 1000.0 * (1 + gap)
-    assert reduction.LagrangianReduction.parallel_tree(stub, ma.SolverOptions(time_limit=600), 10**6, room) == tree
-    stub.best, stub.ub = None, math.inf  # no table yet: the table is what is left
-    assert not reduction.LagrangianReduction.parallel_tree(stub, ma.SolverOptions(time_limit=600), 10**6, room)
+    stub = reduction.LagrangianReduction.__new__(reduction.LagrangianReduction)
+    monkeypatch.setattr(stub, "search_beside", lambda options, n_cols: True, raising=False)
+    stub.best, stub.grid, stub.lb = types.SimpleNamespace(objective=1000.0), grid, lb
+    assert stub.other_core(ma.SolverOptions(time_limit=600), 10**6, room) == other
+    stub.best = None  # no table yet (UB infinite): the table is what is left
+    assert stub.other_core(ma.SolverOptions(time_limit=600), 10**6, room) == "search"
+    monkeypatch.setattr(stub, "search_beside", lambda options, n_cols: False, raising=False)
+    assert stub.other_core(ma.SolverOptions(time_limit=600), 10**6, room) is None

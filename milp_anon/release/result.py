@@ -177,7 +177,7 @@ class Round:
     #: the time limit; :func:`milp_anon.solvers.isolated.solve_isolated`)
     memory_killed: bool = False
     #: HiGHS's parallel tree search solved the round, on every core, in its own process
-    #: (``Tuning.parallel_tree``, :func:`milp_anon.reduction.parallel_tree_possible`)
+    #: (``Tuning.parallel_tree``, :meth:`milp_anon.reduction.LagrangianReduction.parallel_tree`)
     parallel_tree: bool = False
 
 
