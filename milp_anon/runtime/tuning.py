@@ -74,7 +74,7 @@ class Tuning:
     #: once the gap is at most ``reduction.HEURISTIC_GAP``, a round of at least ``parallel_tree_min_columns`` columns
     #: is solved by HiGHS's parallel tree search on every core this process may use (``threads``,
     #: ``parallel="on"``), in its own process: where the bound, not the table, is left, the other core grows the
-    #: tree (HI, 6 QIs, k = 10 proven in 600 s, military's bound one unit higher:
+    #: tree (HI, 6 QIs, k = 10 proven in 600 s in one run of two, military's bound one unit higher:
     #: ``suite_commits_parallel_tree_6qi_k10_600s.md``, ``parallel_tree_6qi_k10.md``); off: HiGHS's default threads,
     #: and the round in process below ``isolated.ISOLATE_MIN_COLUMNS`` columns
     parallel_tree: bool = True
