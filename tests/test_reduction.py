@@ -1298,6 +1298,30 @@ def test_reduction_equals_divide_and_conquer_up_to_k_10(case, rounds_only):
             assert min(rnd.bound, G) <= expected + 1e-6
 
 
+def _solve_recording_rounds(frame, qi, k, parallel_tree, memory_factor=None):
+    """Solve k-anonymity by the reduction on two cores (no LP rounding, no polish: the rounds settle it) with
+    ``LagrangianReduction.parallel_tree`` replaced by ``parallel_tree`` (and ``PARALLEL_TREE_MEMORY`` by
+    ``memory_factor``). Returns the result, its rounds that were solved, and the options each solve was handed."""
+    solved = []
+
+    def spy(lm, options, *args, **kw):
+        solved.append(options)
+        return real_solve(lm, options, *args, **kw)
+
+    real_solve = reduction.solve_model
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(reduction, "ROUND_POLISH", 0.0)
+        mp.setattr(reduction.LagrangianReduction, "parallel_tree", parallel_tree)
+        if memory_factor is not None:
+            mp.setattr(reduction, "PARALLEL_TREE_MEMORY", memory_factor)
+        mp.setattr(lns, "_cores", lambda: 2)
+        mp.setattr(reduction, "solve_model", spy)
+        r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(k), reduction="lagrangian",
+                         tuning=ma.Tuning(lp_rounding=False, parallel_tree_min_columns=0))
+    ran = [rnd for rnd in r.reduction.rounds if rnd.status not in ("empty", "too large", "not started")]
+    return r, ran, solved
+
+
 @settings(max_examples=20, deadline=None)
 @given(large_k_tables())
 def test_rounds_on_the_parallel_tree_equal_divide_and_conquer(case):
@@ -1307,23 +1331,9 @@ def test_rounds_on_the_parallel_tree_equal_divide_and_conquer(case):
     settle it. (When a round gets the parallel tree: ``test_the_parallel_tree_once_the_gap_is_small``.)"""
     frame, qi, k = case
     expected = divide_and_conquer(frame[qi].to_numpy(), k)[0]
-    solved = []  # the options of every round's solve, as handed to the solver
-
-    def spy(lm, options, *args, **kw):
-        solved.append(options)
-        return real_solve(lm, options, *args, **kw)
-
-    real_solve = reduction.solve_model
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(reduction, "ROUND_POLISH", 0.0)
-        mp.setattr(reduction.LagrangianReduction, "parallel_tree",
-                   lambda self, options, n_cols, room: reduction.parallel_tree_possible(options, n_cols))
-        mp.setattr(lns, "_cores", lambda: 2)
-        mp.setattr(reduction, "solve_model", spy)
-        r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(k), reduction="lagrangian",
-                         tuning=ma.Tuning(lp_rounding=False, parallel_tree_min_columns=0))
+    r, ran, solved = _solve_recording_rounds(
+        frame, qi, k, lambda self, options, n_cols, room: reduction.parallel_tree_possible(options, n_cols))
     assert r.status == "optimal" and r.verified and r.objective == expected and r.bound == expected
-    ran = [rnd for rnd in r.reduction.rounds if rnd.status not in ("empty", "too large", "not started")]
     assert ran and len(ran) == len(solved)
     for rnd, options in zip(ran, solved):
         assert rnd.parallel_tree
@@ -1342,24 +1352,10 @@ def test_a_round_whose_parallel_tree_does_not_fit_the_memory_runs_on_one_thread(
     frame = frame_from_array(rng.integers(0, 2, size=(12, 4)))  # two rounds (no LP rounding)
     qi = list(frame.columns)
     expected = divide_and_conquer(frame[qi].to_numpy(), 3)[0]
-    solved = []
-
-    def spy(lm, options, *args, **kw):
-        solved.append(options)
-        return real_solve(lm, options, *args, **kw)
-
-    real_solve = reduction.solve_model
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(reduction, "ROUND_POLISH", 0.0)
-        mp.setattr(reduction, "PARALLEL_TREE_MEMORY", factor)
-        mp.setattr(reduction.LagrangianReduction, "parallel_tree",
-                   lambda self, options, n_cols, room: room and reduction.parallel_tree_possible(options, n_cols))
-        mp.setattr(lns, "_cores", lambda: 2)
-        mp.setattr(reduction, "solve_model", spy)
-        r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(3), reduction="lagrangian",
-                         tuning=ma.Tuning(lp_rounding=False, parallel_tree_min_columns=0))
+    r, ran, solved = _solve_recording_rounds(
+        frame, qi, 3, lambda self, options, n_cols, room: room and reduction.parallel_tree_possible(options, n_cols),
+        memory_factor=factor)
     assert r.status == "optimal" and r.verified and r.objective == expected
-    ran = [rnd for rnd in r.reduction.rounds if rnd.status not in ("empty", "too large", "not started")]
     assert len(ran) == len(solved) == len(r.reduction.rounds) == 2  # the same rounds either way, none refused
     for rnd, options in zip(ran, solved):
         assert rnd.parallel_tree == tree
