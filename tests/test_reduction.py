@@ -95,6 +95,13 @@ def test_block_prices_in_chunks_equal_one_piece(data):
     assert np.array_equal(values.taken, whole.take > 0)
     assert np.allclose(shuffled.rc, whole.rc) and np.allclose(shuffled.forced, whole.forced[perm])
     assert np.all(whole.rc[drop] == 0)
+    # only the blocks below 0 solved: those exactly, L bit for bit, every other rc_j a lower bound above 0
+    screened = block_values(pi, types.counts, w, pt, pc, k, shift=shift, price_chunk=chunk, negative_only=True)
+    neg = whole.rc < 0
+    assert screened.bound == whole.bound
+    assert np.array_equal(screened.rc[neg], whole.rc[neg])
+    assert np.array_equal(screened.taken[neg[pc]], whole.take[neg[pc]] > 0)
+    assert np.all(screened.rc[~neg] >= 0) and np.all(screened.rc[~neg] <= whole.rc[~neg] + 1e-9)
 
 
 @settings(max_examples=150)

@@ -141,18 +141,30 @@ class BlockValues:
     bound: float
 
 
-def block_values(pi, n, w, pair_type, pair_cand, k, shift=None, price_chunk: int | None = None) -> BlockValues:
+def block_values(pi, n, w, pair_type, pair_cand, k, shift=None, price_chunk: int | None = None, *,
+                 negative_only: bool = False) -> BlockValues:
     """:func:`block_prices` without its per-pair values: the same ``rc`` and ``L(π)`` (bit for bit) and which
     pairs the blocks take, in one byte a pair instead of sixteen, and without the forced values' pass. At
     63 M pairs (8 QIs with hierarchies) the column generation held two outcomes' ``take`` and ``forced``
     (the best multipliers' and the current ones'), 1.9 GiB; now the full prices are computed once, at the
-    best multipliers, at its end."""
-    rc, taken, _, bound = _price(pi, n, w, pair_type, pair_cand, k, shift, price_chunk, per_pair=False)
+    best multipliers, at its end.
+
+    ``negative_only``: only what a column generation's round reads is exact — ``rc_j`` where it is below 0, the
+    pairs those blocks take, and ``L(π)`` (bit for bit); a candidate whose block cannot go below 0 gets a lower
+    bound ``> 0`` on ``rc_j`` instead, and ``taken`` marks only its pairs with ``w_j − π_i < 0``. Its block is
+    not solved: after its units with ``w_j − π_i < 0`` (value ``s_j``, ``u_j`` units) it still needs
+    ``k − u_j`` units, each of value at least ``m_j`` (its least ``w_j − π_i >= 0``), so
+    ``rc_j >= s_j + (k − u_j) m_j``; where that is above 0 (beyond the sums' rounding), ``min(0, rc_j) = 0`` and
+    the candidate does not price out. On interval models nearly every block is cut off so (``block_screen.md``); ``L(π)`` and the entering
+    columns are the same, at a fraction of the passes."""
+    rc, taken, _, bound = _price(pi, n, w, pair_type, pair_cand, k, shift, price_chunk, per_pair=False,
+                                 screen=negative_only)
     return BlockValues(rc=rc, taken=taken, bound=bound)
 
 
-def _price(pi, n, w, pair_type, pair_cand, k, shift, price_chunk, *, per_pair: bool):
-    """``(rc, take, forced, bound)`` (``per_pair``) or ``(rc, taken, None, bound)``, chunk by chunk."""
+def _price(pi, n, w, pair_type, pair_cand, k, shift, price_chunk, *, per_pair: bool, screen: bool = False):
+    """``(rc, take, forced, bound)`` (``per_pair``) or ``(rc, taken, None, bound)``, chunk by chunk; ``screen``
+    (not with ``per_pair``, pairs sorted by candidate): :func:`block_values`' ``negative_only``."""
     chunk = Tuning().price_chunk if price_chunk is None else int(price_chunk)
     pi = np.asarray(pi, dtype=float)
     n = np.asarray(n, dtype=float)
@@ -175,8 +187,12 @@ def _price(pi, n, w, pair_type, pair_cand, k, shift, price_chunk, *, per_pair: b
         lo, hi = (0, C) if whole else (int(pair_cand[a]), int(pair_cand[b - 1]) + 1)
         pt, pc = pair_type[a:b], (pair_cand[a:b] - lo if lo else pair_cand[a:b])
         kc = k if np.ndim(k) == 0 else np.asarray(k, dtype=float)[lo:hi]
-        v, t = blocks(pi, n, w[lo:hi], pt, pc, kc, None if shift is None else shift[a:b])
-        rc[lo:hi] = np.bincount(pc, weights=t * v, minlength=hi - lo)
+        if screen and first is not None:
+            v, t, floor = _blocks_screened(pi, n, w[lo:hi], pt, pc, kc, None if shift is None else shift[a:b])
+            rc[lo:hi] = np.fmax(np.bincount(pc, weights=t * v, minlength=hi - lo), floor)  # floor: NaN or >= 0
+        else:
+            v, t = blocks(pi, n, w[lo:hi], pt, pc, kc, None if shift is None else shift[a:b])
+            rc[lo:hi] = np.bincount(pc, weights=t * v, minlength=hi - lo)
         if per_pair:
             take[a:b] = t
             forced[a:b] = _forced(n, pt, pc, kc, v, t, rc[lo:hi])
@@ -219,6 +235,45 @@ def _blocks_by_passes(pi, n, w, pair_type, pair_cand, k, shift):
     candidate: the negative units, then per pass each short candidate's cheapest pair left (the first of
     its ties), as much of it as the candidate still needs. Every type has at least one row, so a pass
     takes at least one unit where one is needed: at most ``k`` passes, each over the pairs still open."""
+    v, units, neg, take, need = _negative_units(pi, n, w, pair_type, pair_cand, k, shift)
+    _fill(v, units, pair_cand, take, need, np.flatnonzero(~neg & (need[pair_cand] > 0)))
+    return v, take
+
+
+#: relative margin above 0 a block's lower bound must clear to be cut off (:func:`_blocks_screened`)
+_SCREEN_MARGIN = 1e-9
+
+
+def _blocks_screened(pi, n, w, pair_type, pair_cand, k, shift):
+    """``(v, take, floor)``: :func:`_blocks_by_passes` for the candidates whose block may end below 0, and for
+    the others (``floor`` not NaN) their negative units only and the lower bound ``floor > 0`` on ``rc_j``
+    (:func:`block_values`' ``negative_only``)."""
+    C = w.shape[0]
+    v, units, neg, take, need = _negative_units(pi, n, w, pair_type, pair_cand, k, shift)
+    short = np.flatnonzero(need > 0)
+    floor = np.full(C, np.nan)
+    if short.size:
+        # m_j: a candidate's least non-negative value (inf: it has none, and then nothing is added)
+        first = np.searchsorted(pair_cand, np.arange(C + 1))
+        nonempty = first[:-1] < first[1:]
+        m = np.full(C, np.inf)
+        if nonempty.any():
+            m[nonempty] = np.minimum.reduceat(np.where(neg, np.inf, v), first[:-1][nonempty])
+        s = np.bincount(pair_cand, weights=np.where(neg, units * v, 0.0), minlength=C)[short]
+        more = need[short] * np.where(np.isfinite(m[short]), m[short], 0.0)
+        lower = s + more
+        # cut off only clearly above 0, beyond the sums' rounding: a block whose exact rc_j is below 0 is solved
+        cut = lower > _SCREEN_MARGIN * (1.0 + np.abs(s) + more)
+        floor[short[cut]] = lower[cut]
+        solve = np.zeros(C, dtype=bool)
+        solve[short[~cut]] = True
+        _fill(v, units, pair_cand, take, need, np.flatnonzero(~neg & solve[pair_cand]))
+    return v, take, floor
+
+
+def _negative_units(pi, n, w, pair_type, pair_cand, k, shift):
+    """A block's start: ``v = w_j − π_i`` (plus the shift), every pair's units, which are negative, their units
+    taken, and each candidate's units still needed to reach ``k``."""
     C = w.shape[0]
     v = w[pair_cand] - pi[pair_type]
     if shift is not None:
@@ -227,7 +282,12 @@ def _blocks_by_passes(pi, n, w, pair_type, pair_cand, k, shift):
     neg = v < 0
     take = np.where(neg, units, 0.0)
     need = k - np.bincount(pair_cand, weights=take, minlength=C)
-    open_ = np.flatnonzero(~neg & (need[pair_cand] > 0))  # sorted by candidate, like the pairs
+    return v, units, neg, take, need
+
+
+def _fill(v, units, pair_cand, take, need, open_):
+    """The passes of :func:`_blocks_by_passes` over the pairs ``open_`` (sorted by candidate): ``take`` and
+    ``need`` in place."""
     while open_.size:
         oc, ov = pair_cand[open_], v[open_]
         head = np.ones(open_.size, dtype=bool)
@@ -242,7 +302,6 @@ def _blocks_by_passes(pi, n, w, pair_type, pair_cand, k, shift):
         still = need[oc] > 0
         still[firsts] = False
         open_ = open_[still]
-    return v, take
 
 
 def _forced(n, pair_type, pair_cand, k, v, take, rc):
@@ -684,7 +743,8 @@ def column_generation(n, w, pair_type, pair_cand, k, *, time_limit=None, highs_o
             lp_value = value
         t_price = time.perf_counter()
         best, alpha, prices, bound, enter = _smoothed_round(master, duals, T, best, separate, smoothing,
-                                                            (n, w, pair_type, pair_cand, k), chunk)
+                                                            (n, w, pair_type, pair_cand, k), chunk,
+                                                            tuning.block_screen)
         price_s = time.perf_counter() - t_price
         log.info("column generation round %d: master LP %.4f%s, Lagrangian bound %.4f (best %.4f, smoothing "
                  "%.2f), master %d candidates, %d pairs, %.1f s", it, lp_value, "" if optimal else " (unfinished)",
@@ -745,11 +805,12 @@ def _first_master(n, w, pair_type, pair_cand, k, highs_options, separate_links, 
     # when not even the first master LP finishes in time
     pi0 = np.full(T, np.inf)
     np.minimum.at(pi0, pair_type, w[pair_cand])
-    values0 = block_values(pi0, n, w, pair_type, pair_cand, k, price_chunk=tuning.price_chunk)
+    values0 = block_values(pi0, n, w, pair_type, pair_cand, k, price_chunk=tuning.price_chunk,
+                           negative_only=tuning.block_screen)
     return master, (pi0, np.zeros(0), values0, values0.bound)  # π, μ, the blocks at π, L(π, μ)
 
 
-def _smoothed_round(master, duals, T, best, separation, smoothing, model, chunk):
+def _smoothed_round(master, duals, T, best, separation, smoothing, model, chunk, screen):
     """One round's pricing in :func:`column_generation`: at the smoothed multipliers, else (a mis-price) at the
     master's duals; returns the best ``(π, μ, blocks, L)``, the ``α`` used, the blocks, their bound and who enters."""
     n, w, pair_type, pair_cand, k = model
@@ -761,7 +822,7 @@ def _smoothed_round(master, duals, T, best, separation, smoothing, model, chunk)
         pi = pi_master if alpha == 0 else alpha * best[0] + (1.0 - alpha) * pi_master
         mu_best = np.concatenate([best[1], np.zeros(len(found) - best[1].size)])
         mu = mu_master if alpha == 0 else alpha * mu_best + (1.0 - alpha) * mu_master
-        prices = block_values(pi, n, w, pair_type, pair_cand, k, price_chunk=chunk)
+        prices = block_values(pi, n, w, pair_type, pair_cand, k, price_chunk=chunk, negative_only=screen)
         bound = clique_bound(prices, found, mu, found_rhs) if found else prices.bound
         if bound > best[3]:
             best = (pi, mu, prices, bound)

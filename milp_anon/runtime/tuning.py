@@ -95,6 +95,10 @@ class Tuning:
     #: (``scale_reduction_smoothing_6qi_60s.md``: ``unsmoothed`` ran every master to its optimum;
     #: ``cg_converge_8qi_k5.md``)
     master_seconds: float = 10.0
+    #: a round's pricing solves only the blocks that may end below 0: a block whose negative units and least
+    #: further units cannot reach below 0 is cut off before the passes (:func:`~milp_anon.bounds.lagrangian.block_values`'
+    #: ``negative_only``; the same bound and entering columns, ``block_screen.md``)
+    block_screen: bool = True
     #: rank rows stop entering once a round of them lifted the master LP by less than this share of its value (their
     #: gains taper: 5 QIs ``lm`` k = 5, +3.4, +1.3, … +0.03 over 15 rounds; ``rank_rows.md``)
     rank_tail: float = 1e-4
