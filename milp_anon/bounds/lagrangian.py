@@ -155,8 +155,8 @@ def block_values(pi, n, w, pair_type, pair_cand, k, shift=None, price_chunk: int
     not solved: after its units with ``w_j − π_i < 0`` (value ``s_j``, ``u_j`` units) it still needs
     ``k − u_j`` units, each of value at least ``m_j`` (its least ``w_j − π_i >= 0``), so
     ``rc_j >= s_j + (k − u_j) m_j``; where that is above 0 (beyond the sums' rounding), ``min(0, rc_j) = 0`` and
-    the candidate does not price out. On interval models nearly every block is cut off so (``block_screen.md``); ``L(π)`` and the entering
-    columns are the same, at a fraction of the passes."""
+    the candidate does not price out. On interval models nearly every block is cut off so, and a round prices in
+    a quarter to a half of the time (``benchmarks/results/block_screen_cg_90s.md``)."""
     rc, taken, _, bound = _price(pi, n, w, pair_type, pair_cand, k, shift, price_chunk, per_pair=False,
                                  screen=negative_only)
     return BlockValues(rc=rc, taken=taken, bound=bound)
@@ -189,7 +189,7 @@ def _price(pi, n, w, pair_type, pair_cand, k, shift, price_chunk, *, per_pair: b
         kc = k if np.ndim(k) == 0 else np.asarray(k, dtype=float)[lo:hi]
         if screen and first is not None:
             v, t, floor = _blocks_screened(pi, n, w[lo:hi], pt, pc, kc, None if shift is None else shift[a:b])
-            rc[lo:hi] = np.fmax(np.bincount(pc, weights=t * v, minlength=hi - lo), floor)  # floor: NaN or >= 0
+            rc[lo:hi] = np.fmax(np.bincount(pc, weights=t * v, minlength=hi - lo), floor)  # floor: NaN or > 0
         else:
             v, t = blocks(pi, n, w[lo:hi], pt, pc, kc, None if shift is None else shift[a:b])
             rc[lo:hi] = np.bincount(pc, weights=t * v, minlength=hi - lo)

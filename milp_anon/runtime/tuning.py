@@ -96,8 +96,9 @@ class Tuning:
     #: ``cg_converge_8qi_k5.md``)
     master_seconds: float = 10.0
     #: a round's pricing solves only the blocks that may end below 0: a block whose negative units and least
-    #: further units cannot reach below 0 is cut off before the passes (:func:`~milp_anon.bounds.lagrangian.block_values`'
-    #: ``negative_only``; the same bound and entering columns, ``block_screen.md``)
+    #: further units cannot reach below 0 is cut off before the passes
+    #: (:func:`~milp_anon.bounds.lagrangian.block_values`' ``negative_only``; the same bound and entering columns,
+    #: a round priced in a quarter to a half of the time on interval models, ``block_screen_cg_90s.md``)
     block_screen: bool = True
     #: rank rows stop entering once a round of them lifted the master LP by less than this share of its value (their
     #: gains taper: 5 QIs ``lm`` k = 5, +3.4, +1.3, … +0.03 over 15 rounds; ``rank_rows.md``)
