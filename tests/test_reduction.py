@@ -95,13 +95,37 @@ def test_block_prices_in_chunks_equal_one_piece(data):
     assert np.array_equal(values.taken, whole.take > 0)
     assert np.allclose(shuffled.rc, whole.rc) and np.allclose(shuffled.forced, whole.forced[perm])
     assert np.all(whole.rc[drop] == 0)
-    # only the blocks below 0 solved: those exactly, L bit for bit, every other rc_j a lower bound above 0
-    screened = block_values(pi, types.counts, w, pt, pc, k, shift=shift, price_chunk=chunk, negative_only=True)
+    _assert_screened(whole, block_values(pi, types.counts, w, pt, pc, k, shift=shift, price_chunk=chunk,
+                                         negative_only=True), pc)
+    # candidates short of k (pairs dropped one by one) and a k of their own
+    part = np.array(data.draw(st.lists(st.booleans(), min_size=P, max_size=P)), dtype=bool)
+    kj = np.array(data.draw(st.lists(st.integers(1, 2 * k), min_size=w.size, max_size=w.size)), dtype=float)
+    pt2, pc2 = pt[~part], pc[~part]
+    _assert_screened(block_prices(pi, types.counts, w, pt2, pc2, kj, price_chunk=chunk),
+                     block_values(pi, types.counts, w, pt2, pc2, kj, price_chunk=chunk, negative_only=True), pc2)
+
+
+def _assert_screened(whole, screened, pc):
+    """The screen solves only the blocks below 0: those exactly (value and pairs), ``L`` bit for bit, every other
+    ``rc_j`` a lower bound above 0."""
     neg = whole.rc < 0
     assert screened.bound == whole.bound
     assert np.array_equal(screened.rc[neg], whole.rc[neg])
     assert np.array_equal(screened.taken[neg[pc]], whole.take[neg[pc]] > 0)
     assert np.all(screened.rc[~neg] >= 0) and np.all(screened.rc[~neg] <= whole.rc[~neg] + 1e-9)
+
+
+def test_the_screen_cuts_off_a_block_above_0_and_solves_one_short_of_k():
+    """Hand-worked blocks (``w = 1``): types of 1 row each with ``π = (0.5, 0, 0)``, ``k = 2``: ``v = (0.5, 1, 1)``,
+    no negative unit, two more at least 0.5 each, so the screen's bound is 1.0 > 0 and the block (exactly
+    0.5 + 1 = 1.5) is not solved. Two types with ``π = (2.5, 0)``, ``k = 3``: ``v = (−1.5, 1)``; only one more unit
+    is left, so the bound is −1.5 + 1 = −0.5, and the block, short of ``k``, is solved: −0.5."""
+    screened = block_values(np.array([0.5, 0.0, 0.0]), np.ones(3), np.ones(1), np.arange(3), np.zeros(3, int), 2,
+                            negative_only=True)
+    assert screened.rc.tolist() == [1.0] and screened.bound == 0.5
+    short = block_values(np.array([2.5, 0.0]), np.ones(2), np.ones(1), np.arange(2), np.zeros(2, int), 3,
+                         negative_only=True)
+    assert short.rc.tolist() == [-0.5] and short.bound == 2.0 and short.taken.tolist() == [True, True]
 
 
 @settings(max_examples=150)

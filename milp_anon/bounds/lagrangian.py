@@ -151,12 +151,13 @@ def block_values(pi, n, w, pair_type, pair_cand, k, shift=None, price_chunk: int
 
     ``negative_only``: only what a column generation's round reads is exact — ``rc_j`` where it is below 0, the
     pairs those blocks take, and ``L(π)`` (bit for bit); a candidate whose block cannot go below 0 gets a lower
-    bound ``> 0`` on ``rc_j`` instead, and ``taken`` marks only its pairs with ``w_j − π_i < 0``. Its block is
-    not solved: after its units with ``w_j − π_i < 0`` (value ``s_j``, ``u_j`` units) it still needs
-    ``k − u_j`` units, each of value at least ``m_j`` (its least ``w_j − π_i >= 0``), so
-    ``rc_j >= s_j + (k − u_j) m_j``; where that is above 0 (beyond the sums' rounding), ``min(0, rc_j) = 0`` and
-    the candidate does not price out. On interval models nearly every block is cut off so, and a round prices in
-    a quarter to a half of the time (``benchmarks/results/block_screen_cg_90s.md``)."""
+    bound ``> 0`` on ``rc_j`` instead, and ``taken`` marks only its pairs with ``v_ij < 0`` (``v_ij = w_j − π_i``
+    plus the shift). Its block is not solved: after its units with ``v_ij < 0`` (value ``s_j``, ``u_j`` units) it
+    takes ``min(k_j, N_j) − u_j`` more (``N_j`` its rows), each of value at least ``m_j``, its least ``v_ij >= 0``;
+    so ``rc_j >= s_j + (min(k_j, N_j) − u_j) m_j``, and where that is above 0 (beyond the sums' rounding),
+    ``min(0, rc_j) = 0`` (and ``min(0, rc_j + m) = 0`` for any ``m >= 0``: the packing rows' opening costs) and the
+    candidate does not price out. On interval models nearly every block is cut off so, and a round prices in a
+    quarter to a half of the time (``benchmarks/results/block_screen_cg_90s.md``)."""
     rc, taken, _, bound = _price(pi, n, w, pair_type, pair_cand, k, shift, price_chunk, per_pair=False,
                                  screen=negative_only)
     return BlockValues(rc=rc, taken=taken, bound=bound)
@@ -165,6 +166,8 @@ def block_values(pi, n, w, pair_type, pair_cand, k, shift=None, price_chunk: int
 def _price(pi, n, w, pair_type, pair_cand, k, shift, price_chunk, *, per_pair: bool, screen: bool = False):
     """``(rc, take, forced, bound)`` (``per_pair``) or ``(rc, taken, None, bound)``, chunk by chunk; ``screen``
     (not with ``per_pair``, pairs sorted by candidate): :func:`block_values`' ``negative_only``."""
+    if screen and per_pair:
+        raise ValueError("the screen leaves blocks unsolved: it gives no per-pair values")
     chunk = Tuning().price_chunk if price_chunk is None else int(price_chunk)
     pi = np.asarray(pi, dtype=float)
     n = np.asarray(n, dtype=float)
@@ -188,7 +191,8 @@ def _price(pi, n, w, pair_type, pair_cand, k, shift, price_chunk, *, per_pair: b
         pt, pc = pair_type[a:b], (pair_cand[a:b] - lo if lo else pair_cand[a:b])
         kc = k if np.ndim(k) == 0 else np.asarray(k, dtype=float)[lo:hi]
         if screen and first is not None:
-            v, t, floor = _blocks_screened(pi, n, w[lo:hi], pt, pc, kc, None if shift is None else shift[a:b])
+            v, t, floor = _blocks_screened(pi, n, w[lo:hi], pt, pc, kc, None if shift is None else shift[a:b],
+                                           first[lo:hi + 1] - a)
             rc[lo:hi] = np.fmax(np.bincount(pc, weights=t * v, minlength=hi - lo), floor)  # floor: NaN or > 0
         else:
             v, t = blocks(pi, n, w[lo:hi], pt, pc, kc, None if shift is None else shift[a:b])
@@ -244,23 +248,23 @@ def _blocks_by_passes(pi, n, w, pair_type, pair_cand, k, shift):
 _SCREEN_MARGIN = 1e-9
 
 
-def _blocks_screened(pi, n, w, pair_type, pair_cand, k, shift):
+def _blocks_screened(pi, n, w, pair_type, pair_cand, k, shift, starts):
     """``(v, take, floor)``: :func:`_blocks_by_passes` for the candidates whose block may end below 0, and for
     the others (``floor`` not NaN) their negative units only and the lower bound ``floor > 0`` on ``rc_j``
-    (:func:`block_values`' ``negative_only``)."""
+    (:func:`block_values`' ``negative_only``); ``starts``: each candidate's first pair, and the pair count."""
     C = w.shape[0]
     v, units, neg, take, need = _negative_units(pi, n, w, pair_type, pair_cand, k, shift)
     short = np.flatnonzero(need > 0)
     floor = np.full(C, np.nan)
     if short.size:
         # m_j: a candidate's least non-negative value (inf: it has none, and then nothing is added)
-        first = np.searchsorted(pair_cand, np.arange(C + 1))
-        nonempty = first[:-1] < first[1:]
+        nonempty = starts[:-1] < starts[1:]
         m = np.full(C, np.inf)
-        if nonempty.any():
-            m[nonempty] = np.minimum.reduceat(np.where(neg, np.inf, v), first[:-1][nonempty])
-        s = np.bincount(pair_cand, weights=np.where(neg, units * v, 0.0), minlength=C)[short]
-        more = need[short] * np.where(np.isfinite(m[short]), m[short], 0.0)
+        m[nonempty] = np.minimum.reduceat(np.where(neg, np.inf, v), starts[:-1][nonempty])
+        # units still to take: what is needed, or every non-negative unit where fewer are left
+        rest = np.bincount(pair_cand, weights=np.where(neg, 0.0, units), minlength=C)
+        more = np.minimum(need, rest)[short] * np.where(np.isfinite(m[short]), m[short], 0.0)
+        s = np.bincount(pair_cand, weights=take * v, minlength=C)[short]
         lower = s + more
         # cut off only clearly above 0, beyond the sums' rounding: a block whose exact rc_j is below 0 is solved
         cut = lower > _SCREEN_MARGIN * (1.0 + np.abs(s) + more)
