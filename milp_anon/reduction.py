@@ -540,14 +540,15 @@ class LagrangianReduction:
         inc = self.incumbent_pairs() if self.solver.tuning.round_holds_incumbent else None
         return below, inc, (below if inc is None else below | (inc > 0))
 
-    def too_large(self, sub) -> ModelTooLargeError | None:
-        """Why the model over the candidates ``sub`` does not fit the memory allowed, or ``None``."""
+    def too_large(self, sub, solver_factor: float = 1.0) -> ModelTooLargeError | None:
+        """Why the model over the candidates ``sub`` does not fit the memory allowed, or ``None``; ``solver_factor``:
+        its solve holds that many times one thread's estimate (:func:`~milp_anon.formulations.sizing.check_memory`)."""
         if sub.n_pairs > self.max_round_pairs:
             return ModelTooLargeError(f"a round of {self.max_round_pairs + 1:,} pairs or more was killed at the memory "
                                       f"allowed, and this one holds {sub.n_pairs:,}")
         try:
             check_memory(self.instance.with_candidates(sub), self.request.criteria,
-                         self.request.model.max_memory_gb, pulp_model=False)
+                         self.request.model.max_memory_gb, pulp_model=False, solver_factor=solver_factor)
         except ModelTooLargeError as exc:
             return exc
         return None
@@ -556,12 +557,7 @@ class LagrangianReduction:
         """Whether HiGHS's parallel tree search on the model over the candidates ``sub`` fits the memory allowed: its
         workers hold up to :data:`PARALLEL_TREE_MEMORY` times one thread's estimate. Where it does not, the round
         runs on one thread (the same round, not a smaller one)."""
-        try:
-            check_memory(self.instance.with_candidates(sub), self.request.criteria, self.request.model.max_memory_gb,
-                         pulp_model=False, solver_factor=PARALLEL_TREE_MEMORY)
-        except ModelTooLargeError:
-            return False
-        return True
+        return self.too_large(sub, PARALLEL_TREE_MEMORY) is None
 
     def fits(self, G: float) -> bool:
         """Whether the round at threshold ``G`` (with the incumbent's pairs) fits the memory allowed."""
