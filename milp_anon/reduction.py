@@ -742,6 +742,8 @@ class LagrangianReduction:
             # for fixed y the assignment LP has an integral optimum (a transportation problem)
             method = functools.partial(solve_by_root_cuts, integral_assignment=True,
                                        below=G if math.isfinite(G) else None)
+        if method is None and (cutoff := self.round_cutoff()) is not None:
+            options = dataclasses.replace(options, highs_options=(*options.highs_options, ("objective_bound", cutoff)))
         search, other = None, self.other_core(options, am.lm.n_cols, room)
         with self.timings.phase("solve"):
             if other == "search":
@@ -755,6 +757,17 @@ class LagrangianReduction:
         self.polish_left = max(0.0, self.polish_left - min(out.seconds, polish))
         self.solver_status = out.solver_status
         return out, search, other == "tree"
+
+    def round_cutoff(self) -> float | None:
+        """HiGHS's cutoff for a round (``tuning.round_cutoff``): one grid step below the incumbent, as only a cheaper
+        table helps (:meth:`~milp_anon.runtime.grid.ObjectiveGrid.cutoff_below`). HiGHS keeps the incumbent the
+        round starts from as its own (above the cutoff) and prunes at the cutoff; what it then proves is read by
+        :func:`~milp_anon.solvers.highs.map_status`. ``None`` without an incumbent, a grid, HiGHS in bulk, or where
+        the user set a cutoff of their own."""
+        if not (self.solver.tuning.round_cutoff and self.best is not None and self.grid.denominator
+                and self.solver.in_bulk) or "objective_bound" in dict(self.solver.highs_options):
+            return None
+        return self.grid.cutoff_below(self.ub)
 
     def other_core(self, options: SolverOptions, n_cols: int, room: bool) -> str | None:
         """What the core HiGHS's one thread leaves runs during a round of ``n_cols`` columns: ``"tree"``, HiGHS's

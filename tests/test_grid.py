@@ -44,3 +44,22 @@ def test_no_grid_and_unknown_bounds():
     assert ObjectiveGrid(1).gap(None, 3.0) is None
     assert ObjectiveGrid.for_objective("types", [0.5]) == ObjectiveGrid(1)
     assert ObjectiveGrid.for_objective("cost", [0.5]) == ObjectiveGrid(2)
+
+
+@settings(max_examples=300)
+@given(GRIDS, st.integers(-10**5, 10**7))
+def test_the_cutoff_one_step_below_keeps_that_step_and_proves_the_value(grid, i):
+    """``cutoff_below(v)`` keeps a solution one step below ``v`` even as computed a tolerance too high, leaves out
+    everything a tolerance above that step, and what a solver proves under it (``ceil``) is ``v`` itself."""
+    v = i / grid.denominator
+    below = v - grid.step
+    c = grid.cutoff_below(v)
+    assert c >= below + grid.tolerance(below)
+    assert c <= below + 2 * grid.tolerance(v) + 1e-12 * max(1, abs(v))
+    assert grid.ceil(c) == v
+    try:
+        NO_GRID.cutoff_below(v)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("a cutoff one step below without a grid")

@@ -1373,6 +1373,54 @@ def test_rounds_on_the_parallel_tree_equal_divide_and_conquer(case):
         assert rnd.bound is None or min(rnd.bound, G) <= expected + 1e-6
 
 
+@settings(max_examples=40, deadline=None)
+@given(large_k_tables(), st.booleans())
+def test_rounds_under_the_cutoff_one_step_below_the_incumbent_equal_divide_and_conquer(case, isolate):
+    """Every round with an incumbent hands HiGHS the cutoff one grid step below it (``Tuning.round_cutoff``; here no
+    polish and, on half the draws, every round in its own process): the optimum and its proof are the
+    Blocki-Williams recursion's, dense and sparse tables, k up to 10, also where the first table is already optimal
+    (HiGHS then finds nothing below the cutoff) and where HiGHS ends a round at the cutoff with the incumbent it
+    started from."""
+    frame, qi, k = case
+    expected = divide_and_conquer(frame[qi].to_numpy(), k)[0]
+    handed, incumbents = [], []
+
+    def spy_solve(lm, options, *args, **kw):
+        handed.append(dict(options.highs_options).get("objective_bound"))
+        return real_solve(lm, options, *args, **kw)
+
+    def spy_round(self, *args, **kw):
+        incumbents.append((self.ub, self.grid))
+        return real_round(self, *args, **kw)
+
+    real_solve, real_round = reduction.solve_model, reduction.LagrangianReduction._solve_round
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(reduction, "ROUND_POLISH", 0.0)
+        mp.setattr(reduction, "solve_model", spy_solve)
+        mp.setattr(reduction.LagrangianReduction, "_solve_round", spy_round)
+        # the limit only turns a cutoff that proves too little into a failure instead of rounds that never end
+        r = ma.anonymize(ma.Table.from_frame(frame, qi), ma.KAnonymity(k), reduction="lagrangian",
+                         isolate="always" if isolate else "never", time_limit=30)
+    assert r.status == "optimal" and r.verified and r.objective == expected and r.bound == expected
+    assert len(handed) == len(incumbents)
+    for cutoff, (ub, grid) in zip(handed, incumbents):
+        assert cutoff == (None if math.isinf(ub) else grid.cutoff_below(ub))
+
+
+def test_no_round_cutoff_over_the_users_own_or_when_off():
+    """The user's own HiGHS cutoff is left alone (``test_user_cutoff.py``), and ``round_cutoff=False`` hands none."""
+    stub = reduction.LagrangianReduction.__new__(reduction.LagrangianReduction)
+    stub.best, stub.grid = types.SimpleNamespace(objective=1000.0), ObjectiveGrid(1)
+    stub.solver = ma.SolverOptions()
+    assert stub.round_cutoff() == ObjectiveGrid(1).cutoff_below(1000.0)
+    stub.solver = ma.SolverOptions(highs_options={"objective_bound": 1500.0})
+    assert stub.round_cutoff() is None
+    stub.solver = ma.SolverOptions(tuning=ma.Tuning(round_cutoff=False))
+    assert stub.round_cutoff() is None
+    stub.solver, stub.grid = ma.SolverOptions(), NO_GRID
+    assert stub.round_cutoff() is None
+
+
 @pytest.mark.parametrize("factor, tree", [(1.0, True), (1e15, False)])
 def test_a_round_whose_parallel_tree_does_not_fit_the_memory_runs_on_one_thread(factor, tree):
     """The parallel tree holds up to ``PARALLEL_TREE_MEMORY`` times one thread's estimate: where that exceeds the

@@ -81,6 +81,15 @@ class ObjectiveGrid:
             return lowered
         return math.ceil(lowered * self.denominator) / self.denominator
 
+    def cutoff_below(self, value: float) -> float:
+        """A solver's cutoff that leaves only solutions at least one step below ``value``: the grid value below it
+        plus twice :meth:`tolerance`, so a node pruned there holds a bound that, trusted down by its tolerance,
+        still lies above that grid value, and :meth:`ceil` of the cutoff is ``value`` again. A grid only: without
+        one, nothing separates ``value`` from the values just below it."""
+        if not self.denominator:
+            raise ValueError("a cutoff one step below needs a grid")
+        return value - self.step + 2.0 * self.tolerance(value)
+
     def ceil_array(self, values: np.ndarray) -> np.ndarray:
         """:meth:`ceil` of every entry (all finite)."""
         values = np.asarray(values, dtype=float)

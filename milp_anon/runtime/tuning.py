@@ -79,6 +79,12 @@ class Tuning:
     #: and the round in process below ``isolated.ISOLATE_MIN_COLUMNS`` columns
     parallel_tree: bool = True
     parallel_tree_min_columns: int = 20_000
+    #: a round solved by HiGHS directly (not through its root's cuts, which aim below ``G`` themselves) gets the
+    #: cutoff one grid step below the incumbent (:meth:`~milp_anon.runtime.grid.ObjectiveGrid.cutoff_below`): HiGHS
+    #: cannot see that the objective lies on a grid (its costed assignment columns are continuous), so without it
+    #: every node whose bound lies between ``UB`` − one step and ``UB`` stays open and its reduced-cost fixing
+    #: allows one step more
+    round_cutoff: bool = True
 
     # -- the column generation (milp_anon.bounds.lagrangian) ------------------------------------------------------
     #: Wentges smoothing ``α`` of the priced multipliers ``α π_best + (1 − α) π_master``; 0: the master's own duals

@@ -26,7 +26,8 @@ Method.
    have an integral optimum, as the k-anonymity assignment, a transportation problem, does) is 0 in
    every solution costing at most ``τ``: a solution with ``x_j >= 1`` would cost more than ``τ``, and
    (``integral_assignment``) one with a fractional ``x_j`` has an integral twin at most as costly that
-   satisfies the cuts too. The MILP over the other columns, with the cuts and the cutoff ``τ + s/2``, is
+   satisfies the cuts too. The MILP over the other columns, with the cuts and the cutoff just above ``τ``
+   (:meth:`~milp_anon.runtime.grid.ObjectiveGrid.cutoff_below` ``τ + s``), is
    solved in the time left — itself through its own root's cuts while it stays large and the fixing
    keeps taking a share (``options.tuning.root_cuts_again``): its root, under that cutoff, adds cuts valid for the same
    solutions, and the slack ``τ − L`` narrows.
@@ -157,7 +158,7 @@ def solve_by_root_cuts(lm, options: SolverOptions, grid: ObjectiveGrid, hint=Non
     rest = left()
     if rest is not None and rest <= 1.0:
         return _settled(root, bound, grid, log, seconds=time.perf_counter() - t0)
-    compact_options = _without(options, _ROOT_ONLY, rest, (("objective_bound", tau + 0.5 * s),))
+    compact_options = _without(options, _ROOT_ONLY, rest, (("objective_bound", grid.cutoff_below(tau + s)),))
     callback = mapped if on_improving is not None else None
     if options.tuning.root_cuts_again and depth < AGAIN_DEPTH and compact.n_cols >= AGAIN_MIN_COLUMNS \
             and keep.sum() <= AGAIN_SHARE * lm.n_cols:
@@ -203,8 +204,10 @@ def _target(root: SolveOutcome, options: SolverOptions, grid: ObjectiveGrid, bel
     s = grid.step
     user = dict(options.highs_options)
     tau = math.inf
-    if "objective_bound" in user:  # HiGHS prunes at the cutoff: what is left costs at most the grid value below
-        tau = math.floor((float(user["objective_bound"]) - 0.25 * s) / s) * s
+    if "objective_bound" in user:  # HiGHS prunes above the cutoff: what is left costs at most the grid value at or
+        # below it, less its tolerance (a cutoff exactly on the grid may prune that value: the one below)
+        cut = float(user["objective_bound"])
+        tau = math.floor((cut - grid.tolerance(cut)) / s + 1e-9) * s
     if below is not None and math.isfinite(below):
         tau = min(tau, (math.ceil(below / s - 1e-9) - 1) * s)
     if root.objective is not None:
