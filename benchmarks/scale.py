@@ -25,7 +25,7 @@ alone reach the objective, "with HiGHS" when the rounds' bounds are needed
 too, "FAIL" when a check fails. Writes
 ``benchmarks/results/scale_reduction_<mode>.{csv,md}``. ``--lns`` lists the
 shares of the limit kept for the large-neighbourhood search (one run per
-share: 0 is the default solve). A variant switches techniques off in a
+share; default ``auto``, the package's own, what a user gets with no options). A variant switches techniques off in a
 :class:`milp_anon.Tuning` given to the run's solve (``tuning=``), or patches a
 function in that run's process. ``--variants cumulative-limit`` puts back, in
 that run's process, the column generation's master time limit as it was
@@ -335,7 +335,9 @@ def main(argv=None):
     ap.add_argument("--qis", default="6,7,8")
     ap.add_argument("--ks", default="2,5,10")
     ap.add_argument("--limit", type=float, default=None)
-    ap.add_argument("--lns", default="0", help="shares of the limit for the large-neighbourhood search, e.g. 0,0.25")
+    ap.add_argument("--lns", default="auto",
+                    help="shares of the limit for the large-neighbourhood search, e.g. 0,0.25; auto: the package's "
+                         "default (what a user gets with no options)")
     ap.add_argument("--variants", default="after",
                     help="after (as shipped), cumulative-limit, unsmoothed, no-rounding, no-union, no-fit, parallel, ...; "
                          "combine with +")
@@ -345,7 +347,7 @@ def main(argv=None):
     ap.add_argument("--tag", default=None, help="suffix of the output files (default: the mode)")
     args = ap.parse_args(argv)
     ks = [int(x) for x in args.ks.split(",")]
-    shares = [float(x) for x in args.lns.split(",")]
+    shares = [x if x == "auto" else float(x) for x in args.lns.split(",")]
     variants = args.variants.split(",")
     if args.mode == "techniques":
         limit = args.limit or 300.0
