@@ -24,8 +24,13 @@ from benchmarks.commits import _checked
 from benchmarks.common import provenance_line, write_results
 from benchmarks.in_turn import number
 
+#: (key, heading) of a suite run's row, as :func:`run_case` returns it
+SUITE_COLUMNS = [("case", "case"), ("commit", "commit"), ("lns", "--lns"), ("status", "status"),
+                 ("objective", "table"), ("bound", "bound"), ("gap", "gap"), ("lp_bound", "LP bound"),
+                 ("seconds", "seconds")]
 
-def _run_case(label: str, python: str, root: str, share: str, suite: str, case: str, limit: str) -> dict:
+
+def run_case(label: str, python: str, root: str, share: str, suite: str, case: str, limit: str) -> dict:
     cmd = [python, "-m", "benchmarks.suite_diagnosis", suite, "--case", case, "--no-highs", "--limit", limit]
     cmd += [] if share == "default" else ["--lns", share]  # trees from before the option: the default only
     print(f"commit {label}, --lns {share}: {case}", flush=True)
@@ -57,15 +62,13 @@ def main(argv=None):
     a = ap.parse_args(argv)
     trees = [_checked(*t.split("=", 1)) for t in a.trees.split(",")]
     arms = [(label, python, root, share) for label, python, root in trees for share in a.lns.split(",")]
-    rows = [_run_case(*arm, a.suite, case, a.limit) for case in a.case for arm in arms]
-    columns = [("case", "case"), ("commit", "commit"), ("lns", "--lns"), ("status", "status"), ("objective", "table"),
-               ("bound", "bound"), ("gap", "gap"), ("lp_bound", "LP bound"), ("seconds", "seconds")]
+    rows = [run_case(*arm, a.suite, case, a.limit) for case in a.case for arm in arms]
     options = "default options" if a.lns == "default" else f"--lns {' and '.join(a.lns.split(','))}, else defaults"
     intro = (provenance_line("suite_commits") + f"; suite `{a.suite}`, {float(a.limit):.0f} s per run, milp-anon "
              f"with {options} at {' and '.join(label for label, _, _ in trees)}, case by case in turn, one run at a "
              "time, each in its own process.")
     write_results(os.path.join("benchmarks", "results", f"suite_commits_{a.tag}"), rows,
-                  f"Suite cases at {' and '.join(label for label, _, _ in trees)}", columns, intro)
+                  f"Suite cases at {' and '.join(label for label, _, _ in trees)}", SUITE_COLUMNS, intro)
 
 
 if __name__ == "__main__":
