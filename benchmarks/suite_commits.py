@@ -31,9 +31,12 @@ SUITE_COLUMNS = [("case", "case"), ("commit", "commit"), ("lns", "--lns"), ("sta
 
 
 def run_case(label: str, python: str, root: str, share: str, suite: str, case: str, limit: str) -> dict:
+    """One suite case under one arm (``label``: a commit or a highspy release): ``benchmarks.suite_diagnosis``
+    run by ``python`` from the checkout ``root`` in its own process; its row read back under ``commit``, the
+    checkout left as it was."""
     cmd = [python, "-m", "benchmarks.suite_diagnosis", suite, "--case", case, "--no-highs", "--limit", limit]
     cmd += [] if share == "default" else ["--lns", share]  # trees from before the option: the default only
-    print(f"commit {label}, --lns {share}: {case}", flush=True)
+    print(f"{label}, --lns {share}: {case}", flush=True)
     subprocess.run(cmd, check=True, cwd=root, env=dict(os.environ, PYTHONPATH=root))
     name = os.path.splitext(os.path.basename(suite))[0]
     stem = os.path.join(root, "benchmarks", "results", f"{name}_open_diagnosis_{float(limit):.0f}s")
