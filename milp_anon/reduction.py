@@ -839,8 +839,9 @@ def parallel_tree_possible(options: SolverOptions, n_cols: int) -> bool:
 
 
 def parallel_tree_options(options: SolverOptions) -> SolverOptions:
-    """``options`` for HiGHS's parallel tree search on every core this process may use, in a child process (HiGHS's
-    scheduler is one per process, and every instance in it must use the same threads)."""
+    """``options`` for HiGHS's parallel tree search on every core this process may use, in a child process (HiGHS
+    keeps one task scheduler per thread, at the thread count of its first run: :mod:`milp_anon.solvers.highs_banner`;
+    a child's is its own)."""
     return dataclasses.replace(options, isolate="always", threads=lns._cores(),
                                highs_options=(("parallel", "on"),) + tuple(options.highs_options))
 

@@ -241,9 +241,10 @@ def every_round_through_root_cuts(mp, **tuning):
 
 
 def quiet_highs(lm):
-    """HiGHS holding ``lm``, silent, presolve off (as the package's proofs), one thread."""
+    """HiGHS holding ``lm``, silent, presolve off (as the package's proofs); ``threads`` left at 0, since the tests
+    run it on their own thread (:mod:`milp_anon.solvers.highs_banner`)."""
     h = lm.to_highs()
-    for name, value in (("output_flag", False), ("presolve", "off"), ("threads", 1)):
+    for name, value in (("output_flag", False), ("presolve", "off")):
         h.setOptionValue(name, value)
     return h
 

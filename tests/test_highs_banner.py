@@ -1,11 +1,19 @@
-"""milp_anon.solvers.highs_banner: no HiGHS banner on standard output, piped or not."""
+"""milp_anon.solvers.highs_banner: no HiGHS banner on standard output, piped or not; no run on the calling thread
+refused for its thread count."""
 
+import json
 import os
 import subprocess
 import sys
 from importlib import metadata
 
+import pandas as pd
 import pytest
+from helpers import SENS_HIERARCHY, brute
+
+import milp_anon as ma
+from milp_anon.exact import divide_and_conquer
+from milp_anon.solvers.highs_banner import new_highs, run_here
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 HIGHS_116 = tuple(int(x) for x in metadata.version("highspy").split(".")[:2]) >= (1, 16)
@@ -42,3 +50,56 @@ def test_a_solve_prints_only_what_the_caller_prints(via_pulp):
     # ax, bx, cx released as (*, x) and ay, by as (*, y): 5 cells; no two rows agree on both columns
     # and a, b and c never reach two rows of each value of b, so no release suppresses fewer
     assert out == "optimal 5.0\n"
+
+
+# The calling thread's scheduler at two threads first, as a first run at HiGHS's default leaves it on a machine of
+# three cores or more (HiGHS 1.15; two or more from 1.16); then the package's runs on that thread: the EMD's integer
+# block programs on the table of test_lp_rounding's second-ascent test, and a solve asking for one thread through the
+# reduction (its column generation's masters). Before ``run_here`` both asked for one thread and were refused.
+_AFTER_TWO_THREADS = """
+import json, highspy
+first = highspy.Highs()
+first.setOptionValue("output_flag", False)
+first.setOptionValue("threads", 2)
+first.addVar(0.0, 1.0)
+assert first.run() == highspy.HighsStatus.kOk
+import pandas as pd, milp_anon as ma
+from helpers import SENS_HIERARCHY
+from test_lp_rounding import _instance, _lp_duals
+from milp_anon.bounds import blocks
+frame = pd.DataFrame(FRAME)
+criteria = [ma.KAnonymity(3), ma.TCloseness(0.2, distance="hierarchical", hierarchy=SENS_HIERARCHY)]
+table, request, instance, why = _instance(frame, ["q0", "q1"], criteria)
+pi, lp = _lp_duals(instance, request)
+blocks.EMD_BLOCK_SECONDS = 10.0
+emd = blocks.request_blocks(instance, request).with_emd_blocks().prices(pi).bound
+r = ma.anonymize(ma.Table.from_frame(frame, ["q0", "q1"]), ma.KAnonymity(3), reduction="lagrangian", threads=1,
+                 time_limit=60, tuning=ma.Tuning(lp_rounding=False))
+print(json.dumps([emd, str(r.status), r.objective, r.reduction.lp_converged]))
+"""
+
+
+def test_runs_on_a_thread_whose_scheduler_has_two_threads_are_not_refused():
+    """The EMD's integer blocks reach the brute-force optimum (13, as in ``test_lp_rounding``) and the reduction's
+    column generation converges and proves the Blocki–Williams optimum, in a process whose calling thread already
+    runs HiGHS on two threads."""
+    frame = {"q0": ["1", "2", "0", "2", "0", "1", "2", "0"], "q1": ["1", "1", "0", "0", "0", "1", "0", "1"],
+             "s": ["4", "3", "3", "3", "2", "1", "3", "1"]}
+    qi, criteria = ["q0", "q1"], [ma.KAnonymity(3), ma.TCloseness(0.2, distance="hierarchical",
+                                                                  hierarchy=SENS_HIERARCHY)]
+    assert brute(pd.DataFrame(frame), qi, criteria) == 13
+    k_optimum = divide_and_conquer(pd.DataFrame(frame)[qi].to_numpy(), 3)[0]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.path.join(ROOT, "tests")]))
+    out = subprocess.run([sys.executable, "-c", _AFTER_TWO_THREADS.replace("FRAME", repr(frame))],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    emd, status, objective, converged = json.loads(out.stdout.strip().splitlines()[-1])
+    assert emd == pytest.approx(13, abs=1e-6)
+    assert status == "optimal" and objective == k_optimum and converged
+
+
+def test_run_here_refuses_an_object_that_asks_for_a_thread_count():
+    h = new_highs()
+    h.setOptionValue("threads", 1)
+    with pytest.raises(ValueError, match="threads"):
+        run_here(h)

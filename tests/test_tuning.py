@@ -49,7 +49,8 @@ def test_solve_keywords_take_a_tuning():
     (dict(rank_tail=-1.0), "rank_tail"), (dict(price_chunk=0), "price_chunk"), (dict(price_chunk=True), "price_chunk"),
     (dict(proof_round_share=-0.5), "proof_round_share"), (dict(hard_end_grace=-1.0), "hard_end_grace"),
     (dict(lp_presolve_max_columns=1.5), "lp_presolve_max_columns"), (dict(restricted_share=1.5), "restricted_share"),
-    (dict(master_highs_options=("solver",)), "master_highs_options")])
+    (dict(master_highs_options=("solver",)), "master_highs_options"),
+    (dict(master_highs_options={"threads": 1}), "master_highs_options")])
 def test_a_bad_tuning_is_refused_in_one_line(changes, field):
     with pytest.raises(ma.InputError, match=f"tuning.{field}") as err:
         Tuning(**changes)

@@ -21,7 +21,7 @@ subproblem's part for ``j`` without the rows' coupling) is ``>= 0`` adds ``>= 0`
 can be closed: the subproblem keeps the candidates with ``rc_j(π) < 0``, each with all its pairs.
 
 This runs the column generation to the LP's multipliers ``π_LP`` (``SLR(π_LP)`` is the LP bound: no
-``rc_j < 0``), then an ascent: the subproblem solved by HiGHS (presolve off, one thread, ``--sub-limit`` s),
+``rc_j < 0``), then an ascent: the subproblem solved by HiGHS (presolve off, its default threads, ``--sub-limit`` s),
 its dual bound taken as the subproblem's value (valid unfinished), and ``π_i += step`` on every type the
 subproblem left rows of. Per step: candidates and pairs kept, seconds, ``SLR`` bound, rows left out.
 
@@ -46,8 +46,9 @@ KNOWN_OPTIMA = {(6, 5): 11_136, (6, 10): 16_170}
 #: 1.15.1 answered "Optimal" 15 units above a feasible solution of this very subproblem (6 QIs, k = 5, the
 #: ascent's second step: a root cut removed it; ``benchmarks/highs/slr_cut_tolerance.py``); at 1e-9 it found that
 #: solution. Every subproblem is also solved with presolve on (``CROSS_CHECK``); the bound is the lower of the two.
-SUBPROBLEM_OPTIONS = dict(presolve="off", threads=1, mip_rel_gap=0.0, mip_abs_gap=1e-6,
-                          mip_feasibility_tolerance=1e-9)
+#: ``threads`` stays at HiGHS's default: the subproblems run on the caller's thread
+#: (``milp_anon.solvers.highs_banner``).
+SUBPROBLEM_OPTIONS = dict(presolve="off", mip_rel_gap=0.0, mip_abs_gap=1e-6, mip_feasibility_tolerance=1e-9)
 CROSS_CHECK = dict(presolve="on", mip_feasibility_tolerance=1e-6)
 
 

@@ -9,9 +9,9 @@ By default the README's ℓ + t example (Adult, QIs sex, race, marital-status, s
 frequency ℓ = 3, 0.3-closeness under the ARX occupation hierarchy); ``--cases`` takes the labels of
 ``benchmarks.sensitive_goal.criterion``. The model is the one ``Request.write_model`` writes
 (``reduction="none"``, through PuLP, as MPS); HiGHS reads it and solves it with presolve off (the toolkit's setting
-for proofs), one thread, ``mip_rel_gap`` 0 and ``objective_bound`` = the cutoff: HiGHS prunes every node whose
-bound reaches the cutoff, so "Optimal" at a cost below the cutoff proves that cost the optimum, and
-"Infeasible" proves that no table costs less than the cutoff. HiGHS may still report a solution above the
+for proofs), its default threads (one on two cores), ``mip_rel_gap`` 0 and ``objective_bound`` = the cutoff: HiGHS
+prunes every node whose bound reaches the cutoff, so "Optimal" at a cost below the cutoff proves that cost the
+optimum, and "Infeasible" proves that no table costs less than the cutoff. HiGHS may still report a solution above the
 cutoff (seen on tiny tables: "Optimal 8", dual bound 8, against the cutoff 3.5 where the optimum is 4): only a
 cost below the cutoff is such a proof, and the ``bound`` printed is HiGHS's dual bound capped at the cutoff.
 A solution is mapped back by column name, released and passed through the independent verifier
@@ -43,7 +43,9 @@ import time
 
 
 def _highs(path, cutoff, limit, extra, quiet, statistics=False, start=None):
-    """HiGHS on the MPS at ``path``: presolve off, one thread, ``mip_rel_gap`` 0, ``objective_bound`` = cutoff."""
+    """HiGHS on the MPS at ``path``: presolve off, ``mip_rel_gap`` 0, ``objective_bound`` = cutoff; ``threads`` at
+    HiGHS's default (one on two cores under 1.15), since it runs on the caller's thread
+    (``milp_anon.solvers.highs_banner``)."""
     import highspy
 
     h = highspy.Highs()
@@ -51,7 +53,7 @@ def _highs(path, cutoff, limit, extra, quiet, statistics=False, start=None):
         h.setOptionValue("output_flag", False)
     h.readModel(path)
     cut = (("objective_bound", cutoff),) if cutoff is not None else ()
-    for key, value in (("presolve", "off"), ("threads", 1), ("time_limit", limit), ("mip_rel_gap", 0.0),
+    for key, value in (("presolve", "off"), ("time_limit", limit), ("mip_rel_gap", 0.0),
                        *cut, *extra):
         h.setOptionValue(key, value)
     if start is not None:
@@ -112,7 +114,7 @@ def solve_whole_with_cutoff(table, request, cutoff: float | None, limit: float, 
                             engine: str = "highs", statistics: bool = False, save: str | None = None,
                             start: dict | None = None) -> dict:
     """Write the whole model of ``request`` on ``table`` as MPS, solve it by ``engine`` alone against ``cutoff``
-    (``None``: no cutoff; HiGHS: presolve off, one thread, ``mip_rel_gap`` 0; SCIP: its defaults, one thread,
+    (``None``: no cutoff; HiGHS: presolve off, its default threads, ``mip_rel_gap`` 0; SCIP: its defaults, one thread,
     gap 0; ``extra``: more ``(option, value)`` pairs for the engine; ``quiet``: no log) and verify the table of
     its solution, if any: the engine's status, objective and bound, and ``verified_cost``. ``statistics``: SCIP
     prints its statistics at the end (HiGHS's log already holds its own). ``save``: a path for the engine's

@@ -80,6 +80,7 @@ from milp_anon.formulations.rows import closeness_form
 from milp_anon.instance.instance import group_floors
 from milp_anon.privacy.criteria import KAnonymity, LDiversity, PSensitivity, TCloseness, entropy_top_share, exact
 from milp_anon.runtime.tuning import Tuning
+from milp_anon.solvers.highs_banner import new_highs, run_here
 
 # Whether t-closeness adds the ball's integer block (:func:`ball_blocks`) to the distinct and cap blocks where they
 # are priced once (:meth:`RequestBlocks.with_ball_blocks`), and the EMD's (:func:`emd_blocks`,
@@ -1003,9 +1004,8 @@ def _emd_one(v, n, pos, k, rows: EMDRows, limit: float, relax: bool = False):
             A.append((0.0, inf, np.append(np.arange(U), U + e), np.append(-sign * coef[e], 1.0)))
     A.append((-inf, 0.0, np.arange(U + E),
               np.concatenate([np.full(U, -float(rows.a) * rows.scale * n_all), np.full(E, float(rows.b))])))
-    h = highspy.Highs()
-    for key, val in (("output_flag", False), ("presolve", "off"), ("threads", 1), ("mip_rel_gap", 0.0),
-                     ("time_limit", max(float(limit), 0.01))):
+    h = new_highs()
+    for key, val in (("presolve", "off"), ("mip_rel_gap", 0.0), ("time_limit", max(float(limit), 0.01))):
         h.setOptionValue(key, val)
     h.addVars(U + E, np.zeros(U + E), np.concatenate([n, np.full(E, inf)]))
     h.changeColsCost(U + E, np.arange(U + E, dtype=np.int32), np.concatenate([v, np.zeros(E)]))
@@ -1015,7 +1015,7 @@ def _emd_one(v, n, pos, k, rows: EMDRows, limit: float, relax: bool = False):
     h.addRows(len(A), np.array([r[0] for r in A]), np.array([r[1] for r in A]), int(sum(len(r[2]) for r in A)),
               starts.astype(np.int32), np.concatenate([r[2] for r in A]).astype(np.int32),
               np.concatenate([r[3] for r in A]).astype(float))
-    h.run()
+    run_here(h)
     status = h.getModelStatus()
     if status == highspy.HighsModelStatus.kInfeasible:
         return math.inf, None, True

@@ -61,7 +61,7 @@ from milp_anon.bounds.conflicts import (
 )
 from milp_anon.runtime.status import Status
 from milp_anon.runtime.tuning import Tuning
-from milp_anon.solvers.highs_banner import new_highs
+from milp_anon.solvers.highs_banner import new_highs, run_here
 from milp_anon.solvers.outcome import SolveOutcome
 
 log = logging.getLogger("milp_anon.bounds.lagrangian")
@@ -556,7 +556,7 @@ class RestrictedMaster:
             limits = [x - spent for x in (time_limit, cap) if x is not None]
             limit = highspy.kHighsInf if not limits else self.h.getRunTime() + max(0.0, float(min(limits)))
             self.h.setOptionValue("time_limit", limit)
-            self.h.run()
+            run_here(self.h)
             status, solution = self.h.getModelStatus(), self.h.getSolution()
             if status in _STOPPED and solution.dual_valid:
                 return math.inf, np.asarray(solution.row_dual, dtype=float)

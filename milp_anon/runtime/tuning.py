@@ -239,6 +239,9 @@ class Tuning:
         if not isinstance(pairs, tuple) or not all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str)
                                                    for p in pairs):
             raise InputError(f"tuning.master_highs_options is (name, value) pairs or a dict, got {pairs!r}")
+        if any(name == "threads" for name, _ in pairs):  # the masters run on the calling thread (highs_banner)
+            raise InputError("tuning.master_highs_options cannot set 'threads': the column generation's masters run "
+                             "on the calling thread with HiGHS's own thread count")
 
 
 def _number(tuning: Tuning, name: str, low: float, high: float, *, low_open=False, high_open=False) -> None:

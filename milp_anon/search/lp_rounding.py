@@ -103,7 +103,7 @@ from milp_anon.heuristics.criteria_greedy import _close_all_suppressed, _excess,
 from milp_anon.privacy.criteria import GroupCounts, TCloseness, first_violation
 from milp_anon.runtime.errors import VerificationError
 from milp_anon.search.starts import whole_table_candidate
-from milp_anon.solvers.highs_banner import new_highs
+from milp_anon.solvers.highs_banner import new_highs, run_here
 
 __all__ = ["round_k_anonymity", "round_units", "round_with_criteria", "slack_lp", "slack_support"]
 
@@ -253,7 +253,6 @@ class _Assignment:
         uj = np.flatnonzero(used)
         row_of[uj] = T + np.arange(uj.shape[0])
         h = new_highs()
-        h.setOptionValue("threads", 1)
         if time_limit is not None:
             h.setOptionValue("time_limit", max(0.1, float(time_limit)))
         h.addRows(T, self.n, self.n, 0, np.zeros(T, np.int32), np.zeros(0, np.int32), np.zeros(0))
@@ -263,7 +262,7 @@ class _Assignment:
         rows = np.column_stack([self.pt[ps], row_of[self.pc[ps]]]).ravel().astype(np.int32)
         h.addCols(q, self.w[self.pc[ps]], np.zeros(q), self.n[self.pt[ps]], 2 * q,
                   np.arange(0, 2 * q, 2, dtype=np.int32), rows, np.ones(2 * q))
-        h.run()
+        run_here(h)
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return 0.0
         b = np.zeros_like(self.a)

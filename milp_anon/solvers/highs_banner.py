@@ -1,4 +1,5 @@
-"""HiGHS objects that print nothing: :func:`new_highs`, the one way this package makes a ``highspy.Highs``.
+"""HiGHS objects that print nothing: :func:`new_highs`, the one way this package makes a ``highspy.Highs``; and
+:func:`run_here`, the one way it runs one on the calling thread.
 
 HiGHS 1.16 prints its banner ("Running HiGHS 1.16.0 …") on standard output
 when a process makes its first ``Highs`` object, before any option can turn
@@ -8,6 +9,19 @@ mixed into the result. The first object of each process is therefore made
 with file descriptor 1 pointed at the null device; the banner goes there, and
 C's buffered output is flushed before the descriptor is put back. Later
 objects print no banner. HiGHS 1.15 prints none at all.
+
+HiGHS keeps one task scheduler per thread, sized by the ``threads`` option of
+the first run on that thread (0, the default: half the machine's cores, rounded
+up, before 1.16; all of them from 1.16), and refuses every later run on it that
+asks for another count: ``run()`` returns an error and the model status stays
+"Not Set". So a run on the calling thread (:func:`run_here`: the column
+generation's masters, the EMD's block programs, the LP rounding's
+transportation problem) leaves ``threads`` at 0, which takes the scheduler as
+it is; a solve that sets it (:func:`~milp_anon.solvers.highs.solve_highs`, a
+user's ``threads``) runs in a thread of its own (``startSolve``) or a child
+process. Otherwise whichever ran first decides, and on a machine of three
+cores or more a master at the default followed by a program asking for one
+thread failed silently, its bound lost (``tests/test_highs_banner.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +33,7 @@ import threading
 
 import highspy
 
-__all__ = ["new_highs"]
+__all__ = ["new_highs", "run_here"]
 
 _lock = threading.Lock()
 _made = False
@@ -58,7 +72,7 @@ def _first_highs() -> highspy.Highs:
 
 def new_highs() -> highspy.Highs:
     """A ``highspy.Highs`` with its output off (``output_flag`` false); the first in a process is made
-    quietly (module docstring)."""
+    quietly, and ``threads`` is left at 0 for :func:`run_here` (module docstring)."""
     global _made
     with _lock:
         if _made:
@@ -68,3 +82,12 @@ def new_highs() -> highspy.Highs:
             _made = True
     h.setOptionValue("output_flag", False)
     return h
+
+
+def run_here(h: highspy.Highs) -> highspy.HighsStatus:
+    """``h.run()`` on the calling thread, whose ``threads`` must be 0 (module docstring): a count set here would
+    be refused whenever another one ran on this thread first."""
+    threads = h.getOptionValue("threads")
+    if (threads[1] if isinstance(threads, tuple) else threads) != 0:
+        raise ValueError("a HiGHS run on the calling thread leaves 'threads' at 0 (milp_anon.solvers.highs_banner)")
+    return h.run()

@@ -158,15 +158,16 @@ def highs_option_values(options: SolverOptions, *, master_lp: bool = False) -> d
     """The HiGHS options of a solve under ``options``.
 
     ``master_lp``: for the LP masters of the column generation, which only
-    take the log and thread settings (their bound is recomputed exactly from
-    the duals, :mod:`milp_anon.bounds.lagrangian`, so presolve is left at HiGHS's
-    default there).
+    take the log setting (their bound is recomputed exactly from the duals,
+    :mod:`milp_anon.bounds.lagrangian`, so presolve is left at HiGHS's default
+    there; they run on the calling thread, which takes no thread count:
+    :mod:`milp_anon.solvers.highs_banner`).
     """
     values: dict[str, object] = {"output_flag": False if master_lp else bool(options.msg)}
-    if options.threads is not None:
-        values["threads"] = int(options.threads)
     if master_lp:
         return values
+    if options.threads is not None:
+        values["threads"] = int(options.threads)
     values.update(presolve=options.presolve, mip_rel_gap=float(options.gap),
                   mip_abs_gap=0.0 if options.gap == 0 else 1e-6)
     if options.time_limit is not None:
