@@ -103,3 +103,22 @@ def test_run_here_refuses_an_object_that_asks_for_a_thread_count():
     h.setOptionValue("threads", 1)
     with pytest.raises(ValueError, match="threads"):
         run_here(h)
+
+
+def test_pulp_s_highs_refused_its_thread_count_says_so_in_one_line():
+    """PuLP runs HiGHS on the calling thread: asked for one thread where that thread already runs two, the solve
+    names the cause (not HiGHS's bare "Not Set"); asked for none, or for the thread's own two, it solves."""
+    code = ("import highspy, pandas as pd, milp_anon as ma\n"
+            "first = highspy.Highs(); first.setOptionValue('output_flag', False); first.setOptionValue('threads', 2)\n"
+            "first.addVar(0.0, 1.0); first.run()\n"
+            "t = ma.Table.from_frame(pd.DataFrame({'a': list('aabbc'), 'b': list('xyxyx')}), ['a', 'b'])\n"
+            "for threads in (None, 2, 1):\n"
+            "    try:\n"
+            "        r = ma.anonymize(t, ma.KAnonymity(2), via_pulp=True, threads=threads, reduction='none')\n"
+            "        print(threads, r.status, r.cost)\n"
+            "    except ma.SolverError as exc:\n"
+            "        print(threads, 'SolverError', exc)\n")
+    lines = _stdout(code).splitlines()
+    # 5 cells: the optimum of test_a_solve_prints_only_what_the_caller_prints's table
+    assert lines[:2] == ["None optimal 5.0", "2 optimal 5.0"]
+    assert lines[2].startswith("1 SolverError HiGHS through PuLP refused threads=1") and len(lines) == 3

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 
+import highspy
 import numpy as np
 import pulp
 
@@ -48,6 +49,10 @@ def solve_pulp(lm, options: SolverOptions, grid: ObjectiveGrid) -> SolveOutcome:
         raise SolverError(f"{options.solver} failed: {exc}") from None
     secs = time.perf_counter() - t0
     if options.solver == "HiGHS":
+        if options.threads is not None and prob.solverModel.getModelStatus() == highspy.HighsModelStatus.kNotset:
+            # PuLP runs HiGHS on the calling thread, whose scheduler keeps its first run's count (highs_banner)
+            raise SolverError(f"HiGHS through PuLP refused threads={options.threads}: this thread already ran HiGHS "
+                              "at another thread count; give every solve of this process the same threads, or none")
         # PuLP's in-process HiGHS: read HiGHS's own status, not PuLP's.
         status, x_h, obj, bound, raw = map_status(prob.solverModel, grid)
         x = None if x_h is None else np.array([v.varValue for v in variables], dtype=float)
