@@ -20,9 +20,19 @@ HIGHS_116 = tuple(int(x) for x in metadata.version("highspy").split(".")[:2]) >=
 
 
 def _stdout(code: str) -> str:
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True,
-                          timeout=120).stdout
+    """What ``code`` prints in a fresh process (the package and ``tests/`` importable); it must exit 0."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.path.join(ROOT, "tests")]))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout
+
+
+# A fresh process's calling thread first runs HiGHS on two threads, as a first run at HiGHS's default leaves it on a
+# machine of three cores or more (HiGHS 1.15; two or more from 1.16).
+_TWO_THREADS_FIRST = ("import highspy\n"
+                      "from milp_anon.solvers.highs_banner import new_highs\n"
+                      "first = new_highs(); first.setOptionValue('threads', 2); first.addVar(0.0, 1.0)\n"
+                      "assert first.run() == highspy.HighsStatus.kOk\n")
 
 
 @pytest.mark.skipif(not HIGHS_116, reason="HiGHS before 1.16 prints no banner")
@@ -52,17 +62,11 @@ def test_a_solve_prints_only_what_the_caller_prints(via_pulp):
     assert out == "optimal 5.0\n"
 
 
-# The calling thread's scheduler at two threads first, as a first run at HiGHS's default leaves it on a machine of
-# three cores or more (HiGHS 1.15; two or more from 1.16); then the package's runs on that thread: the EMD's integer
-# block programs on the table of test_lp_rounding's second-ascent test, and a solve asking for one thread through the
-# reduction (its column generation's masters). Before ``run_here`` both asked for one thread and were refused.
-_AFTER_TWO_THREADS = """
-import json, highspy
-first = highspy.Highs()
-first.setOptionValue("output_flag", False)
-first.setOptionValue("threads", 2)
-first.addVar(0.0, 1.0)
-assert first.run() == highspy.HighsStatus.kOk
+# After _TWO_THREADS_FIRST, the package's runs on that thread: the EMD's integer block programs on the table of
+# test_lp_rounding's second-ascent test, and a solve asking for one thread through the reduction (its column
+# generation's masters). Before ``run_here`` both asked for one thread and were refused.
+_AFTER_TWO_THREADS = _TWO_THREADS_FIRST + """
+import json
 import pandas as pd, milp_anon as ma
 from helpers import SENS_HIERARCHY
 from test_lp_rounding import _instance, _lp_duals
@@ -89,11 +93,8 @@ def test_runs_on_a_thread_whose_scheduler_has_two_threads_are_not_refused():
                                                                   hierarchy=SENS_HIERARCHY)]
     assert brute(pd.DataFrame(frame), qi, criteria) == 13
     k_optimum = divide_and_conquer(pd.DataFrame(frame)[qi].to_numpy(), 3)[0]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.path.join(ROOT, "tests")]))
-    out = subprocess.run([sys.executable, "-c", _AFTER_TWO_THREADS.replace("FRAME", repr(frame))],
-                         capture_output=True, text=True, env=env, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    emd, status, objective, converged = json.loads(out.stdout.strip().splitlines()[-1])
+    out = _stdout(_AFTER_TWO_THREADS.replace("FRAME", repr(frame)))
+    emd, status, objective, converged = json.loads(out.strip().splitlines()[-1])
     assert emd == pytest.approx(13, abs=1e-6)
     assert status == "optimal" and objective == k_optimum and converged
 
@@ -108,10 +109,7 @@ def test_run_here_refuses_an_object_that_asks_for_a_thread_count():
 def test_pulp_s_highs_refused_its_thread_count_says_so_in_one_line():
     """PuLP runs HiGHS on the calling thread: asked for one thread where that thread already runs two, the solve
     names the cause (not HiGHS's bare "Not Set"); asked for none, or for the thread's own two, it solves."""
-    code = ("import pandas as pd, milp_anon as ma\n"
-            "from milp_anon.solvers.highs_banner import new_highs\n"
-            "first = new_highs(); first.setOptionValue('threads', 2)\n"
-            "first.addVar(0.0, 1.0); first.run()\n"
+    code = (_TWO_THREADS_FIRST + "import pandas as pd, milp_anon as ma\n"
             "t = ma.Table.from_frame(pd.DataFrame({'a': list('aabbc'), 'b': list('xyxyx')}), ['a', 'b'])\n"
             "for threads in (None, 2, 1):\n"
             "    try:\n"

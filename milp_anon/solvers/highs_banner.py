@@ -87,7 +87,6 @@ def new_highs() -> highspy.Highs:
 def run_here(h: highspy.Highs) -> highspy.HighsStatus:
     """``h.run()`` on the calling thread, whose ``threads`` must be 0 (module docstring): a count set here would
     be refused whenever another one ran on this thread first."""
-    threads = h.getOptionValue("threads")
-    if (threads[1] if isinstance(threads, tuple) else threads) != 0:
+    if h.getOptionValue("threads")[1] != 0:  # (status, value), as every getOptionValue here reads it
         raise ValueError("a HiGHS run on the calling thread leaves 'threads' at 0 (milp_anon.solvers.highs_banner)")
     return h.run()
